@@ -1,0 +1,3 @@
+MATCH (e:Episode)
+WHERE e.id IN $episode_ids AND e.user_id = $user_id
+RETURN e {.*, embedding: null, search_tokens: null} AS episode

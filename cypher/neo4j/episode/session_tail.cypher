@@ -1,0 +1,7 @@
+// The latest existing episode of a session at or before $before that has no successor.
+MATCH (e:Episode)
+WHERE e.user_id = $user_id AND e.session_id = $session_id AND e.timestamp <= $before
+  AND NOT e.id IN $exclude AND NOT EXISTS { (e)-[:NEXT]->() }
+RETURN e.id AS id
+ORDER BY e.timestamp DESC, e.id DESC
+LIMIT 1

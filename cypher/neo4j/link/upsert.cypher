@@ -1,0 +1,14 @@
+// The relationship type comes from the validated LinkType through fixed branches.
+MATCH (s:Memory {id: $source_id}), (t:Memory {id: $target_id})
+WHERE s.user_id = $user_id AND t.user_id = $user_id
+FOREACH (_ IN CASE WHEN $type = 'CAUSES' THEN [1] ELSE [] END |
+  MERGE (s)-[r:CAUSES]->(t) SET r += $props)
+FOREACH (_ IN CASE WHEN $type = 'REFERS_TO' THEN [1] ELSE [] END |
+  MERGE (s)-[r:REFERS_TO]->(t) SET r += $props)
+FOREACH (_ IN CASE WHEN $type = 'RELATED_TO' THEN [1] ELSE [] END |
+  MERGE (s)-[r:RELATED_TO]->(t) SET r += $props)
+FOREACH (_ IN CASE WHEN $type = 'CONFLICTS_WITH' THEN [1] ELSE [] END |
+  MERGE (s)-[r:CONFLICTS_WITH]->(t) SET r += $props)
+FOREACH (_ IN CASE WHEN $type = 'SUPERSEDES' THEN [1] ELSE [] END |
+  MERGE (s)-[r:SUPERSEDES]->(t) SET r += $props)
+RETURN s.id AS source_id, t.id AS target_id

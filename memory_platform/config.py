@@ -1,0 +1,206 @@
+"""Settings: environment (``MEMORY_*``), an optional ``.env`` and an optional TOML file.
+
+Precedence, highest first: keyword arguments, environment variables, ``.env``, the TOML
+file named by ``config_file`` / ``MEMORY_CONFIG_FILE``, then the defaults below. Nested
+sections use ``__`` in the environment: ``MEMORY_RETRIEVAL__VECTOR_WEIGHT=0.5``. The TOML
+file holds the sections of seed 000 §12.6 (``[consolidation]``, ``[retrieval]``,
+``[node_merger]``) and may also set any top-level field.
+
+Nothing here runs at import time: a :class:`Settings` reads its sources when built.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from .errors import ConfigurationError
+
+__all__ = [
+    "ConsolidationSettings",
+    "NodeMergerSettings",
+    "RetrievalSettings",
+    "Settings",
+    "load_settings",
+]
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+
+class ConsolidationSettings(BaseModel):
+    """Background consolidation (seed 000 §12.4, §12.6 ``[consolidation]``)."""
+
+    interval_hours: float = Field(6.0, gt=0)
+    batch_size: int = Field(100, ge=1, le=10_000)
+    enable_auto_discovery: bool = True
+    enable_conflict_detection: bool = True
+    decay_refresh_hours: float = Field(24.0, gt=0)
+    temporal_window_seconds: int = Field(3600, ge=0)
+
+
+class RetrievalSettings(BaseModel):
+    """Retrieval scoring and expansion (seed 000 §5.2, §12.6 ``[retrieval]``).
+
+    score = vector·semantic + importance·importance + graph_distance·(1/d)
+            + recency·time_decay + access·access_frequency
+    """
+
+    default_mode: Literal["auto", "fast", "deep"] = "auto"
+    max_expand_depth: int = Field(2, ge=0, le=3)
+    vector_weight: float = Field(0.4, ge=0)
+    importance_weight: float = Field(0.2, ge=0)
+    graph_distance_weight: float = Field(0.2, ge=0)
+    recency_weight: float = Field(0.1, ge=0)
+    access_weight: float = Field(0.1, ge=0)
+    hub_degree_cap: int = Field(
+        50, ge=1, description="nodes in more memories are not walked through"
+    )
+    vector_candidates: int = Field(50, ge=1, le=1000)
+    weak_similarity: float = Field(0.7, ge=0, le=1, description="auto mode expands below this")
+    decay_rates: dict[str, float] = Field(
+        default_factory=lambda: {"event": 0.05, "fact": 0.01, "relation": 0.005, "opinion": 0.03}
+    )
+
+    @model_validator(mode="after")
+    def _weights_not_all_zero(self) -> RetrievalSettings:
+        total = (
+            self.vector_weight
+            + self.importance_weight
+            + self.graph_distance_weight
+            + self.recency_weight
+            + self.access_weight
+        )
+        if total <= 0:
+            raise ValueError("at least one retrieval weight must be positive")
+        return self
+
+
+class NodeMergerSettings(BaseModel):
+    """Node de-duplication thresholds (seed 000 §5.1, §12.6 ``[node_merger]``)."""
+
+    similarity_threshold: float = Field(0.85, ge=0, le=1)
+    merge_threshold: float = Field(0.95, ge=0, le=1)
+    context_match_required: bool = True
+    merge_batch_size: int = Field(50, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> NodeMergerSettings:
+        if self.similarity_threshold > self.merge_threshold:
+            raise ValueError("similarity_threshold must not exceed merge_threshold")
+        return self
+
+
+class Settings(BaseSettings):
+    """Everything the platform can be configured with; build once and pass it in."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMORY_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    config_file: Path | None = Field(None, description="TOML file with [consolidation] etc.")
+
+    backend: Literal["sqlite", "neo4j"] = "sqlite"
+    sqlite_path: Path = Path("memories.db")
+
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("")
+    neo4j_database: str = "neo4j"
+    neo4j_connection_timeout: float = Field(5.0, gt=0)
+
+    embedding_provider: Literal["sentence-transformers", "openai"] = "sentence-transformers"
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_dim: int = Field(384, ge=2, le=8192)
+    embedding_batch_size: int = Field(64, ge=1, le=4096)
+    embedding_base_url: str | None = None
+    embedding_api_key: SecretStr | None = None
+
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout: float = Field(30.0, gt=0)
+    llm_max_retries: int = Field(3, ge=0, le=10)
+
+    redis_url: str | None = None
+
+    consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    node_merger: NodeMergerSettings = Field(default_factory=NodeMergerSettings)
+
+    @model_validator(mode="after")
+    def _backend_requirements(self) -> Settings:
+        if self.backend == "neo4j" and not self.neo4j_uri:
+            raise ValueError("backend 'neo4j' needs neo4j_uri (MEMORY_NEO4J_URI)")
+        if self.embedding_provider == "openai" and not self.embedding_base_url:
+            raise ValueError(
+                "embedding_provider 'openai' needs embedding_base_url (MEMORY_EMBEDDING_BASE_URL)"
+            )
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [
+            init_settings,
+            env_settings,
+            dotenv_settings,
+            file_secret_settings,
+        ]
+        toml_path = _toml_path(init_settings, env_settings, dotenv_settings)
+        if toml_path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
+        return tuple(sources)
+
+
+def _toml_path(*sources: PydanticBaseSettingsSource) -> Path | None:
+    """Find ``config_file`` in the higher-priority sources; fail loudly if it is missing."""
+    for source in sources:
+        value = source().get("config_file")
+        if value:
+            path = Path(value)
+            if not path.is_file():
+                raise ConfigurationError(f"config_file: no such file {str(path)!r}")
+            return path
+    return None
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build :class:`Settings`, turning validation failures into one clear error.
+
+    Raises:
+        ConfigurationError: naming each invalid setting and its environment variable.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = [str(part) for part in err["loc"]]
+            name = ".".join(loc) if loc else "settings"
+            env = "MEMORY_" + "__".join(loc).upper() if loc else ""
+            where = f"{name} ({env})" if env else name
+            problems.append(f"{where}: {err['msg']}")
+        raise ConfigurationError("invalid settings: " + "; ".join(problems)) from exc
+    except Exception as exc:  # a broken TOML file and the like
+        if isinstance(exc, ConfigurationError):
+            raise
+        raise ConfigurationError(f"cannot read settings: {exc}") from exc

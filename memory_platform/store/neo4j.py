@@ -1,0 +1,764 @@
+"""The production backend: Neo4j 5 through the official driver.
+
+Every statement lives in ``cypher/neo4j/`` and is loaded by name; values travel only as
+parameters, and labels or relationship types are chosen by fixed branches in the Cypher
+from validated enums. Writes of one operation share one managed transaction, which the
+driver retries on transient errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import numpy.typing as npt
+
+from ..config import Settings
+from ..errors import (
+    BackendUnavailable,
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+    TransientStorageError,
+)
+from ..models import (
+    ContentNode,
+    EdgeType,
+    Episode,
+    ExpansionHit,
+    KnowledgePoint,
+    KnowledgeType,
+    KnowledgeVersion,
+    LexicalHit,
+    LinkType,
+    Memory,
+    MemoryLink,
+    MemoryStatus,
+    MemorySubgraph,
+    MemoryType,
+    NodeType,
+    StructuralEdge,
+    VectorHit,
+    VectorKind,
+)
+from ..queries import cypher, split_statements
+from ..textutil import lexical_tokens, normalize_name, tokens_document, user_token
+from .base import (
+    SHARED_NODE,
+    EmbeddingSignature,
+    GraphStore,
+    MemoryRecord,
+    PendingEmbedding,
+    StoreStats,
+    episode_document,
+    memory_document,
+    pick_shortest_paths,
+)
+
+__all__ = ["Neo4jGraphStore"]
+
+T = TypeVar("T")
+
+_VECTOR_INDEX = {
+    VectorKind.TOPIC: "topic_embedding",
+    VectorKind.OBJECT: "object_embedding",
+    VectorKind.MEMORY: "memory_embedding",
+    VectorKind.EPISODE: "episode_embedding",
+    VectorKind.KNOWLEDGE: "knowledge_embedding",
+}
+_OVERFETCH = 4
+_MIN_FETCH = 100
+
+
+def _native(value: Any) -> Any:
+    """Neo4j temporal values as aware Python datetimes."""
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    if isinstance(value, datetime) and value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value
+
+
+def _lucene_query(user_id: str, text: str) -> str | None:
+    """A Lucene query requiring the user's token and any of the text's tokens."""
+    tokens = list(dict.fromkeys(lexical_tokens(text)))
+    if not tokens:
+        return None
+
+    def quote(token: str) -> str:
+        return '"' + token.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    return f"+{quote(user_token(user_id))} +({' OR '.join(quote(t) for t in tokens)})"
+
+
+class Neo4jGraphStore(GraphStore):
+    """:class:`GraphStore` on a Neo4j 5 server (5.18 or later)."""
+
+    backend_name = "neo4j"
+
+    def __init__(
+        self,
+        driver: Any,
+        signature: EmbeddingSignature,
+        database: str = "neo4j",
+    ) -> None:
+        super().__init__(signature)
+        self._driver = driver
+        self._database = database
+        self.apply_schema()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, signature: EmbeddingSignature) -> Neo4jGraphStore:
+        """Connect, failing fast with :class:`BackendUnavailable` when the server is down."""
+        import neo4j
+        from neo4j.exceptions import AuthError, ServiceUnavailable
+
+        if not settings.neo4j_uri:
+            raise InvalidInputError("neo4j_uri is not set (MEMORY_NEO4J_URI)", "neo4j_uri")
+        driver = neo4j.GraphDatabase.driver(
+            settings.neo4j_uri,
+            auth=(settings.neo4j_user, settings.neo4j_password.get_secret_value()),
+            connection_timeout=settings.neo4j_connection_timeout,
+            connection_acquisition_timeout=settings.neo4j_connection_timeout * 2,
+            max_transaction_retry_time=settings.neo4j_connection_timeout * 3,
+        )
+        try:
+            driver.verify_connectivity()
+        except AuthError as exc:
+            driver.close()
+            raise BackendUnavailable(
+                f"Neo4j at {settings.neo4j_uri} refused the credentials of "
+                f"{settings.neo4j_user!r} (MEMORY_NEO4J_USER / MEMORY_NEO4J_PASSWORD)"
+            ) from exc
+        except (ServiceUnavailable, OSError, ValueError) as exc:
+            driver.close()
+            raise BackendUnavailable(
+                f"cannot reach Neo4j at {settings.neo4j_uri} within "
+                f"{settings.neo4j_connection_timeout:g}s: {exc}"
+            ) from exc
+        return cls(driver, signature, settings.neo4j_database)
+
+    # -- plumbing ------------------------------------------------------------------
+
+    @contextmanager
+    def _translate(self) -> Iterator[None]:
+        from neo4j.exceptions import (
+            ConstraintError,
+            Neo4jError,
+            ServiceUnavailable,
+            SessionExpired,
+            TransientError,
+        )
+
+        try:
+            yield
+        except ConstraintError as exc:
+            raise ConflictError(f"write conflicts with existing data: {exc.message}") from exc
+        except TransientError as exc:
+            raise TransientStorageError(f"Neo4j transient error: {exc.message}") from exc
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise BackendUnavailable(f"Neo4j unavailable: {exc}") from exc
+        except Neo4jError as exc:
+            raise StorageError(f"Neo4j error {exc.code}: {exc.message}") from exc
+
+    def _write(self, work: Callable[[Any], T]) -> T:
+        with self._translate(), self._driver.session(database=self._database) as session:
+            return session.execute_write(work)  # type: ignore[no-any-return]
+
+    def _read(self, name: str, **params: Any) -> list[Any]:
+        def work(tx: Any) -> list[Any]:
+            return list(tx.run(cypher(f"neo4j/{name}"), **params))
+
+        with self._translate(), self._driver.session(database=self._database) as session:
+            return session.execute_read(work)  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _run(tx: Any, name: str, **params: Any) -> list[Any]:
+        return list(tx.run(cypher(f"neo4j/{name}"), **params))
+
+    def apply_schema(self) -> None:
+        """Create constraints and indexes if missing (idempotent)."""
+        with self._translate(), self._driver.session(database=self._database) as session:
+            for statement in split_statements(cypher("neo4j/schema")):
+                params = (
+                    {"dimensions": self._signature.dimension} if "$dimensions" in statement else {}
+                )
+                session.run(statement, **params).consume()
+            session.run("CALL db.awaitIndexes(300)").consume()
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def _stored_signature(self) -> EmbeddingSignature | None:
+        rows = self._read("meta/get_signature")
+        if not rows:
+            return None
+        return EmbeddingSignature(model=rows[0]["model"], dimension=rows[0]["dimension"])
+
+    def _record_signature(self, signature: EmbeddingSignature) -> None:
+        self._write(
+            lambda tx: self._run(
+                tx, "meta/set_signature", model=signature.model, dimension=signature.dimension
+            )
+        )
+
+    # -- memories ------------------------------------------------------------------
+
+    def write_memory(self, subgraph: MemorySubgraph) -> None:
+        memory = subgraph.memory
+        user = memory.user_id
+        nodes = [
+            {
+                "id": n.id,
+                "kind": n.kind.value,
+                "content": n.content,
+                "norm": normalize_name(n.content),
+                "created_at": n.created_at,
+                "merged_from": n.merged_from,
+            }
+            for n in subgraph.nodes
+        ]
+        edges = [
+            {
+                "src_id": e.src_id,
+                "dst_id": e.dst_id,
+                "type": e.type.value,
+                "label": e.label,
+                "seq": i,
+            }
+            for i, e in enumerate(subgraph.edges)
+        ]
+
+        def work(tx: Any) -> None:
+            foreign = self._run(
+                tx, "node/foreign_owners", ids=[n["id"] for n in nodes], user_id=user
+            )
+            if foreign:
+                raise ConflictError("a node id of this memory belongs to another user")
+            self._run(tx, "node/merge_many", nodes=nodes, user_id=user)
+            self._run(
+                tx,
+                "memory/create",
+                props=_memory_props(memory),
+                node_ids=[n["id"] for n in nodes],
+            )
+            if edges:
+                self._run(tx, "memory/create_edges", edges=edges, memory_id=memory.id, user_id=user)
+
+        self._write(work)
+
+    def get_memory(self, user_id: str, memory_id: str) -> MemoryRecord | None:
+        user = self._check_user(user_id)
+        rows = self._read("memory/get", memory_id=memory_id, user_id=user)
+        if not rows:
+            return None
+        row = rows[0]
+        return MemoryRecord(
+            memory=_memory_from_props(row["memory"]),
+            nodes=[_node_from_map(n) for n in row["nodes"]],
+            edges=[
+                StructuralEdge(
+                    src_id=e["src_id"],
+                    dst_id=e["dst_id"],
+                    type=EdgeType(e["type"]),
+                    label=e["label"],
+                )
+                for e in row["edges"]
+                if e is not None
+            ],
+            links=self.get_links(user, memory_id),
+        )
+
+    def get_memories(self, user_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "memory/get_many", memory_ids=list(dict.fromkeys(memory_ids)), user_id=user
+        )
+        return [_memory_from_props(r["memory"]) for r in rows]
+
+    def list_memories(
+        self,
+        user_id: str,
+        status: MemoryStatus | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Memory]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "memory/list",
+            user_id=user,
+            status=None if status is None else MemoryStatus(status).value,
+            limit=limit,
+            offset=offset,
+        )
+        return [_memory_from_props(r["memory"]) for r in rows]
+
+    def update_memory(
+        self,
+        user_id: str,
+        memory_id: str,
+        *,
+        status: MemoryStatus | None = None,
+        importance: float | None = None,
+        valid_from: datetime | None = None,
+        invalid_at: datetime | None = None,
+        clear_invalid: bool = False,
+    ) -> Memory:
+        user = self._check_user(user_id)
+        changes: dict[str, Any] = {}
+        if status is not None:
+            changes["status"] = MemoryStatus(status).value
+        if importance is not None:
+            if not 0.0 <= importance <= 1.0:
+                raise InvalidInputError("must be between 0 and 1", "importance")
+            changes["importance"] = float(importance)
+        if valid_from is not None:
+            changes["valid_from"] = valid_from
+        if invalid_at is not None and not clear_invalid:
+            changes["invalid_at"] = invalid_at
+        rows = self._write(
+            lambda tx: self._run(
+                tx,
+                "memory/update",
+                memory_id=memory_id,
+                user_id=user,
+                changes=changes,
+                clear_invalid=clear_invalid,
+            )
+        )
+        if not rows:
+            raise NotFoundError("memory", memory_id)
+        return _memory_from_props(rows[0]["memory"])
+
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(memory_ids))
+        if ids:
+            self._write(
+                lambda tx: self._run(
+                    tx, "memory/record_access", memory_ids=ids, user_id=user, at=at
+                )
+            )
+
+    def delete_memory(self, user_id: str, memory_id: str) -> bool:
+        user = self._check_user(user_id)
+        rows = self._write(
+            lambda tx: self._run(tx, "memory/delete", memory_id=memory_id, user_id=user)
+        )
+        return bool(rows)
+
+    def delete_user(self, user_id: str) -> None:
+        user = self._check_user(user_id)
+        with self._translate(), self._driver.session(database=self._database) as session:
+            session.run(cypher("neo4j/user/delete"), user_id=user).consume()
+
+    # -- links ---------------------------------------------------------------------
+
+    def add_link(self, link: MemoryLink) -> None:
+        props = {
+            "user_id": link.user_id,
+            "importance": link.importance,
+            "discovered": link.discovered,
+            "confidence": link.confidence,
+            "created_at": link.created_at,
+        }
+
+        def work(tx: Any) -> None:
+            rows = self._run(
+                tx,
+                "link/upsert",
+                source_id=link.source_id,
+                target_id=link.target_id,
+                user_id=link.user_id,
+                type=link.type.value,
+                props=props,
+            )
+            if not rows:
+                found = {
+                    m.id for m in self.get_memories(link.user_id, [link.source_id, link.target_id])
+                }
+                missing = link.source_id if link.source_id not in found else link.target_id
+                raise NotFoundError("memory", missing)
+
+        self._write(work)
+
+    def get_links(self, user_id: str, memory_id: str) -> list[MemoryLink]:
+        user = self._check_user(user_id)
+        return [
+            MemoryLink(
+                user_id=user,
+                source_id=r["source_id"],
+                target_id=r["target_id"],
+                type=LinkType(r["type"]),
+                importance=r["importance"],
+                discovered=bool(r["discovered"]),
+                confidence=r["confidence"],
+                created_at=_native(r["created_at"]),
+            )
+            for r in self._read("link/for_memory", memory_id=memory_id, user_id=user)
+        ]
+
+    # -- nodes ---------------------------------------------------------------------
+
+    def get_nodes(self, user_id: str, node_ids: Sequence[str]) -> list[ContentNode]:
+        user = self._check_user(user_id)
+        rows = self._read("node/get_many", node_ids=list(dict.fromkeys(node_ids)), user_id=user)
+        return [_node_from_map(r["node"]) for r in rows]
+
+    def merge_nodes(self, user_id: str, keep_id: str, drop_id: str) -> ContentNode:
+        user = self._check_user(user_id)
+        if keep_id == drop_id:
+            raise InvalidInputError("cannot merge a node into itself", "drop_id")
+
+        def work(tx: Any) -> ContentNode:
+            rows = self._run(tx, "node/merge_pair", keep_id=keep_id, drop_id=drop_id, user_id=user)
+            if not rows:
+                found = {n.id for n in self.get_nodes(user, [keep_id, drop_id])}
+                raise NotFoundError("node", keep_id if keep_id not in found else drop_id)
+            return _node_from_map(rows[0]["node"])
+
+        return self._write(work)
+
+    # -- embeddings and search -----------------------------------------------------
+
+    def set_embeddings(
+        self, user_id: str, kind: VectorKind, vectors: Mapping[str, npt.ArrayLike]
+    ) -> int:
+        user = self._check_user(user_id)
+        kind = VectorKind(kind)
+        items = [{"ref_id": ref, "vector": self._vector(v).tolist()} for ref, v in vectors.items()]
+        if not items:
+            return 0
+        rows = self._write(
+            lambda tx: self._run(tx, "vector/set", items=items, kind=kind.value, user_id=user)
+        )
+        return int(rows[0]["stored"]) if rows else 0
+
+    def pending_embeddings(
+        self, user_id: str | None = None, limit: int = 256
+    ) -> list[PendingEmbedding]:
+        user = None if user_id is None else self._check_user(user_id)
+        return [
+            PendingEmbedding(
+                user_id=r["user_id"], kind=VectorKind(r["kind"]), ref_id=r["ref_id"], text=r["text"]
+            )
+            for r in self._read("vector/pending", user_id=user, limit=limit)
+        ]
+
+    def vector_search(
+        self, user_id: str, kind: VectorKind, vector: npt.ArrayLike, k: int = 10
+    ) -> list[VectorHit]:
+        user = self._check_user(user_id)
+        kind = VectorKind(kind)
+        query = self._vector(vector).tolist()
+        if k <= 0:
+            return []
+        fetch = max(k * _OVERFETCH, _MIN_FETCH)
+        rows = self._read(
+            "vector/ann", index=_VECTOR_INDEX[kind], fetch=fetch, vector=query, user_id=user, k=k
+        )
+        if len(rows) < k:
+            # The global index held too few of this user's items among its top answers:
+            # the user owns few of them, so an exact scan of just theirs is cheap.
+            rows = self._read(f"vector/exact_{kind.value}", vector=query, user_id=user, k=k)
+        return [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in rows]
+
+    def lexical_search(
+        self,
+        user_id: str,
+        query: str,
+        kinds: Iterable[VectorKind] = (VectorKind.MEMORY, VectorKind.EPISODE),
+        k: int = 10,
+    ) -> list[LexicalHit]:
+        user = self._check_user(user_id)
+        lucene = _lucene_query(user, self._check_query(query))
+        kind_values = [VectorKind(x).value for x in kinds]
+        if lucene is None or not kind_values or k <= 0:
+            return []
+        rows = self._read(
+            "lexical/search",
+            query=lucene,
+            user_id=user,
+            kinds=kind_values,
+            fetch=max(k * _OVERFETCH, _MIN_FETCH),
+            k=k,
+        )
+        return [
+            LexicalHit(kind=VectorKind(r["kind"]), ref_id=r["ref_id"], score=float(r["score"]))
+            for r in rows
+        ]
+
+    def expand(
+        self,
+        user_id: str,
+        seed_ids: Sequence[str],
+        depth: int = 1,
+        relation_types: Iterable[LinkType | str] | None = None,
+        hub_cap: int = 50,
+        include_invalid: bool = False,
+    ) -> list[ExpansionHit]:
+        user = self._check_user(user_id)
+        depth = self._check_depth(depth)
+        types, shared = self._relation_filter(relation_types)
+        seeds = list(dict.fromkeys(seed_ids))
+        if depth == 0 or not seeds:
+            return []
+        seen = set(seeds)
+        frontier = seeds
+        rows: list[tuple[str, str, str, str, str | None]] = []
+        for _ in range(depth):
+            if not frontier:
+                break
+            step = self._read(
+                "memory/expand_step",
+                frontier=frontier,
+                user_id=user,
+                types=types,
+                shared=shared,
+                hub_cap=hub_cap,
+                include_invalid=include_invalid,
+                shared_rel=SHARED_NODE,
+            )
+            rows.extend((r["from_id"], r["to_id"], r["rel"], r["dir"], r["via"]) for r in step)
+            reached = sorted({r["to_id"] for r in step} - seen)
+            seen.update(reached)
+            frontier = reached
+        return pick_shortest_paths(seeds, rows, depth)
+
+    # -- episodes --------------------------------------------------------------------
+
+    def add_episodes(self, episodes: Sequence[Episode]) -> list[str]:
+        if not episodes:
+            return []
+        users = {e.user_id for e in episodes}
+        if len(users) != 1:
+            raise InvalidInputError("add_episodes takes the episodes of one user", "episodes")
+        user = users.pop()
+        props = [
+            {
+                "id": e.id,
+                "user_id": user,
+                "session_id": e.session_id,
+                "text": e.text,
+                "speaker": e.speaker,
+                "timestamp": e.timestamp,
+                "keywords": e.keywords,
+                "importance": e.importance,
+                "access_count": e.access_count,
+                "metadata": json.dumps(e.metadata, ensure_ascii=False, default=str),
+                "search_kind": VectorKind.EPISODE.value,
+                "search_tokens": _search_tokens(user, episode_document(e)),
+            }
+            for e in episodes
+        ]
+        ordered = sorted(episodes, key=lambda e: (e.session_id or "", e.timestamp, e.id))
+        by_session: dict[str, list[Episode]] = {}
+        for e in ordered:
+            if e.session_id is not None:
+                by_session.setdefault(e.session_id, []).append(e)
+        new_ids = [e.id for e in episodes]
+
+        def work(tx: Any) -> None:
+            pairs: list[dict[str, str]] = []
+            for session, items in by_session.items():
+                tail = self._run(
+                    tx,
+                    "episode/session_tail",
+                    user_id=user,
+                    session_id=session,
+                    before=items[0].timestamp,
+                    exclude=new_ids,
+                )
+                if tail:
+                    pairs.append({"from_id": tail[0]["id"], "to_id": items[0].id})
+                pairs.extend({"from_id": a.id, "to_id": b.id} for a, b in itertools.pairwise(items))
+            self._run(tx, "episode/create_many", episodes=props)
+            if pairs:
+                self._run(tx, "episode/link_next", pairs=pairs, user_id=user)
+
+        self._write(work)
+        return new_ids
+
+    def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "episode/get_many", episode_ids=list(dict.fromkeys(episode_ids)), user_id=user
+        )
+        return [_episode_from_props(r["episode"]) for r in rows]
+
+    def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "episode/next_many", episode_ids=list(dict.fromkeys(episode_ids)), user_id=user
+        )
+        return {r["id"]: r["next_id"] for r in rows}
+
+    # -- knowledge -------------------------------------------------------------------
+
+    def add_knowledge_version(self, version: KnowledgeVersion) -> str:
+        user = version.user_id
+        points = [
+            {
+                "id": p.id,
+                "user_id": user,
+                "content": p.content,
+                "type": p.type.value,
+                "score": p.score,
+                "metadata": json.dumps(p.metadata, ensure_ascii=False, default=str),
+                "position": i,
+                "search_kind": VectorKind.KNOWLEDGE.value,
+                "search_tokens": _search_tokens(user, p.content),
+            }
+            for i, p in enumerate(version.points)
+        ]
+        self._write(
+            lambda tx: self._run(
+                tx,
+                "knowledge/create_version",
+                user_id=user,
+                version_id=version.version_id,
+                session_id=version.session_id,
+                created_at=version.created_at,
+                points=points,
+            )
+        )
+        return version.version_id
+
+    def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
+        user = self._check_user(user_id)
+        return [
+            KnowledgeVersion(
+                version_id=r["version_id"],
+                user_id=user,
+                session_id=r["session_id"],
+                created_at=_native(r["created_at"]),
+                points=[
+                    KnowledgePoint(
+                        id=p["id"],
+                        content=p["content"],
+                        type=KnowledgeType(p["type"]),
+                        score=p["score"],
+                        metadata=json.loads(p["metadata"] or "{}"),
+                    )
+                    for p in r["points"]
+                ],
+            )
+            for r in self._read("knowledge/versions", user_id=user, limit=limit)
+        ]
+
+    # -- inspection ------------------------------------------------------------------
+
+    def stats(self, user_id: str | None = None) -> StoreStats:
+        user = None if user_id is None else self._check_user(user_id)
+        row = self._read("user/stats", user_id=user)[0]
+        nodes: dict[str, int] = {}
+        vectors: dict[str, int] = {}
+        for item in row["node_rows"]:
+            nodes[item["kind"]] = nodes.get(item["kind"], 0) + 1
+            if item["embedded"] and item["kind"] in ("Topic", "Object"):
+                key = item["kind"].lower()
+                vectors[key] = vectors.get(key, 0) + 1
+        for key, column in (
+            ("memory", "memory_vectors"),
+            ("episode", "episode_vectors"),
+            ("knowledge", "knowledge_vectors"),
+        ):
+            if row[column]:
+                vectors[key] = int(row[column])
+        return StoreStats(
+            memories=row["memories"],
+            staged=row["staged"],
+            invalid=row["invalid"],
+            nodes=nodes,
+            structural_edges=row["structural_edges"],
+            links=row["links"],
+            episodes=row["episodes"],
+            knowledge_versions=row["knowledge_versions"],
+            knowledge_points=row["knowledge_points"],
+            vectors=vectors,
+        )
+
+
+# -- mapping ---------------------------------------------------------------------------
+
+
+def _search_tokens(user_id: str, text: str) -> str:
+    return user_token(user_id) + " " + tokens_document(text)
+
+
+def _memory_props(memory: Memory) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "id": memory.id,
+        "user_id": memory.user_id,
+        "memory_type": memory.memory_type.value,
+        "title": memory.title,
+        "text": memory.text,
+        "importance": memory.importance,
+        "status": memory.status.value,
+        "created_at": memory.created_at,
+        "event_time": memory.event_time,
+        "last_accessed": memory.last_accessed,
+        "access_count": memory.access_count,
+        "valid_from": memory.valid_from,
+        "invalid_at": memory.invalid_at,
+        "session_id": memory.session_id,
+        "source": memory.source,
+        "attributes": json.dumps(memory.attributes, ensure_ascii=False),
+        "metadata": json.dumps(memory.metadata, ensure_ascii=False, default=str),
+        "search_kind": VectorKind.MEMORY.value,
+        "search_tokens": _search_tokens(memory.user_id, memory_document(memory)),
+    }
+    return {k: v for k, v in props.items() if v is not None}
+
+
+def _memory_from_props(p: Mapping[str, Any]) -> Memory:
+    return Memory.model_construct(
+        id=p["id"],
+        user_id=p["user_id"],
+        memory_type=MemoryType(p["memory_type"]),
+        title=p["title"],
+        text=p["text"],
+        importance=p["importance"],
+        status=MemoryStatus(p["status"]),
+        created_at=_native(p["created_at"]),
+        event_time=_native(p.get("event_time")),
+        last_accessed=_native(p.get("last_accessed")),
+        access_count=p.get("access_count", 0),
+        valid_from=_native(p.get("valid_from")),
+        invalid_at=_native(p.get("invalid_at")),
+        session_id=p.get("session_id"),
+        source=p.get("source"),
+        attributes=json.loads(p.get("attributes") or "{}"),
+        metadata=json.loads(p.get("metadata") or "{}"),
+    )
+
+
+def _node_from_map(n: Mapping[str, Any]) -> ContentNode:
+    return ContentNode.model_construct(
+        id=n["id"],
+        user_id=n["user_id"],
+        kind=NodeType(n["kind"]),
+        content=n["content"],
+        created_at=_native(n["created_at"]),
+        merged_from=list(n.get("merged_from") or []),
+    )
+
+
+def _episode_from_props(p: Mapping[str, Any]) -> Episode:
+    return Episode.model_construct(
+        id=p["id"],
+        user_id=p["user_id"],
+        session_id=p.get("session_id"),
+        text=p["text"],
+        speaker=p.get("speaker"),
+        timestamp=_native(p["timestamp"]),
+        keywords=list(p.get("keywords") or []),
+        importance=p.get("importance", 0.5),
+        access_count=p.get("access_count", 0),
+        metadata=json.loads(p.get("metadata") or "{}"),
+    )

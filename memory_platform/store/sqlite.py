@@ -1,0 +1,1061 @@
+"""The embedded backend: one SQLite file in WAL mode, FTS5 for words, numpy for vectors.
+
+Several processes may open the same file (WAL, busy timeout). Each thread gets its own
+connection; every write runs in one ``BEGIN IMMEDIATE`` transaction, so a memory's
+subgraph is written entirely or not at all.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+    TransientStorageError,
+)
+from ..models import (
+    ContentNode,
+    EdgeType,
+    Episode,
+    ExpansionHit,
+    KnowledgePoint,
+    KnowledgeType,
+    KnowledgeVersion,
+    LexicalHit,
+    LinkType,
+    Memory,
+    MemoryLink,
+    MemoryStatus,
+    MemorySubgraph,
+    MemoryType,
+    NodeType,
+    StructuralEdge,
+    VectorHit,
+    VectorKind,
+)
+from ..textutil import fts_query, normalize_name, tokens_document, user_token
+from .base import (
+    SHARED_NODE,
+    EmbeddingSignature,
+    GraphStore,
+    MemoryRecord,
+    PendingEmbedding,
+    StoreStats,
+    episode_document,
+    memory_document,
+    pick_shortest_paths,
+)
+from .sqlite_schema import migrate
+from .vector_cache import VectorCache
+
+__all__ = ["SQLiteGraphStore"]
+
+
+def _ts(value: datetime | None) -> float | None:
+    return None if value is None else value.timestamp()
+
+
+def _dt(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+def _dt_required(value: float) -> datetime:
+    return datetime.fromtimestamp(value, UTC)
+
+
+def _placeholders(count: int) -> str:
+    return ",".join("?" * count)
+
+
+class SQLiteGraphStore(GraphStore):
+    """:class:`GraphStore` on one SQLite file."""
+
+    backend_name = "sqlite"
+
+    def __init__(
+        self, path: str | Path, signature: EmbeddingSignature, busy_timeout_ms: int = 10_000
+    ) -> None:
+        super().__init__(signature)
+        self._path = Path(path).expanduser()
+        if str(path) != ":memory:":
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()
+        self._all_conns: list[sqlite3.Connection] = []
+        self._conns_lock = threading.Lock()
+        self._closed = False
+        self._cache = VectorCache(signature.dimension)
+        with self._translate():
+            migrate(self._conn())
+
+    # -- connections and transactions --------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StorageError("the store is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                str(self._path), isolation_level=None, check_same_thread=False, timeout=30
+            )
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = OFF")
+            conn.execute("PRAGMA temp_store = MEMORY")
+            self._local.conn = conn
+            with self._conns_lock:
+                self._all_conns.append(conn)
+        return conn
+
+    @contextmanager
+    def _translate(self) -> Iterator[None]:
+        """Turn sqlite3 errors into the platform's storage errors."""
+        try:
+            yield
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(f"write conflicts with existing data: {exc}") from exc
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if "locked" in text or "busy" in text:
+                raise TransientStorageError(f"database busy: {exc}") from exc
+            raise StorageError(f"sqlite error: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"sqlite error: {exc}") from exc
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One immediate write transaction, rolled back on any error."""
+        conn = self._conn()
+        with self._translate():
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            else:
+                conn.execute("COMMIT")
+
+    def _read(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[Any]:
+        with self._translate():
+            return self._conn().execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        with self._conns_lock:
+            for conn in self._all_conns:
+                with suppress(sqlite3.Error):  # closing a broken connection
+                    conn.close()
+            self._all_conns.clear()
+        self._closed = True
+        self._cache.clear()
+
+    # -- signature -------------------------------------------------------------------
+
+    def _stored_signature(self) -> EmbeddingSignature | None:
+        rows = self._read("SELECT value FROM meta WHERE key = 'embedding_signature'")
+        return EmbeddingSignature.model_validate_json(rows[0][0]) if rows else None
+
+    def _record_signature(self, signature: EmbeddingSignature) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('embedding_signature', ?)",
+                (signature.model_dump_json(),),
+            )
+
+    # -- lexical index helpers ---------------------------------------------------------
+
+    def _index_text(
+        self, conn: sqlite3.Connection, user_id: str, kind: VectorKind, ref_id: str, text: str
+    ) -> None:
+        self._unindex(conn, kind, [ref_id])
+        cur = conn.execute(
+            "INSERT INTO lexical_docs(user_id, kind, ref_id) VALUES (?, ?, ?)",
+            (user_id, kind.value, ref_id),
+        )
+        conn.execute(
+            "INSERT INTO lexical(rowid, tokens, utok) VALUES (?, ?, ?)",
+            (cur.lastrowid, tokens_document(text), user_token(user_id)),
+        )
+
+    @staticmethod
+    def _unindex(conn: sqlite3.Connection, kind: VectorKind, ref_ids: Sequence[str]) -> None:
+        for start in range(0, len(ref_ids), 500):
+            chunk = list(ref_ids[start : start + 500])
+            marks = _placeholders(len(chunk))
+            rowids = [
+                r[0]
+                for r in conn.execute(
+                    f"SELECT rowid FROM lexical_docs WHERE kind = ? AND ref_id IN ({marks})",
+                    (kind.value, *chunk),
+                )
+            ]
+            if rowids:
+                rmarks = _placeholders(len(rowids))
+                conn.execute(f"DELETE FROM lexical WHERE rowid IN ({rmarks})", rowids)
+                conn.execute(f"DELETE FROM lexical_docs WHERE rowid IN ({rmarks})", rowids)
+
+    @staticmethod
+    def _delete_vectors(conn: sqlite3.Connection, kind: VectorKind, ref_ids: Sequence[str]) -> None:
+        for start in range(0, len(ref_ids), 500):
+            chunk = list(ref_ids[start : start + 500])
+            conn.execute(
+                f"DELETE FROM vectors WHERE kind = ? AND ref_id IN ({_placeholders(len(chunk))})",
+                (kind.value, *chunk),
+            )
+
+    # -- memories --------------------------------------------------------------------
+
+    def write_memory(self, subgraph: MemorySubgraph) -> None:
+        memory = subgraph.memory
+        user = memory.user_id
+        with self._tx() as conn:
+            ids = [n.id for n in subgraph.nodes]
+            owners = conn.execute(
+                f"SELECT id, user_id FROM nodes WHERE id IN ({_placeholders(len(ids))})", ids
+            ).fetchall()
+            if any(owner != user for _, owner in owners):
+                raise ConflictError("a node id of this memory belongs to another user")
+            existing = {node_id for node_id, _ in owners}
+            conn.executemany(
+                "INSERT INTO nodes(id, user_id, kind, content, norm, created_at, merged_from)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        n.id,
+                        user,
+                        n.kind.value,
+                        n.content,
+                        normalize_name(n.content),
+                        _ts(n.created_at),
+                        json.dumps(n.merged_from),
+                    )
+                    for n in subgraph.nodes
+                    if n.id not in existing
+                ],
+            )
+            conn.execute(
+                "INSERT INTO memories(id, user_id, memory_type, title, text, importance, status,"
+                " created_at, event_time, last_accessed, access_count, valid_from, invalid_at,"
+                " session_id, source, attributes, metadata)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    memory.id,
+                    user,
+                    memory.memory_type.value,
+                    memory.title,
+                    memory.text,
+                    memory.importance,
+                    memory.status.value,
+                    _ts(memory.created_at),
+                    _ts(memory.event_time),
+                    _ts(memory.last_accessed),
+                    memory.access_count,
+                    _ts(memory.valid_from),
+                    _ts(memory.invalid_at),
+                    memory.session_id,
+                    memory.source,
+                    json.dumps(memory.attributes, ensure_ascii=False),
+                    json.dumps(memory.metadata, ensure_ascii=False, default=str),
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO memory_nodes(memory_id, node_id, user_id) VALUES (?, ?, ?)",
+                [(memory.id, node_id, user) for node_id in ids],
+            )
+            conn.execute(
+                f"UPDATE nodes SET degree = degree + 1 WHERE id IN ({_placeholders(len(ids))})",
+                ids,
+            )
+            conn.executemany(
+                "INSERT INTO edges(user_id, memory_id, src_id, dst_id, type, label)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (user, memory.id, e.src_id, e.dst_id, e.type.value, e.label)
+                    for e in subgraph.edges
+                ],
+            )
+            self._index_text(conn, user, VectorKind.MEMORY, memory.id, memory_document(memory))
+
+    def get_memory(self, user_id: str, memory_id: str) -> MemoryRecord | None:
+        user = self._check_user(user_id)
+        rows = self._read(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
+            (memory_id, user),
+        )
+        if not rows:
+            return None
+        memory = _memory_from_row(rows[0])
+        nodes = [
+            _node_from_row(r)
+            for r in self._read(
+                f"SELECT {_NODE_COLUMNS} FROM nodes n JOIN memory_nodes mn ON mn.node_id = n.id"
+                " WHERE mn.memory_id = ? AND n.user_id = ? ORDER BY n.created_at, n.id",
+                (memory_id, user),
+            )
+        ]
+        edges = [
+            StructuralEdge(src_id=r[0], dst_id=r[1], type=EdgeType(r[2]), label=r[3])
+            for r in self._read(
+                "SELECT src_id, dst_id, type, label FROM edges"
+                " WHERE memory_id = ? AND user_id = ? ORDER BY id",
+                (memory_id, user),
+            )
+        ]
+        return MemoryRecord(
+            memory=memory, nodes=nodes, edges=edges, links=self.get_links(user, memory_id)
+        )
+
+    def get_memories(self, user_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        user = self._check_user(user_id)
+        out: list[Memory] = []
+        ids = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            out.extend(
+                _memory_from_row(r)
+                for r in self._read(
+                    f"SELECT {_MEMORY_COLUMNS} FROM memories"
+                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    (user, *chunk),
+                )
+            )
+        return out
+
+    def list_memories(
+        self,
+        user_id: str,
+        status: MemoryStatus | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Memory]:
+        user = self._check_user(user_id)
+        if status is None:
+            rows = self._read(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE user_id = ?"
+                " ORDER BY created_at, id LIMIT ? OFFSET ?",
+                (user, limit, offset),
+            )
+        else:
+            rows = self._read(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND status = ?"
+                " ORDER BY created_at, id LIMIT ? OFFSET ?",
+                (user, MemoryStatus(status).value, limit, offset),
+            )
+        return [_memory_from_row(r) for r in rows]
+
+    def update_memory(
+        self,
+        user_id: str,
+        memory_id: str,
+        *,
+        status: MemoryStatus | None = None,
+        importance: float | None = None,
+        valid_from: datetime | None = None,
+        invalid_at: datetime | None = None,
+        clear_invalid: bool = False,
+    ) -> Memory:
+        user = self._check_user(user_id)
+        sets: list[str] = []
+        params: list[Any] = []
+        if status is not None:
+            sets.append("status = ?")
+            params.append(MemoryStatus(status).value)
+        if importance is not None:
+            if not 0.0 <= importance <= 1.0:
+                raise InvalidInputError("must be between 0 and 1", "importance")
+            sets.append("importance = ?")
+            params.append(float(importance))
+        if valid_from is not None:
+            sets.append("valid_from = ?")
+            params.append(_ts(valid_from))
+        if clear_invalid:
+            sets.append("invalid_at = NULL")
+        elif invalid_at is not None:
+            sets.append("invalid_at = ?")
+            params.append(_ts(invalid_at))
+        with self._tx() as conn:
+            if sets:
+                conn.execute(
+                    f"UPDATE memories SET {', '.join(sets)} WHERE id = ? AND user_id = ?",
+                    (*params, memory_id, user),
+                )
+            row = conn.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
+                (memory_id, user),
+            ).fetchone()
+        if row is None:
+            raise NotFoundError("memory", memory_id)
+        return _memory_from_row(row)
+
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return
+        with self._tx() as conn:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                conn.execute(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed = ?"
+                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    (_ts(at), user, *chunk),
+                )
+
+    def delete_memory(self, user_id: str, memory_id: str) -> bool:
+        user = self._check_user(user_id)
+        with self._tx() as conn:
+            found = conn.execute(
+                "SELECT 1 FROM memories WHERE id = ? AND user_id = ?", (memory_id, user)
+            ).fetchone()
+            if not found:
+                return False
+            node_ids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT node_id FROM memory_nodes WHERE memory_id = ?", (memory_id,)
+                )
+            ]
+            conn.execute("DELETE FROM memory_nodes WHERE memory_id = ?", (memory_id,))
+            conn.execute("DELETE FROM edges WHERE memory_id = ?", (memory_id,))
+            conn.execute(
+                "DELETE FROM links WHERE user_id = ? AND (source_id = ? OR target_id = ?)",
+                (user, memory_id, memory_id),
+            )
+            conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+            self._unindex(conn, VectorKind.MEMORY, [memory_id])
+            self._delete_vectors(conn, VectorKind.MEMORY, [memory_id])
+            if node_ids:
+                marks = _placeholders(len(node_ids))
+                conn.execute(
+                    f"UPDATE nodes SET degree = degree - 1 WHERE id IN ({marks})", node_ids
+                )
+                orphans = [
+                    r[0]
+                    for r in conn.execute(
+                        f"SELECT id FROM nodes WHERE id IN ({marks}) AND degree <= 0", node_ids
+                    )
+                ]
+                self._delete_nodes(conn, orphans)
+        return True
+
+    def _delete_nodes(self, conn: sqlite3.Connection, node_ids: Sequence[str]) -> None:
+        if not node_ids:
+            return
+        marks = _placeholders(len(node_ids))
+        conn.execute(
+            f"DELETE FROM edges WHERE src_id IN ({marks}) OR dst_id IN ({marks})",
+            (*node_ids, *node_ids),
+        )
+        conn.execute(f"DELETE FROM nodes WHERE id IN ({marks})", node_ids)
+        for kind in (VectorKind.TOPIC, VectorKind.OBJECT):
+            self._delete_vectors(conn, kind, node_ids)
+
+    def delete_user(self, user_id: str) -> None:
+        user = self._check_user(user_id)
+        with self._tx() as conn:
+            for table in (
+                "memories",
+                "nodes",
+                "memory_nodes",
+                "edges",
+                "links",
+                "episodes",
+                "knowledge_versions",
+                "knowledge",
+                "vectors",
+            ):
+                conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user,))
+            conn.execute("DELETE FROM lexical WHERE utok = ?", (user_token(user),))
+            conn.execute("DELETE FROM lexical_docs WHERE user_id = ?", (user,))
+
+    # -- links -------------------------------------------------------------------------
+
+    def add_link(self, link: MemoryLink) -> None:
+        with self._tx() as conn:
+            found = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM memories WHERE user_id = ? AND id IN (?, ?)",
+                    (link.user_id, link.source_id, link.target_id),
+                )
+            }
+            for memory_id in (link.source_id, link.target_id):
+                if memory_id not in found:
+                    raise NotFoundError("memory", memory_id)
+            conn.execute(
+                "INSERT INTO links(source_id, target_id, type, user_id, importance, discovered,"
+                " confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT(source_id, target_id, type) DO UPDATE SET"
+                " importance = excluded.importance, discovered = excluded.discovered,"
+                " confidence = excluded.confidence",
+                (
+                    link.source_id,
+                    link.target_id,
+                    link.type.value,
+                    link.user_id,
+                    link.importance,
+                    int(link.discovered),
+                    link.confidence,
+                    _ts(link.created_at),
+                ),
+            )
+
+    def get_links(self, user_id: str, memory_id: str) -> list[MemoryLink]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "SELECT source_id, target_id, type, importance, discovered, confidence, created_at"
+            " FROM links WHERE user_id = ? AND (source_id = ? OR target_id = ?)"
+            " ORDER BY created_at, source_id, target_id",
+            (user, memory_id, memory_id),
+        )
+        return [
+            MemoryLink(
+                user_id=user,
+                source_id=r[0],
+                target_id=r[1],
+                type=LinkType(r[2]),
+                importance=r[3],
+                discovered=bool(r[4]),
+                confidence=r[5],
+                created_at=_dt(r[6]) or datetime.now(UTC),
+            )
+            for r in rows
+        ]
+
+    # -- nodes -------------------------------------------------------------------------
+
+    def get_nodes(self, user_id: str, node_ids: Sequence[str]) -> list[ContentNode]:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(node_ids))
+        if not ids:
+            return []
+        return [
+            _node_from_row(r)
+            for r in self._read(
+                f"SELECT {_NODE_COLUMNS} FROM nodes n"
+                f" WHERE n.user_id = ? AND n.id IN ({_placeholders(len(ids))})",
+                (user, *ids),
+            )
+        ]
+
+    def merge_nodes(self, user_id: str, keep_id: str, drop_id: str) -> ContentNode:
+        user = self._check_user(user_id)
+        if keep_id == drop_id:
+            raise InvalidInputError("cannot merge a node into itself", "drop_id")
+        with self._tx() as conn:
+            rows = {
+                r[0]: r
+                for r in conn.execute(
+                    "SELECT id, merged_from FROM nodes WHERE user_id = ? AND id IN (?, ?)",
+                    (user, keep_id, drop_id),
+                )
+            }
+            for node_id in (keep_id, drop_id):
+                if node_id not in rows:
+                    raise NotFoundError("node", node_id)
+            history = [*json.loads(rows[keep_id][1]), drop_id, *json.loads(rows[drop_id][1])]
+            # memberships: memories that included only the dropped node now include the kept one
+            conn.execute(
+                "INSERT OR IGNORE INTO memory_nodes(memory_id, node_id, user_id)"
+                " SELECT memory_id, ?, user_id FROM memory_nodes WHERE node_id = ?",
+                (keep_id, drop_id),
+            )
+            conn.execute("DELETE FROM memory_nodes WHERE node_id = ?", (drop_id,))
+            conn.execute("UPDATE edges SET src_id = ? WHERE src_id = ?", (keep_id, drop_id))
+            conn.execute("UPDATE edges SET dst_id = ? WHERE dst_id = ?", (keep_id, drop_id))
+            conn.execute(
+                "UPDATE nodes SET merged_from = ?,"
+                " degree = (SELECT count(*) FROM memory_nodes WHERE node_id = ?) WHERE id = ?",
+                (json.dumps(list(dict.fromkeys(history))), keep_id, keep_id),
+            )
+            conn.execute("DELETE FROM nodes WHERE id = ?", (drop_id,))
+            for kind in (VectorKind.TOPIC, VectorKind.OBJECT):
+                self._delete_vectors(conn, kind, [drop_id])
+            row = conn.execute(
+                f"SELECT {_NODE_COLUMNS} FROM nodes n WHERE id = ?", (keep_id,)
+            ).fetchone()
+        return _node_from_row(row)
+
+    # -- embeddings and search -----------------------------------------------------------
+
+    def set_embeddings(
+        self, user_id: str, kind: VectorKind, vectors: Mapping[str, npt.ArrayLike]
+    ) -> int:
+        user = self._check_user(user_id)
+        kind = VectorKind(kind)
+        prepared = {ref: self._vector(vec) for ref, vec in vectors.items()}
+        if not prepared:
+            return 0
+        table, column, extra = _OWNER_TABLES[kind]
+        refs = list(prepared)
+        with self._tx() as conn:
+            owned: set[str] = set()
+            for start in range(0, len(refs), 500):
+                chunk = refs[start : start + 500]
+                owned.update(
+                    r[0]
+                    for r in conn.execute(
+                        f"SELECT {column} FROM {table} WHERE user_id = ?{extra}"
+                        f" AND {column} IN ({_placeholders(len(chunk))})",
+                        (user, *chunk),
+                    )
+                )
+            rows = [
+                (user, kind.value, ref, prepared[ref].tobytes()) for ref in refs if ref in owned
+            ]
+            self._delete_vectors(conn, kind, [r[2] for r in rows])
+            conn.executemany(
+                "INSERT INTO vectors(user_id, kind, ref_id, embedding) VALUES (?, ?, ?, ?)", rows
+            )
+        return len(rows)
+
+    def pending_embeddings(
+        self, user_id: str | None = None, limit: int = 256
+    ) -> list[PendingEmbedding]:
+        user_clause = "" if user_id is None else " AND t.user_id = ?"
+        user_param: tuple[Any, ...] = () if user_id is None else (self._check_user(user_id),)
+        queries = [
+            (
+                VectorKind.MEMORY,
+                "SELECT t.user_id, t.id, t.text FROM memories t"
+                " LEFT JOIN vectors v ON v.kind = 'memory' AND v.ref_id = t.id"
+                f" WHERE v.rowid IS NULL{user_clause} ORDER BY t.created_at LIMIT ?",
+            ),
+            (
+                VectorKind.TOPIC,
+                "SELECT t.user_id, t.id, t.content FROM nodes t"
+                " LEFT JOIN vectors v ON v.kind = 'topic' AND v.ref_id = t.id"
+                f" WHERE t.kind = 'Topic' AND v.rowid IS NULL{user_clause}"
+                " ORDER BY t.created_at LIMIT ?",
+            ),
+            (
+                VectorKind.OBJECT,
+                "SELECT t.user_id, t.id, t.content FROM nodes t"
+                " LEFT JOIN vectors v ON v.kind = 'object' AND v.ref_id = t.id"
+                f" WHERE t.kind = 'Object' AND v.rowid IS NULL{user_clause}"
+                " ORDER BY t.created_at LIMIT ?",
+            ),
+            (
+                VectorKind.EPISODE,
+                "SELECT t.user_id, t.id, t.text FROM episodes t"
+                " LEFT JOIN vectors v ON v.kind = 'episode' AND v.ref_id = t.id"
+                f" WHERE v.rowid IS NULL{user_clause} ORDER BY t.timestamp LIMIT ?",
+            ),
+            (
+                VectorKind.KNOWLEDGE,
+                "SELECT t.user_id, t.id, t.content FROM knowledge t"
+                " LEFT JOIN vectors v ON v.kind = 'knowledge' AND v.ref_id = t.id"
+                f" WHERE v.rowid IS NULL{user_clause} ORDER BY t.position LIMIT ?",
+            ),
+        ]
+        out: list[PendingEmbedding] = []
+        for kind, sql in queries:
+            remaining = limit - len(out)
+            if remaining <= 0:
+                break
+            out.extend(
+                PendingEmbedding(user_id=r[0], kind=kind, ref_id=r[1], text=r[2])
+                for r in self._read(sql, (*user_param, remaining))
+            )
+        return out
+
+    def vector_search(
+        self, user_id: str, kind: VectorKind, vector: npt.ArrayLike, k: int = 10
+    ) -> list[VectorHit]:
+        user = self._check_user(user_id)
+        query = self._vector(vector)
+        if k <= 0:
+            return []
+        with self._translate():
+            ids, matrix = self._cache.matrix(self._conn(), user, VectorKind(kind).value)
+        if not ids:
+            return []
+        scores = matrix @ query
+        k = min(k, len(ids))
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(ids) else np.arange(len(ids))
+        order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), ids[i]))
+        return [VectorHit(ref_id=ids[i], score=float(scores[i])) for i in order]
+
+    def lexical_search(
+        self,
+        user_id: str,
+        query: str,
+        kinds: Iterable[VectorKind] = (VectorKind.MEMORY, VectorKind.EPISODE),
+        k: int = 10,
+    ) -> list[LexicalHit]:
+        user = self._check_user(user_id)
+        match = fts_query(self._check_query(query))
+        kind_values = [VectorKind(x).value for x in kinds]
+        if match is None or not kind_values or k <= 0:
+            return []
+        expression = f'utok:"{user_token(user)}" AND tokens:({match})'
+        rows = self._read(
+            "SELECT d.kind, d.ref_id, bm25(lexical, 1.0, 0.0) AS s FROM lexical"
+            " JOIN lexical_docs d ON d.rowid = lexical.rowid"
+            f" WHERE lexical MATCH ? AND d.user_id = ?"
+            f" AND d.kind IN ({_placeholders(len(kind_values))})"
+            " ORDER BY s, d.ref_id LIMIT ?",
+            (expression, user, *kind_values, k),
+        )
+        return [LexicalHit(kind=VectorKind(r[0]), ref_id=r[1], score=-float(r[2])) for r in rows]
+
+    def expand(
+        self,
+        user_id: str,
+        seed_ids: Sequence[str],
+        depth: int = 1,
+        relation_types: Iterable[LinkType | str] | None = None,
+        hub_cap: int = 50,
+        include_invalid: bool = False,
+    ) -> list[ExpansionHit]:
+        user = self._check_user(user_id)
+        depth = self._check_depth(depth)
+        types, shared = self._relation_filter(relation_types)
+        seeds = list(dict.fromkeys(seed_ids))
+        if depth == 0 or not seeds:
+            return []
+        rows = self._read(
+            _EXPAND_SQL,
+            {
+                "seeds": json.dumps(seeds),
+                "user": user,
+                "depth": depth,
+                "types": json.dumps(types),
+                "shared": int(shared),
+                "hub_cap": hub_cap,
+                "include_invalid": int(include_invalid),
+                "shared_rel": SHARED_NODE,
+            },
+        )
+        return pick_shortest_paths(seeds, ((r[0], r[1], r[2], r[3], r[4]) for r in rows), depth)
+
+    # -- episodes ------------------------------------------------------------------------
+
+    def add_episodes(self, episodes: Sequence[Episode]) -> list[str]:
+        if not episodes:
+            return []
+        users = {e.user_id for e in episodes}
+        if len(users) != 1:
+            raise InvalidInputError("add_episodes takes the episodes of one user", "episodes")
+        user = users.pop()
+        ordered = sorted(episodes, key=lambda e: (e.session_id or "", e.timestamp, e.id))
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT INTO episodes(id, user_id, session_id, text, speaker, timestamp, keywords,"
+                " importance, access_count, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        e.id,
+                        user,
+                        e.session_id,
+                        e.text,
+                        e.speaker,
+                        _ts(e.timestamp),
+                        json.dumps(e.keywords, ensure_ascii=False),
+                        e.importance,
+                        e.access_count,
+                        json.dumps(e.metadata, ensure_ascii=False, default=str),
+                    )
+                    for e in episodes
+                ],
+            )
+            self._link_sessions(conn, user, ordered)
+            rows = [(user, VectorKind.EPISODE.value, e.id, episode_document(e)) for e in episodes]
+            conn.executemany(
+                "INSERT INTO lexical_docs(user_id, kind, ref_id) VALUES (?, ?, ?)",
+                [r[:3] for r in rows],
+            )
+            utok = user_token(user)
+            conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS _new_docs(ref_id TEXT PRIMARY KEY, doc TEXT)"
+            )
+            conn.execute("DELETE FROM _new_docs")
+            conn.executemany("INSERT INTO _new_docs VALUES (?, ?)", [(r[2], r[3]) for r in rows])
+            conn.execute(
+                "INSERT INTO lexical(rowid, tokens, utok)"
+                " SELECT d.rowid, n.doc, ? FROM _new_docs n"
+                " JOIN lexical_docs d ON d.kind = 'episode' AND d.ref_id = n.ref_id",
+                (utok,),
+            )
+            conn.execute("DELETE FROM _new_docs")
+        return [e.id for e in episodes]
+
+    @staticmethod
+    def _link_sessions(conn: sqlite3.Connection, user: str, ordered: Sequence[Episode]) -> None:
+        """Set ``next_id`` along each session in time order (NEXT edges)."""
+        by_session: dict[str, list[Episode]] = {}
+        for e in ordered:
+            if e.session_id is not None:
+                by_session.setdefault(e.session_id, []).append(e)
+        updates: list[tuple[str, str]] = []
+        for session, items in by_session.items():
+            first = items[0]
+            prev = conn.execute(
+                "SELECT id FROM episodes WHERE user_id = ? AND session_id = ? AND timestamp <= ?"
+                " AND next_id IS NULL AND id NOT IN (SELECT value FROM json_each(?))"
+                " ORDER BY timestamp DESC, id DESC LIMIT 1",
+                (user, session, _ts(first.timestamp), json.dumps([e.id for e in items])),
+            ).fetchone()
+            if prev:
+                updates.append((first.id, prev[0]))
+            updates.extend((b.id, a.id) for a, b in itertools.pairwise(items))
+        conn.executemany("UPDATE episodes SET next_id = ? WHERE id = ?", updates)
+
+    def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(episode_ids))
+        out: list[Episode] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            out.extend(
+                _episode_from_row(r)
+                for r in self._read(
+                    f"SELECT {_EPISODE_COLUMNS} FROM episodes"
+                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    (user, *chunk),
+                )
+            )
+        return out
+
+    def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(episode_ids))
+        if not ids:
+            return {}
+        return {
+            r[0]: r[1]
+            for r in self._read(
+                "SELECT id, next_id FROM episodes WHERE user_id = ? AND next_id IS NOT NULL"
+                f" AND id IN ({_placeholders(len(ids))})",
+                (user, *ids),
+            )
+        }
+
+    # -- knowledge -----------------------------------------------------------------------
+
+    def add_knowledge_version(self, version: KnowledgeVersion) -> str:
+        user = version.user_id
+        with self._tx() as conn:
+            seq = conn.execute(
+                "SELECT coalesce(max(seq), 0) + 1 FROM knowledge_versions WHERE user_id = ?",
+                (user,),
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO knowledge_versions(version_id, user_id, session_id, created_at, seq)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (version.version_id, user, version.session_id, _ts(version.created_at), seq),
+            )
+            conn.executemany(
+                "INSERT INTO knowledge(id, version_id, user_id, content, type, score, metadata,"
+                " position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        p.id,
+                        version.version_id,
+                        user,
+                        p.content,
+                        p.type.value,
+                        p.score,
+                        json.dumps(p.metadata, ensure_ascii=False, default=str),
+                        i,
+                    )
+                    for i, p in enumerate(version.points)
+                ],
+            )
+            for p in version.points:
+                self._index_text(conn, user, VectorKind.KNOWLEDGE, p.id, p.content)
+        return version.version_id
+
+    def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
+        user = self._check_user(user_id)
+        versions = self._read(
+            "SELECT version_id, session_id, created_at FROM knowledge_versions"
+            " WHERE user_id = ? ORDER BY seq DESC LIMIT ?",
+            (user, limit),
+        )
+        out: list[KnowledgeVersion] = []
+        for version_id, session_id, created_at in versions:
+            points = [
+                KnowledgePoint(
+                    id=r[0],
+                    content=r[1],
+                    type=KnowledgeType(r[2]),
+                    score=r[3],
+                    metadata=json.loads(r[4]),
+                )
+                for r in self._read(
+                    "SELECT id, content, type, score, metadata FROM knowledge"
+                    " WHERE version_id = ? ORDER BY position",
+                    (version_id,),
+                )
+            ]
+            out.append(
+                KnowledgeVersion(
+                    version_id=version_id,
+                    user_id=user,
+                    session_id=session_id,
+                    created_at=_dt(created_at) or datetime.now(UTC),
+                    points=points,
+                )
+            )
+        return out
+
+    # -- inspection ----------------------------------------------------------------------
+
+    def stats(self, user_id: str | None = None) -> StoreStats:
+        where = "" if user_id is None else " WHERE user_id = ?"
+        params: tuple[Any, ...] = () if user_id is None else (self._check_user(user_id),)
+
+        def count(table: str, condition: str = "") -> int:
+            clauses = [c for c in ("user_id = ?" if user_id is not None else "", condition) if c]
+            clause = " WHERE " + " AND ".join(clauses) if clauses else ""
+            return int(self._read(f"SELECT count(*) FROM {table}{clause}", params)[0][0])
+
+        nodes = {
+            r[0]: int(r[1])
+            for r in self._read(f"SELECT kind, count(*) FROM nodes{where} GROUP BY kind", params)
+        }
+        vectors = {
+            r[0]: int(r[1])
+            for r in self._read(f"SELECT kind, count(*) FROM vectors{where} GROUP BY kind", params)
+        }
+        return StoreStats(
+            memories=count("memories"),
+            staged=count("memories", "status = 'staged'"),
+            invalid=count("memories", "invalid_at IS NOT NULL"),
+            nodes=nodes,
+            structural_edges=count("edges"),
+            links=count("links"),
+            episodes=count("episodes"),
+            knowledge_versions=count("knowledge_versions"),
+            knowledge_points=count("knowledge"),
+            vectors=vectors,
+        )
+
+
+# -- row mapping ---------------------------------------------------------------------------
+
+_MEMORY_COLUMNS = (
+    "id, user_id, memory_type, title, text, importance, status, created_at, event_time,"
+    " last_accessed, access_count, valid_from, invalid_at, session_id, source, attributes,"
+    " metadata"
+)
+_NODE_COLUMNS = "n.id, n.user_id, n.kind, n.content, n.created_at, n.merged_from"
+_EPISODE_COLUMNS = (
+    "id, user_id, session_id, text, speaker, timestamp, keywords, importance, access_count,"
+    " metadata"
+)
+
+# kind -> (table, id column, extra filter) of the items a vector may belong to
+_OWNER_TABLES: dict[VectorKind, tuple[str, str, str]] = {
+    VectorKind.MEMORY: ("memories", "id", ""),
+    VectorKind.TOPIC: ("nodes", "id", " AND kind = 'Topic'"),
+    VectorKind.OBJECT: ("nodes", "id", " AND kind = 'Object'"),
+    VectorKind.EPISODE: ("episodes", "id", ""),
+    VectorKind.KNOWLEDGE: ("knowledge", "id", ""),
+}
+
+
+def _memory_from_row(r: Any) -> Memory:
+    return Memory.model_construct(
+        id=r[0],
+        user_id=r[1],
+        memory_type=MemoryType(r[2]),
+        title=r[3],
+        text=r[4],
+        importance=r[5],
+        status=MemoryStatus(r[6]),
+        created_at=_dt_required(r[7]),
+        event_time=_dt(r[8]),
+        last_accessed=_dt(r[9]),
+        access_count=r[10],
+        valid_from=_dt(r[11]),
+        invalid_at=_dt(r[12]),
+        session_id=r[13],
+        source=r[14],
+        attributes=json.loads(r[15]),
+        metadata=json.loads(r[16]),
+    )
+
+
+def _node_from_row(r: Any) -> ContentNode:
+    return ContentNode.model_construct(
+        id=r[0],
+        user_id=r[1],
+        kind=NodeType(r[2]),
+        content=r[3],
+        created_at=_dt_required(r[4]),
+        merged_from=json.loads(r[5]),
+    )
+
+
+def _episode_from_row(r: Any) -> Episode:
+    return Episode.model_construct(
+        id=r[0],
+        user_id=r[1],
+        session_id=r[2],
+        text=r[3],
+        speaker=r[4],
+        timestamp=_dt_required(r[5]),
+        keywords=json.loads(r[6]),
+        importance=r[7],
+        access_count=r[8],
+        metadata=json.loads(r[9]),
+    )
+
+
+# Breadth-first candidates up to :depth hops from the seeds. Each recursive arm is one
+# kind of hop: a link followed along its arrow, against it, or a shared content node
+# (skipped when the node is in more than :hub_cap memories). Every reached memory must
+# belong to the user and, unless asked, still be valid. Seeds enter as (NULL -> seed).
+_EXPAND_SQL = """
+WITH RECURSIVE hop(src, dst, rel, dir, via, d) AS (
+    SELECT NULL, m.id, NULL, NULL, NULL, 0
+      FROM json_each(:seeds) s JOIN memories m ON m.id = s.value AND m.user_id = :user
+    UNION
+    SELECT h.dst, l.target_id, l.type, 'out', NULL, h.d + 1
+      FROM hop h
+      JOIN links l ON l.source_id = h.dst AND l.user_id = :user
+      JOIN memories m ON m.id = l.target_id AND m.user_id = :user
+     WHERE h.d < :depth
+       AND l.type IN (SELECT value FROM json_each(:types))
+       AND (:include_invalid OR m.invalid_at IS NULL)
+    UNION
+    SELECT h.dst, l.source_id, l.type, 'in', NULL, h.d + 1
+      FROM hop h
+      JOIN links l ON l.target_id = h.dst AND l.user_id = :user
+      JOIN memories m ON m.id = l.source_id AND m.user_id = :user
+     WHERE h.d < :depth
+       AND l.type IN (SELECT value FROM json_each(:types))
+       AND (:include_invalid OR m.invalid_at IS NULL)
+    UNION
+    SELECT h.dst, b.memory_id, :shared_rel, 'both', n.content, h.d + 1
+      FROM hop h
+      JOIN memory_nodes a ON a.memory_id = h.dst AND a.user_id = :user
+      JOIN nodes n ON n.id = a.node_id AND n.user_id = :user AND n.degree <= :hub_cap
+      JOIN memory_nodes b ON b.node_id = a.node_id AND b.memory_id <> h.dst
+      JOIN memories m ON m.id = b.memory_id AND m.user_id = :user
+     WHERE h.d < :depth AND :shared
+       AND (:include_invalid OR m.invalid_at IS NULL)
+)
+SELECT src, dst, rel, dir, via FROM hop WHERE d > 0
+"""

@@ -1,0 +1,190 @@
+"""Versioned schema of the embedded SQLite store.
+
+Each migration is a script of idempotent statements (``IF NOT EXISTS``) run in one
+immediate transaction, so several processes opening a fresh file at once all end up
+with the same schema. Append new migrations; never edit an applied one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = ["MIGRATIONS", "migrate", "schema_version"]
+
+_V1 = """
+CREATE TABLE IF NOT EXISTS memories (
+    id            TEXT PRIMARY KEY,
+    user_id       TEXT NOT NULL,
+    memory_type   TEXT NOT NULL,
+    title         TEXT NOT NULL,
+    text          TEXT NOT NULL,
+    importance    REAL NOT NULL,
+    status        TEXT NOT NULL,
+    created_at    REAL NOT NULL,
+    event_time    REAL,
+    last_accessed REAL,
+    access_count  INTEGER NOT NULL DEFAULT 0,
+    valid_from    REAL,
+    invalid_at    REAL,
+    session_id    TEXT,
+    source        TEXT,
+    attributes    TEXT NOT NULL DEFAULT '{}',
+    metadata      TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS memories_user_status ON memories(user_id, status, created_at);
+CREATE INDEX IF NOT EXISTS memories_user_created ON memories(user_id, created_at);
+
+-- Subject / Topic / Object / Value nodes; degree = how many memories include the node.
+CREATE TABLE IF NOT EXISTS nodes (
+    id          TEXT PRIMARY KEY,
+    user_id     TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    content     TEXT NOT NULL,
+    norm        TEXT NOT NULL,
+    created_at  REAL NOT NULL,
+    merged_from TEXT NOT NULL DEFAULT '[]',
+    degree      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS nodes_user_kind_norm ON nodes(user_id, kind, norm);
+
+-- (Memory)-[:INCLUDES]->(node)
+CREATE TABLE IF NOT EXISTS memory_nodes (
+    memory_id TEXT NOT NULL,
+    node_id   TEXT NOT NULL,
+    user_id   TEXT NOT NULL,
+    PRIMARY KEY (memory_id, node_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_nodes_node ON memory_nodes(node_id, memory_id);
+
+-- MEMORY_TYPE / CORE_RELATION / ATTRIBUTE edges between nodes, owned by a memory.
+CREATE TABLE IF NOT EXISTS edges (
+    id        INTEGER PRIMARY KEY,
+    user_id   TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    src_id    TEXT NOT NULL,
+    dst_id    TEXT NOT NULL,
+    type      TEXT NOT NULL,
+    label     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS edges_memory ON edges(memory_id);
+CREATE INDEX IF NOT EXISTS edges_src ON edges(src_id);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst_id);
+
+-- Memory-to-memory links: CAUSES, REFERS_TO, RELATED_TO, CONFLICTS_WITH, SUPERSEDES.
+CREATE TABLE IF NOT EXISTS links (
+    source_id  TEXT NOT NULL,
+    target_id  TEXT NOT NULL,
+    type       TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    importance REAL NOT NULL,
+    discovered INTEGER NOT NULL,
+    confidence REAL NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (source_id, target_id, type)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_target ON links(target_id, source_id);
+CREATE INDEX IF NOT EXISTS links_user ON links(user_id);
+
+CREATE TABLE IF NOT EXISTS episodes (
+    id           TEXT PRIMARY KEY,
+    user_id      TEXT NOT NULL,
+    session_id   TEXT,
+    text         TEXT NOT NULL,
+    speaker      TEXT,
+    timestamp    REAL NOT NULL,
+    keywords     TEXT NOT NULL DEFAULT '[]',
+    importance   REAL NOT NULL,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    metadata     TEXT NOT NULL DEFAULT '{}',
+    next_id      TEXT
+);
+CREATE INDEX IF NOT EXISTS episodes_user_session ON episodes(user_id, session_id, timestamp);
+
+CREATE TABLE IF NOT EXISTS knowledge_versions (
+    version_id TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL,
+    session_id TEXT,
+    created_at REAL NOT NULL,
+    seq        INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS knowledge_versions_user ON knowledge_versions(user_id, seq);
+
+CREATE TABLE IF NOT EXISTS knowledge (
+    id         TEXT PRIMARY KEY,
+    version_id TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    content    TEXT NOT NULL,
+    type       TEXT NOT NULL,
+    score      REAL NOT NULL,
+    metadata   TEXT NOT NULL DEFAULT '{}',
+    position   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS knowledge_version ON knowledge(version_id, position);
+
+-- Embeddings as float32 blobs, one row per (kind, ref_id). AUTOINCREMENT so a rowid is
+-- never reused: the in-memory matrix cache reloads only rows above what it has seen.
+CREATE TABLE IF NOT EXISTS vectors (
+    rowid     INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id   TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    ref_id    TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    UNIQUE (kind, ref_id)
+);
+CREATE INDEX IF NOT EXISTS vectors_user_kind ON vectors(user_id, kind, rowid);
+
+-- A version counter per (user, kind), bumped by triggers, tells caches when to reload.
+CREATE TABLE IF NOT EXISTS vector_versions (
+    user_id TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    deletes INTEGER NOT NULL,
+    PRIMARY KEY (user_id, kind)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS vectors_ai AFTER INSERT ON vectors BEGIN
+    INSERT INTO vector_versions(user_id, kind, version, deletes) VALUES (new.user_id, new.kind, 1, 0)
+    ON CONFLICT(user_id, kind) DO UPDATE SET version = version + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS vectors_ad AFTER DELETE ON vectors BEGIN
+    UPDATE vector_versions SET version = version + 1, deletes = deletes + 1
+    WHERE user_id = old.user_id AND kind = old.kind;
+END;
+
+-- Lexical index: pre-tokenised text (jieba for Chinese) in FTS5. The utok column holds
+-- a hash token of the user id so a MATCH only ever scans that user's documents.
+CREATE TABLE IF NOT EXISTS lexical_docs (
+    rowid   INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    ref_id  TEXT NOT NULL,
+    UNIQUE (kind, ref_id)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS lexical USING fts5(
+    tokens, utok, tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1,)
+"""Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The schema version recorded in the file (0 for a fresh file)."""
+    conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the file to the latest schema; returns the version reached."""
+    current = schema_version(conn)
+    for version in range(current, len(MIGRATIONS)):
+        conn.executescript(
+            "BEGIN IMMEDIATE;\n"
+            + MIGRATIONS[version]
+            + "\nINSERT INTO meta(key, value) VALUES ('schema_version', '"
+            + str(version + 1)
+            + "') ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+            + " WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER);\nCOMMIT;"
+        )
+    return schema_version(conn)

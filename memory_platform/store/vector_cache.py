@@ -1,0 +1,81 @@
+"""In-memory matrices of each user's vectors for exact cosine search in SQLite.
+
+A matrix is loaded once per (user, kind) and refreshed by reading only the rows added
+since (a trigger-maintained version counter says when); a delete forces a full reload.
+Several processes may share the file: each keeps its own cache and sees the others'
+writes through the counter.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["VectorCache"]
+
+
+@dataclass
+class _Matrix:
+    version: int = 0
+    deletes: int = 0
+    max_rowid: int = 0
+    ids: list[str] = field(default_factory=list)
+    chunks: list[npt.NDArray[np.float32]] = field(default_factory=list)
+    matrix: npt.NDArray[np.float32] | None = None
+
+    def dense(self, dim: int) -> npt.NDArray[np.float32]:
+        if self.matrix is None or self.matrix.shape[0] != len(self.ids):
+            self.matrix = (
+                np.vstack(self.chunks) if self.chunks else np.zeros((0, dim), dtype=np.float32)
+            )
+            self.chunks = [self.matrix]
+        return self.matrix
+
+
+class VectorCache:
+    """Per-process cache of (user, kind) → (ids, matrix)."""
+
+    def __init__(self, dimension: int) -> None:
+        self._dim = dimension
+        self._entries: dict[tuple[str, str], _Matrix] = {}
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def matrix(
+        self, conn: sqlite3.Connection, user_id: str, kind: str
+    ) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """The user's ids and their vectors (rows aligned), current as of this call."""
+        row = conn.execute(
+            "SELECT version, deletes FROM vector_versions WHERE user_id = ? AND kind = ?",
+            (user_id, kind),
+        ).fetchone()
+        if row is None:
+            return [], np.zeros((0, self._dim), dtype=np.float32)
+        version, deletes = int(row[0]), int(row[1])
+        key = (user_id, kind)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry.deletes != deletes:
+                entry = _Matrix()
+                self._entries[key] = entry
+            if entry.version != version:
+                rows = conn.execute(
+                    "SELECT rowid, ref_id, embedding FROM vectors "
+                    "WHERE user_id = ? AND kind = ? AND rowid > ? ORDER BY rowid",
+                    (user_id, kind, entry.max_rowid),
+                ).fetchall()
+                if rows:
+                    block = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+                    entry.chunks.append(block.reshape(len(rows), self._dim))
+                    entry.ids.extend(r[1] for r in rows)
+                    entry.max_rowid = int(rows[-1][0])
+                entry.version = version
+                entry.deletes = deletes
+            return entry.ids, entry.dense(self._dim)

@@ -1,0 +1,120 @@
+"""Text normalisation and tokenisation shared by every lexical index.
+
+The default embedding model is English-only, so the lexical channel carries Chinese:
+CJK runs are segmented with jieba (search mode, overlapping words), Latin words are
+lower-cased and lightly stemmed. Documents and queries go through the same function,
+so both backends see the same tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import threading
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["fts_query", "lexical_tokens", "normalize_name", "tokens_document", "user_token"]
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN_RE = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:'[a-z]+)?")
+_HAS_CJK = re.compile(rf"[{_CJK}]")
+_PUNCT_RE = re.compile(r"[\s\W_]+", re.UNICODE)
+
+_EN_STOP = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t d ll m re ve""".split()
+)
+_ZH_STOP = frozenset(
+    "的 了 是 在 和 也 就 都 而 及 与 着 或 一个 没有 我们 你们 他们 吗 呢 吧 啊 呀 么 什么 怎么 为什么".split()
+)
+
+_jieba_lock = threading.Lock()
+_jieba_ready = False
+
+
+def _cut_cjk(run: str) -> list[str]:
+    """Segment a CJK run with jieba's search mode (overlapping words)."""
+    global _jieba_ready
+    import jieba
+
+    if not _jieba_ready:
+        with _jieba_lock:
+            if not _jieba_ready:
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba_ready = True
+    words = [w for w in jieba.cut_for_search(run) if w.strip()]
+    return words
+
+
+def _stem(word: str) -> str:
+    """A deliberately small English stemmer: plurals, -ing and -ed."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    return word
+
+
+@lru_cache(maxsize=4096)
+def lexical_tokens(text: str) -> tuple[str, ...]:
+    """Tokens for lexical indexing and querying, stop words removed, order kept."""
+    normalized = unicodedata.normalize("NFKC", text).lower()
+    out: list[str] = []
+    for match in _TOKEN_RE.finditer(normalized):
+        piece = match.group(0)
+        if _HAS_CJK.match(piece):
+            words = [w for w in _cut_cjk(piece) if w not in _ZH_STOP]
+            out.extend(words)
+            # single characters too, once per run, so 困 still finds 很困
+            out.extend(ch for ch in dict.fromkeys(piece) if ch not in words and ch not in _ZH_STOP)
+        else:
+            piece = piece.split("'")[0]
+            if piece not in _EN_STOP:
+                out.append(_stem(piece))
+    return tuple(out)
+
+
+def tokens_document(text: str) -> str:
+    """The space-separated token string stored in a lexical index."""
+    return " ".join(lexical_tokens(text))
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 ``MATCH`` expression: every distinct token quoted, joined with OR.
+
+    Quoting makes any user text a phrase of plain tokens, so FTS5 operators in the
+    input have no effect. Returns None when the text has no searchable token.
+    """
+    seen: dict[str, None] = {}
+    for token in lexical_tokens(text):
+        seen.setdefault(token, None)
+    if not seen:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
+
+
+def normalize_name(text: str) -> str:
+    """Canonical form of a node's content for exact-name matching: NFKC, case-folded,
+    punctuation and white space removed."""
+    return _PUNCT_RE.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def user_token(user_id: str) -> str:
+    """A lexical token standing for a user: hashed, so no two user ids collide, and made
+    only of letters and digits, so every analyzer keeps it whole."""
+    return "u" + hashlib.blake2b(user_id.encode(), digest_size=12).hexdigest()

@@ -1,0 +1,405 @@
+"""Turns the time words of a message into absolute dates, relative to the message time.
+
+``今天`` said on 2025-11-05 becomes ``2025-11-05``; ``昨晚`` becomes ``2025-11-04 晚上``;
+``last Friday`` and ``上周三`` become dates; ``2025-11-05 08:00`` stays as it is. Text that
+is not understood is kept verbatim and flagged (``parsed=False``), never dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+__all__ = ["ParsedTime", "normalize_time"]
+
+
+@dataclass(frozen=True)
+class ParsedTime:
+    """A normalised time expression.
+
+    Attributes:
+        text: the normalised text stored in the memory (the input itself when unparsed).
+        start: the start of the time span, in the reference time's zone (None when unparsed).
+        end: the end of the span (exclusive), or None.
+        parsed: whether the expression was understood.
+        original: the text as given.
+    """
+
+    text: str
+    start: datetime | None
+    end: datetime | None
+    parsed: bool
+    original: str
+
+
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2,
+    "a couple of": 2, "few": 3, "a few": 3,
+}  # fmt: skip
+_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5}
+_EN_WEEKDAYS = {
+    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
+    "sunday": 6, "mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3,
+    "fri": 4, "sat": 5, "sun": 6,
+}  # fmt: skip
+_EN_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1,
+    "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+    "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+
+# part of day: (zh label, en label, start hour, end hour)
+_PERIODS = {
+    "morning": ("早上", "morning", 6, 12),
+    "noon": ("中午", "noon", 11, 14),
+    "afternoon": ("下午", "afternoon", 12, 18),
+    "evening": ("晚上", "evening", 18, 24),
+    "night": ("夜间", "night", 21, 30),
+    "dawn": ("凌晨", "early morning", 0, 6),
+}
+_ZH_PERIOD_WORDS = [
+    ("凌晨", "dawn"), ("清晨", "morning"), ("早上", "morning"), ("早晨", "morning"),
+    ("上午", "morning"), ("中午", "noon"), ("下午", "afternoon"), ("傍晚", "evening"),
+    ("晚上", "evening"), ("夜里", "night"), ("夜间", "night"), ("半夜", "night"),
+    ("深夜", "night"), ("夜晚", "night"), ("晚", "evening"), ("早", "morning"), ("夜", "night"),
+]  # fmt: skip
+_EN_PERIOD_WORDS = {
+    "morning": "morning", "noon": "noon", "afternoon": "afternoon",
+    "evening": "evening", "night": "night", "midnight": "night",
+}  # fmt: skip
+
+
+def _zh_number(text: str) -> int | None:
+    """Parse 3, 十, 十二, 二十三, 三 (up to 99)."""
+    if text.isdigit():
+        return int(text)
+    if not text or any(ch not in _ZH_DIGITS and ch != "十" for ch in text):
+        return None
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        t = _ZH_DIGITS[tens] if tens else 1
+        o = _ZH_DIGITS[ones] if ones else 0
+        return t * 10 + o
+    value = 0
+    for ch in text:
+        value = value * 10 + _ZH_DIGITS[ch]
+    return value
+
+
+def _day(ref: datetime, offset_days: int = 0) -> datetime:
+    base = ref + timedelta(days=offset_days)
+    return datetime.combine(base.date(), time(0), tzinfo=ref.tzinfo)
+
+
+def _fmt_date(d: datetime) -> str:
+    return d.strftime("%Y-%m-%d")
+
+
+def _fmt_minute(d: datetime) -> str:
+    return d.strftime("%Y-%m-%d %H:%M")
+
+
+def _is_zh(text: str) -> bool:
+    return bool(re.search(r"[\u4e00-\u9fff]", text))
+
+
+def _with_hour(day: datetime, hour: int, minute: int, period: str | None) -> datetime:
+    if period in ("afternoon", "evening", "night") and hour < 12:
+        hour += 12
+    if period == "night" and hour == 24:
+        hour = 0
+    return day.replace(hour=hour % 24, minute=minute)
+
+
+def _result(original: str, text: str, start: datetime, end: datetime | None) -> ParsedTime:
+    return ParsedTime(text=text, start=start, end=end, parsed=True, original=original)
+
+
+def _span_day(original: str, day: datetime, period: str | None, zh: bool) -> ParsedTime:
+    if period is None:
+        return _result(original, _fmt_date(day), day, day + timedelta(days=1))
+    zh_label, en_label, start_h, end_h = _PERIODS[period]
+    label = zh_label if zh else en_label
+    return _result(
+        original,
+        f"{_fmt_date(day)} {label}",
+        day + timedelta(hours=start_h),
+        day + timedelta(hours=end_h),
+    )
+
+
+def _clock(text: str) -> tuple[int, int] | None:
+    """An explicit clock time in the text: 08:00, 8点, 8点半, 3 pm, 3:30pm."""
+    m = re.search(r"(\d{1,2})[:：](\d{2})\s*(am|pm|a\.m\.|p\.m\.)?", text, re.I)
+    if m:
+        hour, minute = int(m.group(1)), int(m.group(2))
+        suffix = (m.group(3) or "").lower().replace(".", "")
+    else:
+        m = re.search(r"(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點时](半|(\d{1,2})分?)?", text)
+        if m:
+            hour = _zh_number(m.group(1)) or 0
+            minute = 30 if m.group(2) == "半" else int(m.group(3) or 0)
+            suffix = ""
+        else:
+            m = re.search(r"\b(\d{1,2})\s*(am|pm|a\.m\.|p\.m\.)", text, re.I)
+            if not m:
+                return None
+            hour, minute = int(m.group(1)), 0
+            suffix = m.group(2).lower().replace(".", "")
+    if suffix == "pm" and hour < 12:
+        hour += 12
+    if suffix == "am" and hour == 12:
+        hour = 0
+    if hour > 24 or minute > 59:
+        return None
+    return hour, minute
+
+
+def _zh_period(text: str) -> str | None:
+    for word, period in _ZH_PERIOD_WORDS:
+        if word in text:
+            return period
+    return None
+
+
+def _en_period(text: str) -> str | None:
+    for word, period in _EN_PERIOD_WORDS.items():
+        if re.search(rf"\b{word}\b", text):
+            return period
+    if "tonight" in text:
+        return "evening"
+    return None
+
+
+def _absolute(original: str, text: str, ref: datetime) -> ParsedTime | None:
+    """ISO and Chinese calendar dates, English month names; optional clock time."""
+    m = re.search(r"(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})日?", text)
+    day: datetime | None = None
+    if m:
+        day = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=ref.tzinfo)
+    else:
+        m = re.search(r"(?<!\d)(\d{1,2})月(\d{1,2})[日号]", text)
+        if m:
+            day = datetime(ref.year, int(m.group(1)), int(m.group(2)), tzinfo=ref.tzinfo)
+        else:
+            month_names = "|".join(sorted(_EN_MONTHS, key=len, reverse=True))
+            m = re.search(
+                rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({month_names})\.?,?\s*(\d{{4}})?", text
+            )
+            m2 = re.search(
+                rf"\b({month_names})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s*(\d{{4}})?", text
+            )
+            if m:
+                d, mon, y = int(m.group(1)), _EN_MONTHS[m.group(2)], m.group(3)
+            elif m2:
+                mon, d, y = _EN_MONTHS[m2.group(1)], int(m2.group(2)), m2.group(3)
+            else:
+                ym = re.fullmatch(r"\s*(\d{4})-(\d{1,2})\s*", text)
+                if ym:
+                    start = datetime(int(ym.group(1)), int(ym.group(2)), 1, tzinfo=ref.tzinfo)
+                    return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
+                return None
+            day = datetime(int(y) if y else ref.year, mon, d, tzinfo=ref.tzinfo)
+    clock = _clock(text[m.end() :] if m else text) or _clock(text[: m.start()] if m else "")
+    period = _zh_period(text) if _is_zh(text) else _en_period(text)
+    if clock:
+        start = _with_hour(day, clock[0], clock[1], period)
+        return _result(original, _fmt_minute(start), start, None)
+    return _span_day(original, day, period, _is_zh(text))
+
+
+def _add_months(d: datetime, months: int) -> datetime:
+    index = d.year * 12 + (d.month - 1) + months
+    return d.replace(year=index // 12, month=index % 12 + 1, day=1)
+
+
+def _zh_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
+    offsets = [
+        ("大前天", -3), ("前天", -2), ("昨天", -1), ("昨日", -1), ("今天", 0), ("今日", 0),
+        ("明天", 1), ("明日", 1), ("后天", 2), ("大后天", 3),
+    ]  # fmt: skip
+    short = {"昨晚": (-1, "night"), "昨夜": (-1, "night"), "今早": (0, "morning"),
+             "今晨": (0, "morning"), "今晚": (0, "evening"), "今夜": (0, "night"),
+             "明早": (1, "morning"), "明晚": (1, "evening")}  # fmt: skip
+    for word, (offset, period) in short.items():
+        if word in text:
+            return _finish_day(original, text, _day(ref, offset), period, True)
+    for word, offset in sorted(offsets, key=lambda o: -len(o[0])):
+        if word in text:
+            return _finish_day(
+                original, text, _day(ref, offset), _zh_period(text.replace(word, "")), True
+            )
+    m = re.search(
+        r"([\d一二两三四五六七八九十]+|几)\s*(天|日|个?星期|周|个?礼拜|个?月|年)(前|之前|以前|后|之后)",
+        text,
+    )
+    if m:
+        n = 3 if m.group(1) == "几" else _zh_number(m.group(1))
+        if n is None:
+            return None
+        sign = -1 if "前" in m.group(3) else 1
+        unit = m.group(2).lstrip("个")
+        if unit in ("天", "日"):
+            return _finish_day(original, text, _day(ref, sign * n), _zh_period(text), True)
+        if unit in ("星期", "周", "礼拜"):
+            return _span_day(original, _day(ref, sign * 7 * n), None, True)
+        if unit == "月":
+            start = _add_months(_day(ref), sign * n)
+            return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
+        start = _day(ref).replace(year=ref.year + sign * n, month=1, day=1)
+        return _result(original, str(start.year), start, start.replace(year=start.year + 1))
+    m = re.search(r"(上上|上|这|本|下下|下)个?(星期|周|礼拜)([一二三四五六日天末])?", text)
+    if m:
+        shift = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}[m.group(1)]
+        monday = _day(ref, -ref.weekday() + 7 * shift)
+        if m.group(3):
+            return _finish_day(
+                original,
+                text,
+                monday + timedelta(days=_ZH_WEEKDAYS[m.group(3)]),
+                _zh_period(text),
+                True,
+            )
+        return _result(
+            original,
+            f"{_fmt_date(monday)} ~ {_fmt_date(monday + timedelta(days=6))}",
+            monday,
+            monday + timedelta(days=7),
+        )
+    m = re.search(r"(上上|上|这|本|下)个?月", text)
+    if m:
+        shift = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1}[m.group(1)]
+        start = _add_months(_day(ref), shift)
+        return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
+    m = re.search(r"(前年|去年|今年|明年)", text)
+    if m:
+        year = ref.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[m.group(1)]
+        start = _day(ref).replace(year=year, month=1, day=1)
+        return _result(original, str(year), start, start.replace(year=year + 1))
+    day_part = _zh_period(text)
+    if day_part is not None and len(text) <= 4:
+        return _finish_day(original, text, _day(ref), day_part, True)
+    return None
+
+
+def _finish_day(
+    original: str, text: str, day: datetime, period: str | None, zh: bool
+) -> ParsedTime:
+    clock = _clock(text)
+    if clock:
+        start = _with_hour(day, clock[0], clock[1], period)
+        return _result(original, _fmt_minute(start), start, None)
+    return _span_day(original, day, period, zh)
+
+
+def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
+    if "day before yesterday" in text:
+        return _finish_day(original, text, _day(ref, -2), _en_period(text), False)
+    if "day after tomorrow" in text:
+        return _finish_day(original, text, _day(ref, 2), _en_period(text), False)
+    if "last night" in text:
+        return _finish_day(original, text, _day(ref, -1), "night", False)
+    if "tonight" in text:
+        return _finish_day(original, text, _day(ref), "evening", False)
+    for word, offset in (("yesterday", -1), ("today", 0), ("tomorrow", 1)):
+        if re.search(rf"\b{word}\b", text):
+            return _finish_day(original, text, _day(ref, offset), _en_period(text), False)
+    m = re.search(r"\bthis (morning|afternoon|evening)\b", text)
+    if m:
+        return _finish_day(original, text, _day(ref), m.group(1), False)
+    numbers = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
+    m = re.search(rf"\b(\d+|{numbers})\s+(day|week|month|year)s?\s+(ago|later|from now)\b", text)
+    if m:
+        n = int(m.group(1)) if m.group(1).isdigit() else _EN_NUMBERS[m.group(1)]
+        sign = -1 if m.group(3) == "ago" else 1
+        unit = m.group(2)
+        if unit == "day":
+            return _finish_day(original, text, _day(ref, sign * n), _en_period(text), False)
+        if unit == "week":
+            return _span_day(original, _day(ref, sign * 7 * n), None, False)
+        if unit == "month":
+            start = _add_months(_day(ref), sign * n)
+            return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
+        start = _day(ref).replace(year=ref.year + sign * n, month=1, day=1)
+        return _result(original, str(start.year), start, start.replace(year=start.year + 1))
+    days = "|".join(sorted(_EN_WEEKDAYS, key=len, reverse=True))
+    m = re.search(rf"\b(last|this|next|on)?\s*({days})\b", text)
+    if m:
+        target = _EN_WEEKDAYS[m.group(2)]
+        which = m.group(1) or "last"
+        delta = target - ref.weekday()
+        if which in ("last", "on"):
+            delta = delta - 7 if delta >= 0 else delta
+        elif which == "next":
+            delta = delta + 7 if delta <= 0 else delta
+        return _finish_day(original, text, _day(ref, delta), _en_period(text), False)
+    m = re.search(r"\b(last|this|next)\s+(week|month|year)\b", text)
+    if m:
+        shift = {"last": -1, "this": 0, "next": 1}[m.group(1)]
+        if m.group(2) == "week":
+            monday = _day(ref, -ref.weekday() + 7 * shift)
+            return _result(
+                original,
+                f"{_fmt_date(monday)} ~ {_fmt_date(monday + timedelta(days=6))}",
+                monday,
+                monday + timedelta(days=7),
+            )
+        if m.group(2) == "month":
+            start = _add_months(_day(ref), shift)
+            return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
+        start = _day(ref).replace(year=ref.year + shift, month=1, day=1)
+        return _result(original, str(start.year), start, start.replace(year=start.year + 1))
+    day_part = _en_period(text)
+    if day_part is not None:
+        return _finish_day(original, text, _day(ref), day_part, False)
+    return None
+
+
+def normalize_time(expression: str, reference: datetime) -> ParsedTime:
+    """Normalise a time expression relative to ``reference`` (the message time).
+
+    Args:
+        expression: what the user or the LLM wrote, e.g. ``昨晚``, ``last Friday``.
+        reference: when the message was sent; its time zone is the user's.
+
+    Returns:
+        The normalised time; ``parsed`` is False and ``text`` the input when the
+        expression was not understood.
+    """
+    original = expression
+    text = expression.strip().lower()
+    if not text:
+        return ParsedTime(text=expression, start=None, end=None, parsed=False, original=original)
+    try:
+        found = (
+            _absolute(original, text, reference)
+            or _zh_relative(original, text, reference)
+            or _en_relative(original, text, reference)
+        )
+    except ValueError:  # an impossible date such as 2025-02-30
+        found = None
+    if found is None:
+        clock = _clock(text)
+        if clock is not None:
+            day_part = _zh_period(text) if _is_zh(text) else _en_period(text)
+            start = _with_hour(_day(reference), clock[0], clock[1], day_part)
+            return _result(original, _fmt_minute(start), start, None)
+        return ParsedTime(text=expression, start=None, end=None, parsed=False, original=original)
+    return found

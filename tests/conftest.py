@@ -1,0 +1,38 @@
+"""Fixtures shared by every test: settings in a temporary folder, the real embedder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memory_platform import MemoryPlatform
+from memory_platform.config import Settings
+from memory_platform.embeddings import Embedder, make_embedder
+
+# Nothing may reach the network for model weights.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture
+def sqlite_settings(tmp_path: Path) -> Settings:
+    """Settings for an embedded store in a fresh temporary file."""
+    return Settings(backend="sqlite", sqlite_path=tmp_path / "memories.db", _env_file=None)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Iterator[Embedder]:
+    """The real default embedder, loaded once per test session."""
+    return make_embedder(Settings(_env_file=None))
+
+
+@pytest.fixture
+def platform(sqlite_settings: Settings, embedder: Embedder) -> Iterator[MemoryPlatform]:
+    """A platform on a fresh embedded store, sharing the session's loaded model."""
+    mp = MemoryPlatform(sqlite_settings, embedder=embedder)
+    yield mp
+    mp.close()

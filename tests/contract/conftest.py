@@ -1,0 +1,101 @@
+"""The ``store`` fixture: every contract test runs once per backend.
+
+The SQLite leg always runs. The Neo4j leg runs when ``MEMORY_NEO4J_URI`` (with
+``MEMORY_NEO4J_USER`` / ``MEMORY_NEO4J_PASSWORD``) names a server that answers; otherwise
+it is skipped with the reason shown in the summary. Neo4j tests use fresh user ids and
+delete them afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memory_platform.config import Settings
+from memory_platform.errors import BackendUnavailable
+from memory_platform.store import EmbeddingSignature, GraphStore, open_store
+
+DIM = 384
+MODEL = "all-MiniLM-L6-v2"
+SIGNATURE = EmbeddingSignature(model=MODEL, dimension=DIM)
+
+_neo4j_skip_reason: str | None = None
+
+
+def neo4j_settings() -> Settings | None:
+    uri = os.environ.get("MEMORY_NEO4J_URI")
+    if not uri:
+        return None
+    return Settings(backend="neo4j", neo4j_uri=uri, _env_file=None)
+
+
+@pytest.fixture(scope="session")
+def neo4j_store() -> Iterator[GraphStore]:
+    settings = neo4j_settings()
+    if settings is None:
+        pytest.skip("Neo4j leg skipped: MEMORY_NEO4J_URI is not set")
+    try:
+        store = open_store(settings)
+    except BackendUnavailable as exc:
+        pytest.skip(f"Neo4j leg skipped: {exc}")
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+class Users:
+    """Hands out fresh user ids and deletes them at the end of the test."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+        self.created: list[str] = []
+
+    def __call__(self, label: str = "user") -> str:
+        user = f"{label}-{uuid.uuid4().hex[:10]}"
+        self.created.append(user)
+        return user
+
+    def cleanup(self) -> None:
+        for user in self.created:
+            self._store.delete_user(user)
+
+
+@pytest.fixture
+def store(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    if backend == "neo4j":
+        yield request.getfixturevalue("neo4j_store")
+        return
+    settings = Settings(backend="sqlite", sqlite_path=tmp_path / "contract.db", _env_file=None)
+    opened = open_store(settings)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def users(store: GraphStore) -> Iterator[Users]:
+    made = Users(store)
+    yield made
+    made.cleanup()
+
+
+@pytest.fixture
+def vec() -> Callable[[int], np.ndarray]:
+    """Deterministic unit vectors: vec(i) for distinct i are nearly orthogonal."""
+
+    def make(seed: int, noise: float = 0.0, base: int | None = None) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        v = rng.standard_normal(DIM).astype(np.float32)
+        if base is not None:
+            v = np.random.default_rng(base).standard_normal(DIM).astype(np.float32) + noise * v
+        return v / np.linalg.norm(v)
+
+    return make

@@ -1,0 +1,681 @@
+"""Behaviour every GraphStore backend must show; runs once per backend."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memory_platform.builder import build_memory
+from memory_platform.errors import (
+    ConflictError,
+    EmbeddingMismatchError,
+    InvalidInputError,
+    NotFoundError,
+)
+from memory_platform.models import (
+    ContentNode,
+    Episode,
+    KnowledgePoint,
+    KnowledgeType,
+    KnowledgeVersion,
+    LinkType,
+    Memory,
+    MemoryLink,
+    MemoryStatus,
+    MemorySubgraph,
+    NodeType,
+    VectorKind,
+    validated,
+)
+from memory_platform.store import SHARED_NODE, GraphStore, open_store
+from memory_platform.tools.arguments import CreateMemoryArgs
+
+pytestmark = pytest.mark.contract
+
+REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
+
+
+def write(
+    store: GraphStore,
+    user: str,
+    subject: str,
+    memory_type: str,
+    topic: str,
+    obj: str | None = None,
+    attributes: dict[str, str] | None = None,
+    importance: float = 0.5,
+    at: datetime = REF,
+) -> MemorySubgraph:
+    args = CreateMemoryArgs(
+        subject=subject,
+        memory_type=memory_type,
+        topic=topic,
+        object=obj,
+        attributes=attributes or {},
+        importance=importance,
+    )
+    graph = build_memory(user, args, reference_time=at)
+    store.write_memory(graph)
+    return graph
+
+
+def link(
+    store: GraphStore, user: str, a: MemorySubgraph, b: MemorySubgraph, kind: LinkType
+) -> None:
+    store.add_link(
+        MemoryLink(user_id=user, source_id=a.memory.id, target_id=b.memory.id, type=kind)
+    )
+
+
+# -- writing and reading ------------------------------------------------------------------
+
+
+def test_memory_round_trips_with_nodes_edges_and_times(store: GraphStore, users) -> None:
+    user = users()
+    graph = write(
+        store, user, "我", "事件", "吃饭", "白米饭", {"时间": "今天", "地点": "食堂"}, 0.3
+    )
+
+    record = store.get_memory(user, graph.memory.id)
+
+    assert record is not None
+    memory = record.memory
+    assert memory.title == "我吃饭白米饭"
+    assert memory.attributes == {"时间": "2025-11-05", "地点": "食堂"}
+    assert memory.event_time == datetime(2025, 11, 5, tzinfo=UTC)
+    assert memory.status == MemoryStatus.STAGED
+    assert memory.importance == pytest.approx(0.3)
+    assert memory.created_at == REF
+    kinds = sorted((n.kind.value, n.content) for n in record.nodes)
+    assert kinds == sorted(
+        [
+            ("Subject", "user"),
+            ("Topic", "吃饭"),
+            ("Object", "白米饭"),
+            ("Value", "2025-11-05"),
+            ("Value", "食堂"),
+        ]
+    )
+    by_id = {n.id: n for n in record.nodes}
+    edges = {
+        (by_id[e.src_id].content, e.type.value, e.label, by_id[e.dst_id].content)
+        for e in record.edges
+    }
+    assert edges == {
+        ("user", "MEMORY_TYPE", "事件", "吃饭"),
+        ("吃饭", "CORE_RELATION", "做", "白米饭"),
+        ("吃饭", "ATTRIBUTE", "时间", "2025-11-05"),
+        ("吃饭", "ATTRIBUTE", "地点", "食堂"),
+    }
+
+
+def test_missing_memory_is_none_and_other_users_cannot_read_it(store: GraphStore, users) -> None:
+    alice, bob = users("alice"), users("bob")
+    graph = write(store, alice, "我", "事实", "喜好", "咖啡")
+
+    assert store.get_memory(bob, graph.memory.id) is None
+    assert store.get_memory(alice, "no-such-memory") is None
+    assert store.get_memories(bob, [graph.memory.id]) == []
+
+
+def test_same_subject_is_one_shared_node(store: GraphStore, users) -> None:
+    user = users()
+    a = write(store, user, "小明", "事实", "喜好", "打篮球")
+    b = write(store, user, "小明", "事件", "考试", "满分")
+
+    subject_a = a.node(NodeType.SUBJECT)
+    subject_b = b.node(NodeType.SUBJECT)
+    assert subject_a is not None and subject_b is not None
+    assert subject_a.id == subject_b.id
+    assert store.stats(user).nodes["Subject"] == 1
+
+
+def test_failed_write_leaves_nothing_behind(store: GraphStore, users) -> None:
+    user = users()
+    first = write(store, user, "我", "事实", "情绪", "开心")
+    before = store.stats(user)
+    # Same memory id, new topic/object nodes: the nodes are written first, then the
+    # memory insert fails; the whole subgraph must roll back.
+    clash = build_memory(
+        user, CreateMemoryArgs(subject="我", memory_type="事件", topic="跑步", object="五公里")
+    )
+    clash.memory.id = first.memory.id
+
+    with pytest.raises(ConflictError):
+        store.write_memory(clash)
+
+    after = store.stats(user)
+    assert after.nodes == before.nodes
+    assert after.structural_edges == before.structural_edges
+    assert store.get_nodes(user, [n.id for n in clash.nodes if n.kind != NodeType.SUBJECT]) == []
+    record = store.get_memory(user, first.memory.id)
+    assert record is not None and record.memory.title == "我情绪开心"
+
+
+def test_node_id_of_another_user_is_refused(store: GraphStore, users) -> None:
+    alice, bob = users("alice"), users("bob")
+    theirs = write(store, alice, "小红", "事实", "职业", "医生")
+    topic = theirs.node(NodeType.TOPIC)
+    assert topic is not None
+    graph = build_memory(
+        bob, CreateMemoryArgs(subject="我", memory_type="事实", topic="职业", object="老师")
+    )
+    graph.nodes[1] = ContentNode(id=topic.id, user_id=bob, kind=NodeType.TOPIC, content="职业")
+    graph.edges[0].dst_id = topic.id
+    graph.edges[1].src_id = topic.id
+
+    with pytest.raises(ConflictError):
+        store.write_memory(graph)
+
+    assert store.stats(bob).memories == 0
+    assert store.stats(bob).nodes == {}
+
+
+# -- updating -------------------------------------------------------------------------
+
+
+def test_update_status_importance_and_validity(store: GraphStore, users) -> None:
+    user = users()
+    graph = write(store, user, "我", "观点", "喜欢", "下雨天")
+    invalid_at = REF + timedelta(days=1)
+
+    updated = store.update_memory(
+        user,
+        graph.memory.id,
+        status=MemoryStatus.CONSOLIDATED,
+        importance=0.9,
+        invalid_at=invalid_at,
+    )
+
+    assert updated.status == MemoryStatus.CONSOLIDATED
+    assert updated.importance == pytest.approx(0.9)
+    assert updated.invalid_at == invalid_at
+    cleared = store.update_memory(user, graph.memory.id, clear_invalid=True)
+    assert cleared.invalid_at is None
+    assert store.list_staged(user) == []
+
+
+def test_update_rejects_bad_importance_and_unknown_memory(store: GraphStore, users) -> None:
+    user = users()
+    graph = write(store, user, "我", "事实", "身高", "180cm")
+
+    with pytest.raises(InvalidInputError):
+        store.update_memory(user, graph.memory.id, importance=1.5)
+    with pytest.raises(NotFoundError):
+        store.update_memory(user, "missing", importance=0.5)
+    with pytest.raises(NotFoundError):
+        store.update_memory(users("other"), graph.memory.id, importance=0.5)
+
+
+def test_record_access_counts_each_call(store: GraphStore, users) -> None:
+    user = users()
+    graph = write(store, user, "我", "事实", "住址", "上海")
+    at = REF + timedelta(hours=3)
+
+    store.record_access(user, [graph.memory.id], at)
+    store.record_access(user, [graph.memory.id], at + timedelta(hours=1))
+    store.record_access(users("other"), [graph.memory.id], at)  # not theirs: no effect
+
+    memory = store.get_memories(user, [graph.memory.id])[0]
+    assert memory.access_count == 2
+    assert memory.last_accessed == at + timedelta(hours=1)
+
+
+def test_list_staged_oldest_first(store: GraphStore, users) -> None:
+    user = users()
+    later = write(store, user, "我", "事件", "跑步", at=REF + timedelta(hours=1))
+    earlier = write(store, user, "我", "事件", "游泳", at=REF)
+    write(store, users("other"), "我", "事件", "骑车")
+
+    staged = store.list_staged(user)
+
+    assert [m.id for m in staged] == [earlier.memory.id, later.memory.id]
+
+
+# -- links ----------------------------------------------------------------------------
+
+
+def test_links_are_stored_updated_and_listed(store: GraphStore, users) -> None:
+    user = users()
+    sleep = write(store, user, "我", "事件", "失眠")
+    mood = write(store, user, "我", "事实", "情绪", "不开心")
+    link(store, user, sleep, mood, LinkType.CAUSES)
+    store.add_link(
+        MemoryLink(
+            user_id=user,
+            source_id=sleep.memory.id,
+            target_id=mood.memory.id,
+            type=LinkType.CAUSES,
+            importance=0.9,
+        )
+    )
+
+    links = store.get_links(user, mood.memory.id)
+
+    assert len(links) == 1
+    assert (links[0].source_id, links[0].target_id, links[0].type) == (
+        sleep.memory.id,
+        mood.memory.id,
+        LinkType.CAUSES,
+    )
+    assert links[0].importance == pytest.approx(0.9)
+
+
+def test_link_to_missing_or_foreign_memory_is_refused(store: GraphStore, users) -> None:
+    alice, bob = users("alice"), users("bob")
+    mine = write(store, alice, "我", "事件", "跑步")
+    theirs = write(store, bob, "我", "事件", "游泳")
+
+    with pytest.raises(NotFoundError):
+        link(store, alice, mine, theirs, LinkType.RELATED_TO)
+    with pytest.raises(NotFoundError):
+        store.add_link(
+            MemoryLink(
+                user_id=alice, source_id=mine.memory.id, target_id="nope", type=LinkType.CAUSES
+            )
+        )
+    assert store.get_links(alice, mine.memory.id) == []
+    assert store.get_links(bob, theirs.memory.id) == []
+
+
+# -- vectors ----------------------------------------------------------------------------
+
+
+def test_vector_search_is_scoped_to_the_user(store: GraphStore, users, vec) -> None:
+    alice, bob = users("alice"), users("bob")
+    a1 = write(store, alice, "我", "事实", "喜好", "咖啡")
+    a2 = write(store, alice, "我", "事实", "喜好", "茶")
+    b1 = write(store, bob, "我", "事实", "喜好", "咖啡")
+    store.set_embeddings(alice, VectorKind.MEMORY, {a1.memory.id: vec(1), a2.memory.id: vec(2)})
+    store.set_embeddings(bob, VectorKind.MEMORY, {b1.memory.id: vec(1)})
+
+    hits = store.vector_search(alice, VectorKind.MEMORY, vec(3, noise=0.1, base=1), k=5)
+
+    assert [h.ref_id for h in hits] == [a1.memory.id, a2.memory.id]
+    assert hits[0].score > 0.9 > hits[1].score
+    assert [h.ref_id for h in store.vector_search(bob, VectorKind.MEMORY, vec(1), k=5)] == [
+        b1.memory.id
+    ]
+
+
+def test_vectors_of_other_users_items_are_not_stored(store: GraphStore, users, vec) -> None:
+    alice, bob = users("alice"), users("bob")
+    theirs = write(store, bob, "我", "事实", "喜好", "咖啡")
+
+    stored = store.set_embeddings(alice, VectorKind.MEMORY, {theirs.memory.id: vec(1)})
+
+    assert stored == 0
+    assert store.vector_search(bob, VectorKind.MEMORY, vec(1), k=5) == []
+
+
+def test_wrong_vector_dimension_and_nan_are_refused(store: GraphStore, users, vec) -> None:
+    user = users()
+    graph = write(store, user, "我", "事实", "喜好", "咖啡")
+
+    with pytest.raises(InvalidInputError, match="dimensions"):
+        store.set_embeddings(user, VectorKind.MEMORY, {graph.memory.id: np.ones(7)})
+    with pytest.raises(InvalidInputError, match="dimensions"):
+        store.vector_search(user, VectorKind.MEMORY, np.ones(12), k=3)
+    bad = vec(1).copy()
+    bad[0] = np.nan
+    with pytest.raises(InvalidInputError, match="NaN"):
+        store.set_embeddings(user, VectorKind.MEMORY, {graph.memory.id: bad})
+
+
+def test_topic_and_object_vectors_are_searchable(store: GraphStore, users, vec) -> None:
+    user = users()
+    graph = write(store, user, "我", "事实", "情绪", "不开心")
+    topic, obj = graph.node(NodeType.TOPIC), graph.node(NodeType.OBJECT)
+    assert topic is not None and obj is not None
+    store.set_embeddings(user, VectorKind.TOPIC, {topic.id: vec(10)})
+    store.set_embeddings(user, VectorKind.OBJECT, {obj.id: vec(11)})
+
+    assert store.vector_search(user, VectorKind.TOPIC, vec(10), k=1)[0].ref_id == topic.id
+    assert store.vector_search(user, VectorKind.OBJECT, vec(11), k=1)[0].ref_id == obj.id
+    # an object id is not a topic: it is not stored as one
+    assert store.set_embeddings(user, VectorKind.TOPIC, {obj.id: vec(12)}) == 0
+
+
+def test_pending_embeddings_lists_what_has_no_vector(store: GraphStore, users, vec) -> None:
+    user = users()
+    graph = write(store, user, "我", "事实", "情绪", "不开心")
+    pending = store.pending_embeddings(user)
+    kinds = sorted((p.kind.value, p.text) for p in pending)
+    assert kinds == [("memory", graph.memory.text), ("object", "不开心"), ("topic", "情绪")]
+
+    for item in pending:
+        store.set_embeddings(user, item.kind, {item.ref_id: vec(hash(item.ref_id) % 1000)})
+
+    assert store.pending_embeddings(user) == []
+
+
+# -- lexical ------------------------------------------------------------------------
+
+
+def test_lexical_search_matches_chinese_and_english(store: GraphStore, users) -> None:
+    user = users()
+    mood = write(store, user, "我", "事实", "心情", "不好")
+    sleep = write(store, user, "我", "事件", "睡眠", "不好")
+    paint = write(store, user, "Caroline", "event", "painted", "a sunset", {"place": "the lake"})
+
+    zh = store.lexical_search(user, "我为什么心情不好?", kinds=[VectorKind.MEMORY], k=5)
+    en = store.lexical_search(
+        user, "When did Caroline paint the sunset?", kinds=[VectorKind.MEMORY], k=5
+    )
+
+    assert zh[0].ref_id == mood.memory.id
+    assert sleep.memory.id in [h.ref_id for h in zh]
+    assert [h.ref_id for h in en][:1] == [paint.memory.id]
+    assert zh[0].score >= zh[-1].score
+
+
+def test_lexical_search_is_scoped_and_treats_operators_as_text(store: GraphStore, users) -> None:
+    alice, bob = users("alice"), users("bob")
+    write(store, alice, "我", "事实", "喜好", "咖啡")
+
+    assert store.lexical_search(bob, "咖啡", kinds=[VectorKind.MEMORY]) == []
+    for hostile in ['"咖啡" OR *', "NEAR(a b) AND NOT", 'utok:* OR tokens:"x"', "咖啡) OR (1=1"]:
+        hits = store.lexical_search(bob, hostile, kinds=[VectorKind.MEMORY])
+        assert hits == []
+    assert len(store.lexical_search(alice, '"咖啡" OR *', kinds=[VectorKind.MEMORY])) == 1
+    assert store.lexical_search(alice, "?!。", kinds=[VectorKind.MEMORY]) == []
+
+
+def test_empty_and_oversize_queries_are_refused(store: GraphStore, users) -> None:
+    user = users()
+    with pytest.raises(InvalidInputError):
+        store.lexical_search(user, "   ")
+    with pytest.raises(InvalidInputError):
+        store.lexical_search(user, "x" * 30_000)
+    with pytest.raises(InvalidInputError):
+        store.get_memory(" ", "m")
+
+
+# -- expansion --------------------------------------------------------------------------
+
+
+def test_expansion_depths_and_paths(store: GraphStore, users) -> None:
+    user = users()
+    a = write(store, user, "我", "事件", "失眠")
+    b = write(store, user, "我", "事实", "身体状态", "很困")
+    c = write(store, user, "我", "事实", "工作状态", "没心情")
+    link(store, user, a, b, LinkType.CAUSES)
+    link(store, user, b, c, LinkType.CAUSES)
+
+    assert store.expand(user, [c.memory.id], depth=0) == []
+    one = store.expand(user, [c.memory.id], depth=1, relation_types=[LinkType.CAUSES])
+    two = store.expand(user, [c.memory.id], depth=2, relation_types=[LinkType.CAUSES])
+
+    assert [(h.memory_id, h.distance) for h in one] == [(b.memory.id, 1)]
+    assert [(h.memory_id, h.distance) for h in two] == [(b.memory.id, 1), (a.memory.id, 2)]
+    path = two[1].path
+    assert [(s.from_id, s.to_id, s.relation, s.direction) for s in path] == [
+        (c.memory.id, b.memory.id, "CAUSES", "in"),
+        (b.memory.id, a.memory.id, "CAUSES", "in"),
+    ]
+
+
+def test_expansion_relation_filter(store: GraphStore, users) -> None:
+    user = users()
+    a = write(store, user, "小明", "事件", "考试", "满分")
+    b = write(store, user, "我", "观点", "怀疑", "小明考满分的真实性")
+    c = write(store, user, "我", "事件", "跑步")
+    link(store, user, a, b, LinkType.REFERS_TO)
+    link(store, user, b, c, LinkType.RELATED_TO)
+
+    causal = store.expand(user, [b.memory.id], depth=2, relation_types=[LinkType.CAUSES])
+    refs = store.expand(user, [b.memory.id], depth=2, relation_types=["REFERS_TO"])
+
+    assert causal == []
+    assert [h.memory_id for h in refs] == [a.memory.id]
+    with pytest.raises(InvalidInputError):
+        store.expand(user, [b.memory.id], depth=1, relation_types=["FRIEND_OF"])
+    with pytest.raises(InvalidInputError):
+        store.expand(user, [b.memory.id], depth=7)
+
+
+def test_expansion_survives_cycles(store: GraphStore, users) -> None:
+    user = users()
+    a = write(store, user, "我", "事件", "熬夜")
+    b = write(store, user, "我", "事实", "精神", "很差")
+    c = write(store, user, "我", "事件", "喝咖啡")
+    link(store, user, a, b, LinkType.CAUSES)
+    link(store, user, b, c, LinkType.CAUSES)
+    link(store, user, c, a, LinkType.CAUSES)
+
+    hits = store.expand(user, [a.memory.id], depth=3, relation_types=[LinkType.CAUSES])
+
+    assert sorted((h.memory_id, h.distance) for h in hits) == sorted(
+        [(b.memory.id, 1), (c.memory.id, 1)]
+    )
+
+
+def test_expansion_through_shared_nodes_respects_the_hub_cap(store: GraphStore, users) -> None:
+    user = users()
+    about_ming = [write(store, user, "小明", "事实", topic) for topic in ("喜好", "职业", "住址")]
+
+    shared = store.expand(user, [about_ming[0].memory.id], depth=1, relation_types=[SHARED_NODE])
+    capped = store.expand(
+        user, [about_ming[0].memory.id], depth=1, relation_types=[SHARED_NODE], hub_cap=2
+    )
+
+    assert sorted(h.memory_id for h in shared) == sorted(m.memory.id for m in about_ming[1:])
+    assert all(h.path[0].relation == SHARED_NODE and h.path[0].via == "小明" for h in shared)
+    assert capped == []
+
+
+def test_expansion_never_crosses_users(store: GraphStore, users) -> None:
+    alice, bob = users("alice"), users("bob")
+    a = write(store, alice, "小明", "事实", "喜好", "篮球")
+    write(store, bob, "小明", "事实", "喜好", "足球")  # same subject name, other user
+    b2 = write(store, bob, "我", "事件", "跑步")
+
+    assert store.expand(alice, [a.memory.id], depth=2) == []
+    assert store.expand(alice, [b2.memory.id], depth=2) == []  # a foreign seed is ignored
+
+
+def test_expansion_skips_invalid_memories_unless_asked(store: GraphStore, users) -> None:
+    user = users()
+    old = write(store, user, "我", "观点", "喜欢", "下雨天")
+    new = write(store, user, "我", "观点", "讨厌", "下雨天")
+    link(store, user, new, old, LinkType.SUPERSEDES)
+    store.update_memory(user, old.memory.id, invalid_at=REF)
+
+    default = store.expand(user, [new.memory.id], depth=1, relation_types=[LinkType.SUPERSEDES])
+    with_invalid = store.expand(
+        user, [new.memory.id], depth=1, relation_types=[LinkType.SUPERSEDES], include_invalid=True
+    )
+
+    assert default == []
+    assert [h.memory_id for h in with_invalid] == [old.memory.id]
+
+
+# -- merging --------------------------------------------------------------------------
+
+
+def test_merge_nodes_rewires_and_keeps_history(store: GraphStore, users, vec) -> None:
+    user = users()
+    a = write(store, user, "小红", "事实", "心情", "不好")
+    b = write(store, user, "小刚", "事实", "情绪", "低落")
+    keep, drop = a.node(NodeType.TOPIC), b.node(NodeType.TOPIC)
+    assert store.expand(user, [a.memory.id], depth=1) == []  # nothing shared yet
+    assert keep is not None and drop is not None
+    store.set_embeddings(user, VectorKind.TOPIC, {keep.id: vec(1), drop.id: vec(2)})
+
+    merged = store.merge_nodes(user, keep.id, drop.id)
+
+    assert merged.id == keep.id and merged.merged_from == [drop.id]
+    assert store.get_nodes(user, [drop.id]) == []
+    record = store.get_memory(user, b.memory.id)
+    assert record is not None
+    assert keep.id in {n.id for n in record.nodes}
+    assert any(keep.id in (e.src_id, e.dst_id) for e in record.edges)
+    assert [h.ref_id for h in store.vector_search(user, VectorKind.TOPIC, vec(2), k=5)] == [keep.id]
+    hits = store.expand(user, [a.memory.id], depth=1, relation_types=[SHARED_NODE])
+    assert [(h.memory_id, h.path[0].via) for h in hits] == [(b.memory.id, "心情")]
+
+
+def test_merge_nodes_refuses_bad_pairs(store: GraphStore, users) -> None:
+    alice, bob = users("alice"), users("bob")
+    a = write(store, alice, "我", "事实", "心情", "不好")
+    b = write(store, bob, "我", "事实", "心情", "不好")
+    ta, tb = a.node(NodeType.TOPIC), b.node(NodeType.TOPIC)
+    assert ta is not None and tb is not None
+
+    with pytest.raises(InvalidInputError):
+        store.merge_nodes(alice, ta.id, ta.id)
+    with pytest.raises(NotFoundError):
+        store.merge_nodes(alice, ta.id, tb.id)  # never across users
+    assert store.get_nodes(bob, [tb.id]) != []
+
+
+# -- deleting -------------------------------------------------------------------------
+
+
+def test_delete_memory_leaves_no_orphans(store: GraphStore, users, vec) -> None:
+    user = users()
+    keep = write(store, user, "我", "事件", "跑步", "五公里")
+    gone = write(store, user, "我", "事件", "游泳", "一小时", {"地点": "泳池"})
+    link(store, user, keep, gone, LinkType.RELATED_TO)
+    store.set_embeddings(user, VectorKind.MEMORY, {gone.memory.id: vec(5)})
+
+    assert store.delete_memory(user, gone.memory.id) is True
+    assert store.delete_memory(user, gone.memory.id) is False
+
+    stats = store.stats(user)
+    assert stats.memories == 1
+    assert stats.nodes == {"Subject": 1, "Topic": 1, "Object": 1}  # the shared subject stays
+    assert stats.links == 0
+    assert stats.vectors.get("memory", 0) == 0
+    assert store.lexical_search(user, "游泳 泳池", kinds=[VectorKind.MEMORY]) == []
+    assert store.get_links(user, keep.memory.id) == []
+
+
+def test_delete_user_removes_everything_of_that_user_only(store: GraphStore, users, vec) -> None:
+    alice, bob = users("alice"), users("bob")
+    for user in (alice, bob):
+        m = write(store, user, "我", "事实", "喜好", "咖啡")
+        store.set_embeddings(user, VectorKind.MEMORY, {m.memory.id: vec(1)})
+        store.add_episodes([Episode(user_id=user, text="I like coffee", session_id="s1")])
+        store.add_knowledge_version(
+            KnowledgeVersion(user_id=user, points=[KnowledgePoint(content="likes coffee")])
+        )
+
+    store.delete_user(alice)
+
+    gone = store.stats(alice)
+    assert (gone.memories, gone.nodes, gone.episodes, gone.knowledge_versions, gone.vectors) == (
+        0,
+        {},
+        0,
+        0,
+        {},
+    )
+    assert store.lexical_search(alice, "coffee 咖啡") == []
+    kept = store.stats(bob)
+    assert (kept.memories, kept.episodes, kept.knowledge_versions) == (1, 1, 1)
+
+
+# -- episodes and knowledge -------------------------------------------------------------
+
+
+def test_episodes_chain_in_time_order_and_are_searchable(store: GraphStore, users, vec) -> None:
+    user = users()
+    t0 = REF
+    eps = [
+        Episode(
+            user_id=user,
+            session_id="s1",
+            text=f"turn {i} about hiking",
+            timestamp=t0 + timedelta(minutes=i),
+            speaker="Ann",
+            metadata={"dia_id": f"D1:{i}"},
+        )
+        for i in (2, 0, 1)
+    ]
+    ids = store.add_episodes(eps)
+    later = Episode(
+        user_id=user,
+        session_id="s1",
+        text="turn 3 about dinner",
+        timestamp=t0 + timedelta(minutes=3),
+    )
+    store.add_episodes([later])
+
+    by_ts = {e.timestamp: e.id for e in eps}
+    order = [by_ts[t0 + timedelta(minutes=i)] for i in range(3)]
+    nxt = store.next_episode_ids(user, [*ids, later.id])
+    assert nxt == {order[0]: order[1], order[1]: order[2], order[2]: later.id}
+    got = {e.id: e for e in store.get_episodes(user, ids)}
+    assert got[order[0]].metadata == {"dia_id": "D1:0"}
+    assert got[order[0]].speaker == "Ann"
+    hits = store.lexical_search(user, "dinner", kinds=[VectorKind.EPISODE])
+    assert [h.ref_id for h in hits] == [later.id]
+    store.set_embeddings(user, VectorKind.EPISODE, {later.id: vec(7)})
+    assert store.vector_search(user, VectorKind.EPISODE, vec(7), k=1)[0].ref_id == later.id
+
+
+def test_knowledge_versions_newest_first(store: GraphStore, users) -> None:
+    user = users()
+    first = KnowledgeVersion(
+        user_id=user,
+        session_id="s1",
+        created_at=REF,
+        points=[KnowledgePoint(content="likes tea", score=40)],
+    )
+    second = KnowledgeVersion(
+        user_id=user,
+        session_id="s2",
+        created_at=REF + timedelta(days=1),
+        points=[
+            KnowledgePoint(content="likes coffee", type=KnowledgeType.EXPERIENTIAL, score=90),
+            KnowledgePoint(content="works at night", score=70, metadata={"source": "s2"}),
+        ],
+    )
+    store.add_knowledge_version(first)
+    store.add_knowledge_version(second)
+
+    versions = store.knowledge_versions(user, limit=5)
+
+    assert [v.version_id for v in versions] == [second.version_id, first.version_id]
+    assert [p.content for p in versions[0].points] == ["likes coffee", "works at night"]
+    assert versions[0].points[0].type == KnowledgeType.EXPERIENTIAL
+    assert versions[0].points[1].metadata == {"source": "s2"}
+    assert store.knowledge_versions(users("other")) == []
+
+
+# -- input validation and signatures --------------------------------------------------
+
+
+def test_models_refuse_bad_input_with_clear_errors() -> None:
+    with pytest.raises(InvalidInputError, match="memory_type"):
+        validated(Memory, user_id="u", memory_type="情绪", title="t", text="x")
+    with pytest.raises(InvalidInputError, match="user_id"):
+        validated(Memory, user_id="  ", memory_type="事实", title="t", text="x")
+    with pytest.raises(InvalidInputError, match="text"):
+        validated(Memory, user_id="u", memory_type="fact", title="t", text="x" * 20_001)
+    with pytest.raises(InvalidInputError, match="content"):
+        validated(ContentNode, user_id="u", kind="主题", content="")
+    with pytest.raises(InvalidInputError, match="itself"):
+        validated(MemoryLink, user_id="u", source_id="a", target_id="a", type="CAUSES")
+
+
+def test_a_store_refuses_another_embedding_model(backend: str, tmp_path, store: GraphStore) -> None:
+    from memory_platform.config import Settings
+
+    if backend == "neo4j":
+        from tests.contract.conftest import neo4j_settings
+
+        settings = neo4j_settings()
+        assert settings is not None
+        other = settings.model_copy(update={"embedding_dim": 768, "embedding_model": "other-model"})
+    else:
+        path = tmp_path / "contract.db"
+        other = Settings(
+            sqlite_path=path, embedding_dim=768, embedding_model="other-model", _env_file=None
+        )
+
+    with pytest.raises(EmbeddingMismatchError, match="all-MiniLM-L6-v2"):
+        open_store(other)

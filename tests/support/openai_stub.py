@@ -1,0 +1,138 @@
+"""A small OpenAI-compatible HTTP server on 127.0.0.1 for tests.
+
+The LLM cannot be reached from the test machines, so chat completions are scripted:
+queue replies (a status code and a body, or a message to wrap) and the real ``openai``
+client receives them over HTTP. ``/v1/embeddings`` answers with a real embedder's
+vectors, so embeddings stay real. Every request is recorded for assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class OpenAIStub:
+    """Start with ``with OpenAIStub(...) as stub:``; ``stub.base_url`` is the ``/v1`` URL."""
+
+    def __init__(
+        self, embed: Callable[[Sequence[str]], Any] | None = None, model: str = "stub-model"
+    ) -> None:
+        self._embed = embed
+        self.model = model
+        self.replies: deque[tuple[int, Any]] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> OpenAIStub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def reply(
+        self, content: str | None = None, *, tool_calls: list[dict[str, Any]] | None = None
+    ) -> None:
+        """Queue a successful chat completion."""
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if tool_calls:
+            message["tool_calls"] = tool_calls
+        self.replies.append(
+            (
+                200,
+                {
+                    "id": f"chatcmpl-{len(self.replies)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": self.model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": message,
+                            "finish_reason": "tool_calls" if tool_calls else "stop",
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                },
+            )
+        )
+
+    def fail(self, status: int, message: str = "scripted failure") -> None:
+        """Queue an error answer (429, 500, ...)."""
+        self.replies.append(
+            (status, {"error": {"message": message, "type": "stub_error", "code": status}})
+        )
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep test output clean
+                return
+
+            def _send(self, status: int, body: Any) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                payload = json.loads(self.rfile.read(length) or b"{}")
+                stub.requests.append({"path": self.path, "body": payload})
+                if self.path.endswith("/embeddings"):
+                    if stub._embed is None:
+                        self._send(404, {"error": {"message": "no embedder"}})
+                        return
+                    texts = (
+                        payload["input"]
+                        if isinstance(payload["input"], list)
+                        else [payload["input"]]
+                    )
+                    vectors = stub._embed(texts)
+                    self._send(
+                        200,
+                        {
+                            "object": "list",
+                            "model": payload.get("model", stub.model),
+                            "data": [
+                                {
+                                    "object": "embedding",
+                                    "index": i,
+                                    "embedding": [float(x) for x in v],
+                                }
+                                for i, v in enumerate(vectors)
+                            ],
+                            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                        },
+                    )
+                    return
+                if self.path.endswith("/chat/completions"):
+                    if not stub.replies:
+                        self._send(
+                            500, {"error": {"message": "the stub has no scripted reply left"}}
+                        )
+                        return
+                    status, body = stub.replies.popleft()
+                    self._send(status, body)
+                    return
+                self._send(404, {"error": {"message": f"unknown path {self.path}"}})
+
+        return Handler

@@ -1,0 +1,67 @@
+"""The default model loads offline and embeds; the OpenAI-compatible client works over HTTP."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory_platform.config import Settings
+from memory_platform.embeddings import (
+    Embedder,
+    OpenAIEmbedder,
+    SentenceTransformerEmbedder,
+    make_embedder,
+)
+from memory_platform.errors import ConfigurationError, InvalidInputError
+from tests.support.openai_stub import OpenAIStub
+
+
+def test_default_model_embeds_normalised_and_meaningful(embedder: Embedder) -> None:
+    vectors = embedder.embed(
+        ["I love drinking coffee", "Coffee is my favourite drink", "The train was late"]
+    )
+
+    assert vectors.shape == (3, 384)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_one_string_is_refused(embedder: Embedder) -> None:
+    with pytest.raises(InvalidInputError):
+        embedder.embed("not a list")  # type: ignore[arg-type]
+
+
+def test_a_dimension_the_model_does_not_make_is_a_configuration_error() -> None:
+    wrong = SentenceTransformerEmbedder(dimension=768)
+    with pytest.raises(ConfigurationError, match="embedding_dim"):
+        wrong.embed(["hello"])
+
+
+def test_an_unknown_model_is_not_downloaded() -> None:
+    with pytest.raises(ConfigurationError, match="offline"):
+        SentenceTransformerEmbedder("some-org/model-that-is-not-here").embed(["hello"])
+
+
+def test_openai_compatible_endpoint(embedder: Embedder) -> None:
+    with OpenAIStub(embed=embedder.embed) as stub:
+        settings = Settings(
+            embedding_provider="openai",
+            embedding_base_url=stub.base_url,
+            embedding_model="text-embedding-3-small",
+            embedding_batch_size=2,
+            _env_file=None,
+        )
+        remote = make_embedder(settings)
+        texts = ["我今天心情不好", "I slept badly", "coffee"]
+        vectors = remote.embed(texts)
+
+        assert isinstance(remote, OpenAIEmbedder)
+        assert np.allclose(vectors, embedder.embed(texts), atol=1e-5)
+        assert [len(r["body"]["input"]) for r in stub.requests] == [2, 1]  # batched
+        assert stub.requests[0]["body"]["model"] == "text-embedding-3-small"
+
+        short = OpenAIEmbedder(stub.base_url, "m", dimension=16)
+        with pytest.raises(ConfigurationError, match="384"):
+            short.embed(["x"])

@@ -1,0 +1,124 @@
+"""The facade: fast writes, background embedding, recovery after a crash, episodes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory_platform import InvalidInputError, MemoryPlatform, NotFoundError, Settings
+from memory_platform.builder import build_memory
+from memory_platform.embeddings import Embedder
+from memory_platform.models import VectorKind
+from memory_platform.store import open_store
+from memory_platform.tools.arguments import CreateMemoryArgs
+
+USER = "platform-user"
+
+
+def test_opens_the_configured_sqlite_store(sqlite_settings: Settings, embedder: Embedder) -> None:
+    with MemoryPlatform(
+        Settings(backend="sqlite", sqlite_path=sqlite_settings.sqlite_path, _env_file=None),
+        embedder=embedder,
+    ) as mp:
+        assert mp.store.backend_name == "sqlite"
+    assert sqlite_settings.sqlite_path.exists()
+
+
+def test_create_memory_returns_before_embedding_and_becomes_searchable(
+    platform: MemoryPlatform, embedder: Embedder
+) -> None:
+    memory_id = platform.create_memory(
+        USER, subject="Melanie", memory_type="event", topic="painted", object="a lake sunrise"
+    )
+
+    assert platform.get_memory(USER, memory_id).memory.status.value == "staged"
+    assert platform.wait_for_indexing(USER)
+    query = embedder.embed(["Melanie's painting of a sunrise"])[0]
+    hits = platform.store.vector_search(USER, VectorKind.MEMORY, query, k=1)
+    assert hits[0].ref_id == memory_id
+
+
+def test_memories_written_without_embeddings_are_embedded_on_next_start(
+    sqlite_settings: Settings, embedder: Embedder
+) -> None:
+    # Simulate a crash between the write and its embedding: write through the store only.
+    store = open_store(sqlite_settings)
+    graph = build_memory(
+        USER, CreateMemoryArgs(subject="我", memory_type="事实", topic="喜好", object="爵士乐")
+    )
+    store.write_memory(graph)
+    assert len(store.pending_embeddings(USER)) == 3
+    store.close()
+
+    with MemoryPlatform(sqlite_settings, embedder=embedder) as mp:
+        assert mp.wait_for_indexing(USER)
+        assert mp.stats(USER).vectors == {"memory": 1, "topic": 1, "object": 1}
+
+
+def test_create_memory_validates_like_the_tool(platform: MemoryPlatform) -> None:
+    with pytest.raises(InvalidInputError, match="memory_type"):
+        platform.create_memory(USER, subject="我", memory_type="mood", topic="x")
+    with pytest.raises(InvalidInputError, match="user_id"):
+        platform.create_memory("", subject="我", memory_type="fact", topic="x")
+    assert platform.stats().memories == 0
+
+
+def test_add_episodes_keeps_metadata_and_parses_times(platform: MemoryPlatform) -> None:
+    ids = platform.add_episodes(
+        USER,
+        [
+            {
+                "text": "Caroline went to a support group.",
+                "timestamp": "2023-05-08T13:56:00",
+                "session_id": "s1",
+                "speaker": "Caroline",
+                "metadata": {"dia_id": "D1:3"},
+            },
+            {
+                "text": "Melanie painted a sunrise.",
+                "timestamp": datetime(2023, 5, 8, 14, 0, tzinfo=UTC),
+                "session_id": "s1",
+                "speaker": "Melanie",
+            },
+        ],
+    )
+    single = platform.add_episode(USER, "Later that week they met again.", session_id="s1")
+
+    episodes = {e.id: e for e in platform.store.get_episodes(USER, [*ids, single])}
+    assert episodes[ids[0]].metadata == {"dia_id": "D1:3"}
+    assert episodes[ids[0]].timestamp == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert platform.store.next_episode_ids(USER, ids) == {ids[0]: ids[1], ids[1]: single}
+    assert platform.wait_for_indexing(USER)
+    assert platform.stats(USER).vectors["episode"] == 3
+
+
+@pytest.mark.parametrize(
+    ("episode", "message"),
+    [
+        ({"text": ""}, "at least 1 character"),
+        ({"text": "x", "timestamp": "yesterday-ish"}, "ISO-8601"),
+        ({"text": "x", "mood": "sad"}, "unknown keys"),
+        ("just text", "must be a dict"),
+    ],
+)
+def test_bad_episodes_are_refused_and_none_written(
+    platform: MemoryPlatform, episode: object, message: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        platform.add_episodes(USER, [{"text": "fine"}, episode])  # type: ignore[list-item]
+    assert platform.stats(USER).episodes == 0
+
+
+def test_delete_memory_and_user(platform: MemoryPlatform) -> None:
+    memory_id = platform.create_memory(
+        USER, subject="我", memory_type="事实", topic="住址", object="上海"
+    )
+    platform.delete_memory(USER, memory_id)
+    with pytest.raises(NotFoundError):
+        platform.delete_memory(USER, memory_id)
+    with pytest.raises(NotFoundError):
+        platform.get_memory(USER, memory_id)
+    platform.create_memory(USER, subject="我", memory_type="事实", topic="职业", object="老师")
+    platform.delete_user(USER)
+    assert platform.stats(USER).memories == 0

@@ -1,0 +1,67 @@
+"""What only the embedded backend promises: WAL, several processes, versioned schema."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from memory_platform.models import VectorKind
+from memory_platform.store import EmbeddingSignature
+from memory_platform.store.sqlite import SQLiteGraphStore
+from memory_platform.store.sqlite_schema import MIGRATIONS, schema_version
+
+SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from memory_platform.builder import build_memory
+    from memory_platform.models import VectorKind
+    from memory_platform.store import EmbeddingSignature
+    from memory_platform.store.sqlite import SQLiteGraphStore
+    from memory_platform.tools.arguments import CreateMemoryArgs
+
+    path, user, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    store = SQLiteGraphStore(path, EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384))
+    rng = np.random.default_rng(len(user))
+    for i in range(count):
+        graph = build_memory(user, CreateMemoryArgs(subject="我", memory_type="事件", topic=f"任务{i}"))
+        store.write_memory(graph)
+        store.set_embeddings(user, VectorKind.MEMORY, {graph.memory.id: rng.standard_normal(384)})
+    store.close()
+    """
+)
+
+
+def test_file_is_in_wal_mode_with_the_latest_schema(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    SQLiteGraphStore(path, SIGNATURE).close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert schema_version(conn) == len(MIGRATIONS)
+    again = SQLiteGraphStore(path, SIGNATURE)  # reopening migrates nothing and keeps data
+    assert again.stats().memories == 0
+    again.close()
+
+
+def test_several_processes_write_one_file_and_see_each_other(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    reader = SQLiteGraphStore(path, SIGNATURE)
+    assert reader.vector_search("p1", VectorKind.MEMORY, np.ones(384), k=5) == []  # warm the cache
+
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"p{i}", "40"]) for i in range(3)
+    ]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0, 0]
+
+    for i in range(3):
+        assert reader.stats(f"p{i}").memories == 40
+        hits = reader.vector_search(f"p{i}", VectorKind.MEMORY, np.ones(384), k=100)
+        assert len(hits) == 40  # the cache picked up the other processes' rows
+    reader.close()
