@@ -37,6 +37,7 @@ from .models import (
     RelationType,
 )
 from .platform import MemoryPlatform
+from .retrieval import ScoreComponents, SearchResult
 from .store import GraphStore, MemoryRecord, StoreStats
 from .tools import system_prompt
 
@@ -69,6 +70,8 @@ __all__ = [
     "NotFoundError",
     "OpenAIEmbedder",
     "RelationType",
+    "ScoreComponents",
+    "SearchResult",
     "SentenceTransformerEmbedder",
     "Settings",
     "StorageError",

@@ -60,6 +60,12 @@ class RetrievalSettings(BaseModel):
     graph_distance_weight: float = Field(0.2, ge=0)
     recency_weight: float = Field(0.1, ge=0)
     access_weight: float = Field(0.1, ge=0)
+    fusion: Literal["blend", "rrf"] = Field(
+        "blend", description="how vector and lexical matches combine into relevance"
+    )
+    lexical_weight: float = Field(0.3, ge=0, le=1, description="share of the lexical rank in blend")
+    rrf_k: int = Field(60, ge=1, description="reciprocal rank fusion constant")
+    neighbors_per_hit: int = Field(2, ge=0, le=10, description="graph neighbours per direct match")
     hub_degree_cap: int = Field(
         50, ge=1, description="nodes in more memories are not walked through"
     )

@@ -9,6 +9,7 @@ the caller gets the candidates back instead.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from .models import Memory, VectorKind
 from .store import GraphStore
 from .store.base import memory_document
 from .textutil import lexical_tokens
+from .timeparse import resolve_time_words
 
 __all__ = ["Candidate", "Resolution", "resolve_memory"]
 
@@ -60,16 +62,28 @@ def _overlap(description: tuple[str, ...], document: tuple[str, ...]) -> float:
 
 
 def resolve_memory(
-    store: GraphStore, embedder: Embedder, user_id: str, description: str
+    store: GraphStore,
+    embedder: Embedder,
+    user_id: str,
+    description: str,
+    reference_time: datetime | None = None,
 ) -> Resolution:
-    """Resolve a description (or a memory id) to one of the user's memories."""
+    """Resolve a description (or a memory id) to one of the user's memories.
+
+    Relative time words in the description (``昨晚``, ``yesterday``) are resolved against
+    ``reference_time`` and matched against the memories' normalised times.
+    """
     direct = store.get_memories(user_id, [description.strip()])
     if direct:
         return Resolution(memory=direct[0], candidates=[])
+    times = resolve_time_words(description, reference_time or datetime.now(UTC))
+    lexical_text = " ".join([description, *times])
 
     query_vector = embedder.embed([description])[0]
     ids: dict[str, None] = {}
-    for hit in store.lexical_search(user_id, description, kinds=[VectorKind.MEMORY], k=_CANDIDATES):
+    for hit in store.lexical_search(
+        user_id, lexical_text, kinds=[VectorKind.MEMORY], k=_CANDIDATES
+    ):
         ids.setdefault(hit.ref_id, None)
     semantic: dict[str, float] = {}
     for vhit in store.vector_search(user_id, VectorKind.MEMORY, query_vector, k=_CANDIDATES):
@@ -85,7 +99,7 @@ def resolve_memory(
         for memory, vector in zip(missing, vectors, strict=True):
             semantic[memory.id] = max(float(np.dot(query_vector, vector)), 0.0)
 
-    wanted = lexical_tokens(description)
+    wanted = lexical_tokens(lexical_text)
     candidates = sorted(
         (
             Candidate(

@@ -478,7 +478,8 @@ class PathStep(BaseModel):
 
     ``relation`` is a :class:`LinkType` value or ``SHARED_NODE``; ``direction`` tells
     whether the link was followed along (``out``) or against (``in``) its arrow;
-    ``via`` names the shared node's content for ``SHARED_NODE`` hops.
+    ``via`` names the shared node's content for ``SHARED_NODE`` hops; ``weight`` is the
+    link's importance times its confidence, or one over the shared node's degree.
     """
 
     from_id: str
@@ -486,6 +487,7 @@ class PathStep(BaseModel):
     relation: str
     direction: Literal["out", "in", "both"]
     via: str | None = None
+    weight: float = 1.0
 
 
 class ExpansionHit(BaseModel):

@@ -14,15 +14,22 @@ from .embeddings import Embedder, make_embedder
 from .errors import InvalidInputError, NotFoundError
 from .indexing import EmbeddingIndexer
 from .linking import resolve_memory
+from .llm import LLMClient
 from .models import (
     Episode,
     MemoryLink,
+    MemoryType,
     RelationType,
     invalid_input_from,
     validated,
 )
+from .retrieval import HybridRetriever, SearchResult, format_context
+from .retrieval.context import relation_label
+from .retrieval.planner import LLMQueryPlanner
+from .retrieval.retriever import TimeWindow
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
-from .tools.arguments import CreateMemoryArgs
+from .timeparse import normalize_time
+from .tools.arguments import CreateMemoryArgs, SearchMemoriesArgs
 from .tools.executor import ToolExecutor
 from .tools.schemas import tool_definitions
 
@@ -38,6 +45,47 @@ _EPISODE_KEYS = {
     "importance",
     "id",
 }
+
+
+def _time_bound(value: Any, field: str, now: datetime, end: bool) -> datetime | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not isinstance(value, str):
+        raise InvalidInputError("must be a datetime or a time expression", field)
+    parsed = normalize_time(value, now)
+    if not parsed.parsed or parsed.start is None:
+        raise InvalidInputError(
+            f"cannot understand {value!r}; use a date such as 2025-11-05 or words such as "
+            "上周一 / yesterday",
+            field,
+        )
+    if end:
+        return parsed.end or parsed.start
+    return parsed.start
+
+
+def _time_window(
+    time_range: Mapping[str, Any] | tuple[Any, Any] | None, now: datetime
+) -> TimeWindow | None:
+    """A filter window from ``{"start", "end"}`` or a pair; an end date includes its day."""
+    if time_range is None:
+        return None
+    if isinstance(time_range, Mapping):
+        unknown = set(time_range) - {"start", "end"}
+        if unknown:
+            raise InvalidInputError(f"unknown keys {sorted(unknown)}", "time_range")
+        start, end = time_range.get("start"), time_range.get("end")
+    else:
+        start, end = time_range
+    window = TimeWindow(
+        _time_bound(start, "time_range.start", now, end=False),
+        _time_bound(end, "time_range.end", now, end=True),
+    )
+    if window.start and window.end and window.start >= window.end:
+        raise InvalidInputError("start must be before end", "time_range")
+    return None if window.start is None and window.end is None else window
 
 
 def _parse_timestamp(value: datetime | str | None, field: str = "timestamp") -> datetime | None:
@@ -58,7 +106,8 @@ class MemoryPlatform:
         settings: configuration; defaults to :meth:`Settings` read from the environment.
         embedder: the embedder to use instead of the one the settings describe (share
             one loaded model between several platforms).
-        store: an open store to use instead of opening the configured one.
+        store: an open store to use instead of opening the configured one (the caller
+            keeps ownership: :meth:`close` leaves it open).
 
     Use it as a context manager, or call :meth:`close`.
     """
@@ -72,11 +121,19 @@ class MemoryPlatform:
     ) -> None:
         self.settings = settings or load_settings()
         self.embedder: Embedder = embedder or make_embedder(self.settings)
+        self._owns_store = store is None
         self.store: GraphStore = store or open_store(self.settings)
         self._indexer = EmbeddingIndexer(
             self.store, self.embedder, batch_size=self.settings.embedding_batch_size
         )
         self._tools = ToolExecutor(self)
+        self.llm = LLMClient.from_settings(self.settings)
+        self._retriever = HybridRetriever(
+            self.store,
+            self.embedder,
+            self.settings.retrieval,
+            planner=LLMQueryPlanner(self.llm) if self.llm is not None else None,
+        )
         # Items left without vectors by an earlier crash get embedded in the background.
         self._indexer.notify(None)
 
@@ -96,9 +153,11 @@ class MemoryPlatform:
         self.close()
 
     def close(self) -> None:
-        """Finish queued embedding work and close the store."""
+        """Finish queued embedding work and close the store (if this platform opened it)."""
         self._indexer.close(wait=True)
-        self.store.close()
+        self._retriever.close()
+        if self._owns_store:
+            self.store.close()
 
     # -- tools ---------------------------------------------------------------------------
 
@@ -188,6 +247,7 @@ class MemoryPlatform:
         target_memory_description: str,
         relation_type: str | RelationType,
         importance: float = 0.6,
+        reference_time: datetime | None = None,
     ) -> dict[str, Any]:
         """Link two existing memories found by description (or id).
 
@@ -215,7 +275,7 @@ class MemoryPlatform:
                 raise InvalidInputError(
                     "must be a non-empty description", f"{role}_memory_description"
                 )
-            found = resolve_memory(self.store, self.embedder, user, description)
+            found = resolve_memory(self.store, self.embedder, user, description, reference_time)
             if found.memory is None:
                 return {
                     "success": False,
@@ -313,6 +373,116 @@ class MemoryPlatform:
         ids = self.store.add_episodes(items)
         self._indexer.notify(user)
         return ids
+
+    # -- searching -----------------------------------------------------------------------
+
+    def search(
+        self,
+        user_id: str,
+        query: str,
+        memory_types: Sequence[str] | None = None,
+        time_range: Mapping[str, Any] | tuple[Any, Any] | None = None,
+        max_results: int = 10,
+        expand_depth: int = 1,
+        mode: Literal["fast", "deep", "auto"] = "auto",
+        *,
+        relation_types: Sequence[str] | None = None,
+        include_invalid: bool = False,
+        kinds: Sequence[Literal["memory", "episode"]] = ("memory", "episode"),
+        reference_time: datetime | None = None,
+        record_access: bool = True,
+    ) -> list[SearchResult]:
+        """Search a user's memories and episodes (seed 000 §5.2, §12.3; seed 004).
+
+        Args:
+            user_id: whose memory.
+            query: a question or keywords, in Chinese or English.
+            memory_types: only these types (事件/事实/关系/观点 or English); excludes episodes.
+            time_range: ``{"start": ..., "end": ...}`` (or a pair); each end a datetime, an
+                ISO date or a relative expression such as ``上周一`` or ``yesterday``.
+            max_results: how many results at most (1-100).
+            expand_depth: graph hops to follow from direct matches (0-2).
+            mode: ``fast`` (no expansion), ``deep`` (always expand) or ``auto``.
+            relation_types: follow only these link types (``CAUSES``, ... ``SHARED_NODE``).
+            include_invalid: also return memories invalidated by a later conflict.
+            kinds: which kinds of items to search.
+            reference_time: "now" for relative time ranges and recency; defaults to now.
+            record_access: count this search as an access of the memories returned.
+
+        Returns:
+            Direct matches first, then graph-related memories (``layer="related"``), each
+            with its score components.
+        """
+        user = self._user(user_id)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("must be a non-empty string", "query")
+        types = None
+        if memory_types:
+            try:
+                types = [MemoryType(t) for t in memory_types]
+            except ValueError as exc:
+                raise InvalidInputError(
+                    f"use only: {' / '.join(MemoryType.accepted())}", "memory_types"
+                ) from exc
+        now = reference_time or datetime.now(UTC)
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=UTC)
+        return self._retriever.search(
+            user,
+            query.strip(),
+            memory_types=types,
+            window=_time_window(time_range, now),
+            max_results=max_results,
+            expand_depth=expand_depth,
+            mode=mode,
+            relation_types=relation_types,
+            include_invalid=include_invalid,
+            kinds=kinds,
+            now=now,
+            record_access=record_access,
+        )
+
+    def format_context(self, results: Sequence[SearchResult]) -> str:
+        """The layered ``<memory_context>`` block for a prompt (seed 004 §2.4)."""
+        return format_context(results)
+
+    def search_tool(
+        self, user_id: str, args: SearchMemoriesArgs, reference_time: datetime | None = None
+    ) -> dict[str, Any]:
+        """The ``search_memories`` tool: results in a compact form plus the prompt block."""
+        time_range = args.time_range.model_dump() if args.time_range else None
+        results = self.search(
+            user_id,
+            args.query,
+            memory_types=[t.value for t in args.memory_types] if args.memory_types else None,
+            time_range=time_range,
+            max_results=args.max_results,
+            expand_depth=args.expand_depth,
+            mode=self.settings.retrieval.default_mode,
+            reference_time=reference_time,
+        )
+        return {
+            "success": True,
+            "count": len(results),
+            "results": [
+                {
+                    "id": r.id,
+                    "kind": r.kind,
+                    "text": r.text,
+                    "time": r.time,
+                    "layer": r.layer,
+                    "graph_distance": r.graph_distance,
+                    "score": round(r.score, 4),
+                    **(
+                        {"relation": relation_label(r.path[-1].relation, r.path[-1].direction)}
+                        if r.path
+                        else {}
+                    ),
+                }
+                for r in results
+            ],
+            "context": format_context(results),
+        }
 
     # -- reading and deleting --------------------------------------------------------
 

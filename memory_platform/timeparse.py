@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-__all__ = ["ParsedTime", "normalize_time"]
+__all__ = ["ParsedTime", "normalize_time", "resolve_time_words"]
 
 
 @dataclass(frozen=True)
@@ -403,3 +403,28 @@ def normalize_time(expression: str, reference: datetime) -> ParsedTime:
             return _result(original, _fmt_minute(start), start, None)
         return ParsedTime(text=expression, start=None, end=None, parsed=False, original=original)
     return found
+
+
+_TIME_WORDS = re.compile(
+    r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|后天|"
+    r"上上?个?(?:星期|周|礼拜)[一二三四五六日天]?|这个?(?:星期|周|礼拜)[一二三四五六日天]?|"
+    r"[\d一二两三四五六七八九十几]+\s*(?:天|周|个?星期|个?月|年)前|"
+    r"\b(?:the day before yesterday|yesterday|today|tonight|last night|this morning|"
+    r"last (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year)|"
+    r"\d+ (?:days?|weeks?|months?|years?) ago)\b",
+    re.IGNORECASE,
+)
+
+
+def resolve_time_words(text: str, reference: datetime) -> list[str]:
+    """The absolute form of every relative time word in a sentence.
+
+    ``昨晚没睡好`` said on 2025-11-05 gives ``["2025-11-04 夜间"]``, so a description
+    can be matched against memories whose times were normalised when they were written.
+    """
+    out = []
+    for match in _TIME_WORDS.finditer(text):
+        parsed = normalize_time(match.group(0), reference)
+        if parsed.parsed:
+            out.append(parsed.text)
+    return out

@@ -28,6 +28,7 @@ from ..models import (
     MemoryLink,
     MemoryStatus,
     MemorySubgraph,
+    PathStep,
     StructuralEdge,
     VectorHit,
     VectorKind,
@@ -40,6 +41,7 @@ __all__ = [
     "MemoryRecord",
     "PendingEmbedding",
     "StoreStats",
+    "relation_filter",
 ]
 
 SHARED_NODE = "SHARED_NODE"
@@ -245,6 +247,16 @@ class GraphStore(ABC):
         """Items that have no vector yet (of one user, or of all users)."""
 
     @abstractmethod
+    def get_vectors(
+        self, user_id: str, kind: VectorKind, ref_ids: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored vectors of the given items (those that have one)."""
+
+    @abstractmethod
+    def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each content node, the ids of the memories that include it."""
+
+    @abstractmethod
     def vector_search(
         self, user_id: str, kind: VectorKind, vector: npt.ArrayLike, k: int = 10
     ) -> list[VectorHit]:
@@ -269,14 +281,17 @@ class GraphStore(ABC):
         relation_types: Iterable[LinkType | str] | None = None,
         hub_cap: int = 50,
         include_invalid: bool = False,
+        skip_node_ids: Sequence[str] = (),
     ) -> list[ExpansionHit]:
         """Memories reachable from the seed memories within ``depth`` hops.
 
         A hop follows a memory link in either direction, or goes through a content node
         both memories include (``SHARED_NODE``), unless that node is in more than
-        ``hub_cap`` memories. ``relation_types`` limits the hops to those link types
-        (add ``SHARED_NODE`` to keep shared-node hops). Seeds are not returned; each
-        reached memory comes with its shortest distance and one shortest path.
+        ``hub_cap`` memories or listed in ``skip_node_ids`` (such as the user's own
+        subject, which every memory shares). ``relation_types`` limits the hops to those
+        link types (add ``SHARED_NODE`` to keep shared-node hops). Seeds are not
+        returned; each reached memory comes with its shortest distance and one shortest
+        path.
         """
 
     # -- episodes ------------------------------------------------------------------------
@@ -345,46 +360,52 @@ class GraphStore(ABC):
             raise InvalidInputError("must be an integer from 0 to 3", "expand_depth")
         return depth
 
-    @staticmethod
-    def _relation_filter(
-        relation_types: Iterable[LinkType | str] | None,
-    ) -> tuple[list[str], bool]:
-        """Link type names to follow and whether shared-node hops are allowed."""
-        if relation_types is None:
-            return [t.value for t in LinkType], True
-        names: list[str] = []
-        shared = False
-        for item in relation_types:
-            if isinstance(item, str) and item.strip().upper() == SHARED_NODE:
-                shared = True
-                continue
-            try:
-                names.append(LinkType(item).value)
-            except ValueError as exc:
-                raise InvalidInputError(
-                    f"unknown relation type {item!r}; use one of "
-                    f"{[t.value for t in LinkType] + [SHARED_NODE]}",
-                    "relation_types",
-                ) from exc
-        return sorted(set(names)), shared
+
+def relation_filter(
+    relation_types: Iterable[LinkType | str] | None,
+) -> tuple[list[str], bool]:
+    """Link type names to follow and whether shared-node hops are allowed.
+
+    Raises:
+        InvalidInputError: a name is neither a link type nor ``SHARED_NODE``.
+    """
+    if relation_types is None:
+        return [t.value for t in LinkType], True
+    names: list[str] = []
+    shared = False
+    for item in relation_types:
+        if isinstance(item, str) and item.strip().upper() == SHARED_NODE:
+            shared = True
+            continue
+        try:
+            names.append(LinkType(item).value)
+        except ValueError as exc:
+            raise InvalidInputError(
+                f"unknown relation type {item!r}; use one of "
+                f"{[t.value for t in LinkType] + [SHARED_NODE]}",
+                "relation_types",
+            ) from exc
+    return sorted(set(names)), shared
+
+
+Hop = tuple[str, str, str, str, str | None, float]
+"""A candidate hop: (from, to, relation, direction, via, weight)."""
 
 
 def pick_shortest_paths(
-    seeds: Sequence[str], rows: Iterable[tuple[str, str, str, str, str | None]], depth: int
+    seeds: Sequence[str], rows: Iterable[Hop], depth: int
 ) -> list[ExpansionHit]:
-    """Breadth-first over candidate hops ``(from, to, relation, direction, via)``.
+    """Breadth-first over candidate hops ``(from, to, relation, direction, via, weight)``.
 
     Backends return every hop they found from the frontier; this picks, for each reached
     memory, its shortest distance and one path chosen deterministically (explicit links
     before shared nodes, then by id), so every backend ranks identically.
     """
-    from ..models import PathStep
-
-    by_from: dict[str, list[tuple[str, str, str, str | None]]] = {}
-    for src, dst, rel, direction, via in rows:
-        by_from.setdefault(src, []).append((dst, rel, direction, via))
+    by_from: dict[str, list[tuple[str, str, str, str | None, float]]] = {}
+    for src, dst, rel, direction, via, weight in rows:
+        by_from.setdefault(src, []).append((dst, rel, direction, via, float(weight)))
     for hops in by_from.values():
-        hops.sort(key=lambda h: (h[1] == SHARED_NODE, h[0], h[1], h[2], h[3] or ""))
+        hops.sort(key=lambda h: (h[1] == SHARED_NODE, h[0], h[1], h[2], h[3] or "", -h[4]))
 
     paths: dict[str, list[PathStep]] = {s: [] for s in seeds}
     frontier = sorted(set(seeds))
@@ -392,7 +413,7 @@ def pick_shortest_paths(
     for distance in range(1, depth + 1):
         nxt: list[str] = []
         for src in frontier:
-            for dst, rel, direction, via in by_from.get(src, []):
+            for dst, rel, direction, via, weight in by_from.get(src, []):
                 if dst in paths:
                     continue
                 step = PathStep(
@@ -401,6 +422,7 @@ def pick_shortest_paths(
                     relation=rel,
                     direction=direction,
                     via=via,
+                    weight=weight,
                 )
                 paths[dst] = [*paths[src], step]
                 hits.append(ExpansionHit(memory_id=dst, distance=distance, path=paths[dst]))

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import numpy as np
 import numpy.typing as npt
 
 from ..config import Settings
@@ -52,12 +53,14 @@ from .base import (
     SHARED_NODE,
     EmbeddingSignature,
     GraphStore,
+    Hop,
     MemoryRecord,
     PendingEmbedding,
     StoreStats,
     episode_document,
     memory_document,
     pick_shortest_paths,
+    relation_filter,
 )
 
 __all__ = ["Neo4jGraphStore"]
@@ -450,6 +453,25 @@ class Neo4jGraphStore(GraphStore):
             for r in self._read("vector/pending", user_id=user, limit=limit)
         ]
 
+    def get_vectors(
+        self, user_id: str, kind: VectorKind, ref_ids: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "vector/get_many",
+            ref_ids=list(dict.fromkeys(ref_ids)),
+            kind=VectorKind(kind).value,
+            user_id=user,
+        )
+        return {r["ref_id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
+
+    def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "node/memories_for_many", node_ids=list(dict.fromkeys(node_ids)), user_id=user
+        )
+        return {r["node_id"]: list(r["memory_ids"]) for r in rows}
+
     def vector_search(
         self, user_id: str, kind: VectorKind, vector: npt.ArrayLike, k: int = 10
     ) -> list[VectorHit]:
@@ -501,16 +523,17 @@ class Neo4jGraphStore(GraphStore):
         relation_types: Iterable[LinkType | str] | None = None,
         hub_cap: int = 50,
         include_invalid: bool = False,
+        skip_node_ids: Sequence[str] = (),
     ) -> list[ExpansionHit]:
         user = self._check_user(user_id)
         depth = self._check_depth(depth)
-        types, shared = self._relation_filter(relation_types)
+        types, shared = relation_filter(relation_types)
         seeds = list(dict.fromkeys(seed_ids))
         if depth == 0 or not seeds:
             return []
         seen = set(seeds)
         frontier = seeds
-        rows: list[tuple[str, str, str, str, str | None]] = []
+        rows: list[Hop] = []
         for _ in range(depth):
             if not frontier:
                 break
@@ -523,8 +546,11 @@ class Neo4jGraphStore(GraphStore):
                 hub_cap=hub_cap,
                 include_invalid=include_invalid,
                 shared_rel=SHARED_NODE,
+                skip=list(skip_node_ids),
             )
-            rows.extend((r["from_id"], r["to_id"], r["rel"], r["dir"], r["via"]) for r in step)
+            rows.extend(
+                (r["from_id"], r["to_id"], r["rel"], r["dir"], r["via"], r["weight"]) for r in step
+            )
             reached = sorted({r["to_id"] for r in step} - seen)
             seen.update(reached)
             frontier = reached

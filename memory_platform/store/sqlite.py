@@ -58,6 +58,7 @@ from .base import (
     episode_document,
     memory_document,
     pick_shortest_paths,
+    relation_filter,
 )
 from .sqlite_schema import migrate
 from .vector_cache import VectorCache
@@ -678,6 +679,28 @@ class SQLiteGraphStore(GraphStore):
             )
         return out
 
+    def get_vectors(
+        self, user_id: str, kind: VectorKind, ref_ids: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        user = self._check_user(user_id)
+        with self._translate():
+            return self._cache.vectors(self._conn(), user, VectorKind(kind).value, list(ref_ids))
+
+    def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(node_ids))
+        out: dict[str, list[str]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            for node_id, memory_id in self._read(
+                "SELECT node_id, memory_id FROM memory_nodes"
+                f" WHERE user_id = ? AND node_id IN ({_placeholders(len(chunk))})"
+                " ORDER BY node_id, memory_id",
+                (user, *chunk),
+            ):
+                out.setdefault(node_id, []).append(memory_id)
+        return out
+
     def vector_search(
         self, user_id: str, kind: VectorKind, vector: npt.ArrayLike, k: int = 10
     ) -> list[VectorHit]:
@@ -726,10 +749,11 @@ class SQLiteGraphStore(GraphStore):
         relation_types: Iterable[LinkType | str] | None = None,
         hub_cap: int = 50,
         include_invalid: bool = False,
+        skip_node_ids: Sequence[str] = (),
     ) -> list[ExpansionHit]:
         user = self._check_user(user_id)
         depth = self._check_depth(depth)
-        types, shared = self._relation_filter(relation_types)
+        types, shared = relation_filter(relation_types)
         seeds = list(dict.fromkeys(seed_ids))
         if depth == 0 or not seeds:
             return []
@@ -744,9 +768,10 @@ class SQLiteGraphStore(GraphStore):
                 "hub_cap": hub_cap,
                 "include_invalid": int(include_invalid),
                 "shared_rel": SHARED_NODE,
+                "skip": json.dumps(list(skip_node_ids)),
             },
         )
-        return pick_shortest_paths(seeds, ((r[0], r[1], r[2], r[3], r[4]) for r in rows), depth)
+        return pick_shortest_paths(seeds, (tuple(r) for r in rows), depth)
 
     # -- episodes ------------------------------------------------------------------------
 
@@ -1028,11 +1053,11 @@ def _episode_from_row(r: Any) -> Episode:
 # (skipped when the node is in more than :hub_cap memories). Every reached memory must
 # belong to the user and, unless asked, still be valid. Seeds enter as (NULL -> seed).
 _EXPAND_SQL = """
-WITH RECURSIVE hop(src, dst, rel, dir, via, d) AS (
-    SELECT NULL, m.id, NULL, NULL, NULL, 0
+WITH RECURSIVE hop(src, dst, rel, dir, via, w, d) AS (
+    SELECT NULL, m.id, NULL, NULL, NULL, NULL, 0
       FROM json_each(:seeds) s JOIN memories m ON m.id = s.value AND m.user_id = :user
     UNION
-    SELECT h.dst, l.target_id, l.type, 'out', NULL, h.d + 1
+    SELECT h.dst, l.target_id, l.type, 'out', NULL, l.importance * l.confidence, h.d + 1
       FROM hop h
       JOIN links l ON l.source_id = h.dst AND l.user_id = :user
       JOIN memories m ON m.id = l.target_id AND m.user_id = :user
@@ -1040,7 +1065,7 @@ WITH RECURSIVE hop(src, dst, rel, dir, via, d) AS (
        AND l.type IN (SELECT value FROM json_each(:types))
        AND (:include_invalid OR m.invalid_at IS NULL)
     UNION
-    SELECT h.dst, l.source_id, l.type, 'in', NULL, h.d + 1
+    SELECT h.dst, l.source_id, l.type, 'in', NULL, l.importance * l.confidence, h.d + 1
       FROM hop h
       JOIN links l ON l.target_id = h.dst AND l.user_id = :user
       JOIN memories m ON m.id = l.source_id AND m.user_id = :user
@@ -1048,14 +1073,15 @@ WITH RECURSIVE hop(src, dst, rel, dir, via, d) AS (
        AND l.type IN (SELECT value FROM json_each(:types))
        AND (:include_invalid OR m.invalid_at IS NULL)
     UNION
-    SELECT h.dst, b.memory_id, :shared_rel, 'both', n.content, h.d + 1
+    SELECT h.dst, b.memory_id, :shared_rel, 'both', n.content, 1.0 / n.degree, h.d + 1
       FROM hop h
       JOIN memory_nodes a ON a.memory_id = h.dst AND a.user_id = :user
       JOIN nodes n ON n.id = a.node_id AND n.user_id = :user AND n.degree <= :hub_cap
       JOIN memory_nodes b ON b.node_id = a.node_id AND b.memory_id <> h.dst
       JOIN memories m ON m.id = b.memory_id AND m.user_id = :user
      WHERE h.d < :depth AND :shared
+       AND n.id NOT IN (SELECT value FROM json_each(:skip))
        AND (:include_invalid OR m.invalid_at IS NULL)
 )
-SELECT src, dst, rel, dir, via FROM hop WHERE d > 0
+SELECT src, dst, rel, dir, via, w FROM hop WHERE d > 0
 """

@@ -26,6 +26,7 @@ class _Matrix:
     ids: list[str] = field(default_factory=list)
     chunks: list[npt.NDArray[np.float32]] = field(default_factory=list)
     matrix: npt.NDArray[np.float32] | None = None
+    positions: dict[str, int] | None = None
 
     def dense(self, dim: int) -> npt.NDArray[np.float32]:
         if self.matrix is None or self.matrix.shape[0] != len(self.ids):
@@ -47,6 +48,20 @@ class VectorCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+    def vectors(
+        self, conn: sqlite3.Connection, user_id: str, kind: str, ref_ids: list[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """The cached rows of the given ids (refreshing the cache first)."""
+        ids, matrix = self.matrix(conn, user_id, kind)
+        with self._lock:
+            entry = self._entries.get((user_id, kind))
+            if entry is None:
+                return {}
+            if entry.positions is None or len(entry.positions) != len(ids):
+                entry.positions = {ref: i for i, ref in enumerate(ids)}
+            positions = entry.positions
+        return {ref: matrix[positions[ref]] for ref in ref_ids if ref in positions}
 
     def matrix(
         self, conn: sqlite3.Connection, user_id: str, kind: str

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import MemoryPlatformError
-from .arguments import CreateMemoryArgs, LinkMemoriesArgs
+from .arguments import CreateMemoryArgs, LinkMemoriesArgs, SearchMemoriesArgs
 from .schemas import TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ class ToolExecutor:
         self._handlers: dict[str, tuple[type[BaseModel], Callable[..., dict[str, Any]]]] = {
             "create_memory": (CreateMemoryArgs, self._create_memory),
             "link_memories": (LinkMemoriesArgs, self._link_memories),
+            "search_memories": (SearchMemoriesArgs, self._search_memories),
         }
 
     def execute(
@@ -178,7 +179,13 @@ class ToolExecutor:
             args.target_memory_description,
             args.relation_type,
             importance=args.importance,
+            reference_time=reference_time,
         )
+
+    def _search_memories(
+        self, user_id: str, args: SearchMemoriesArgs, reference_time: datetime | None
+    ) -> dict[str, Any]:
+        return self._platform.search_tool(user_id, args, reference_time=reference_time)
 
 
 def _unpack_call(call: Any) -> tuple[str, str, Any]:

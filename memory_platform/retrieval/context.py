@@ -1,0 +1,74 @@
+"""The layered prompt block of seed 004 §2.4: direct matches, then graph-related memories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+from .results import SearchResult
+
+__all__ = ["format_context", "relation_label"]
+
+# How a graph-related memory relates to the direct match it was reached from.
+_LABELS = {
+    ("CAUSES", "in"): "cause",
+    ("CAUSES", "out"): "effect",
+    ("REFERS_TO", "in"): "source",
+    ("REFERS_TO", "out"): "cited_by",
+    ("RELATED_TO", "in"): "related",
+    ("RELATED_TO", "out"): "related",
+    ("CONFLICTS_WITH", "in"): "conflicts",
+    ("CONFLICTS_WITH", "out"): "conflicts",
+    ("SUPERSEDES", "in"): "superseded_by",
+    ("SUPERSEDES", "out"): "supersedes",
+}
+
+
+def relation_label(relation: str, direction: str) -> str:
+    """A reader's word for one hop: ``cause`` for a memory that caused the match, etc."""
+    return _LABELS.get((relation, direction), "shares")
+
+
+def _memory_element(index: int, result: SearchResult, related: bool) -> list[str]:
+    attrs = [f"index={quoteattr(str(index))}", f"kind={quoteattr(result.kind)}"]
+    if result.memory_type:
+        attrs.append(f"type={quoteattr(result.memory_type)}")
+    if result.time:
+        attrs.append(f"time={quoteattr(result.time)}")
+    if related:
+        attrs.append(f"distance={quoteattr(str(result.graph_distance))}")
+        if result.path:
+            relations = "/".join(relation_label(s.relation, s.direction) for s in result.path)
+            attrs.append(f"relation={quoteattr(relations)}")
+    lines = [f"    <memory {' '.join(attrs)}>", f"      <content>{escape(result.text)}</content>"]
+    if result.speaker:
+        lines.append(f"      <speaker>{escape(result.speaker)}</speaker>")
+    if related and result.path:
+        via = [step.via for step in result.path if step.via]
+        if via:
+            lines.append(f"      <via>{escape(', '.join(via))}</via>")
+    lines.append("    </memory>")
+    return lines
+
+
+def format_context(results: Sequence[SearchResult]) -> str:
+    """Render results as ``<memory_context>`` with ``<direct_matches>`` and ``<related_context>``.
+
+    Text and attributes are XML-escaped, so memory content cannot break the structure.
+    """
+    direct = [r for r in results if r.layer == "direct"]
+    related = [r for r in results if r.layer == "related"]
+    lines = ["<memory_context>", "  <direct_matches>"]
+    index = 1
+    for result in direct:
+        lines.extend(_memory_element(index, result, related=False))
+        index += 1
+    lines.append("  </direct_matches>")
+    if related:
+        lines.append("  <related_context>")
+        for result in related:
+            lines.extend(_memory_element(index, result, related=True))
+            index += 1
+        lines.append("  </related_context>")
+    lines.append("</memory_context>")
+    return "\n".join(lines)

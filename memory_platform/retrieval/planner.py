@@ -1,0 +1,169 @@
+"""Decides how to search: expand through the graph or not, and along which relations.
+
+The heuristic (seed 000 §12.3.2) expands when the query asks for causes or relations,
+in Chinese or English; an LLM planner, when configured, may rewrite the query and pick
+types, depth and relation filters, and the heuristic is the fallback when it fails.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from ..errors import MemoryPlatformError
+from ..llm import LLMClient
+from ..models import LinkType, MemoryType
+
+__all__ = ["LLMQueryPlanner", "QueryPlan", "plan_heuristically"]
+
+log = logging.getLogger(__name__)
+
+CAUSAL_WORDS = (
+    "因为", "为什么", "为何", "原因", "导致", "所以", "怎么会", "结果", "由于",
+    "why", "because", "cause", "caused", "causes", "reason", "due to", "led to", "lead to", "result",
+)  # fmt: skip
+RELATIONAL_WORDS = (
+    "有关", "关于", "相关", "联系", "还有", "其他", "关联",
+    "related", "relate", "about", "connected", "associated", "regarding", "else", "other",
+)  # fmt: skip
+
+
+class QueryPlan(BaseModel):
+    """How one query is searched."""
+
+    semantic_query: str
+    mode: Literal["fast", "deep", "auto"] = "auto"
+    expand: bool = False
+    expand_depth: int = Field(1, ge=0, le=3)
+    relation_filters: list[LinkType] | None = None
+    memory_types: list[MemoryType] | None = None
+    reason: str = ""
+
+
+def _has_any(query: str, words: tuple[str, ...]) -> str | None:
+    lowered = query.lower()
+    for word in words:
+        if word.isascii():
+            padded = f" {lowered} ".replace("?", " ").replace(",", " ").replace(".", " ")
+            if f" {word} " in padded:
+                return word
+        elif word in query:
+            return word
+    return None
+
+
+def plan_heuristically(
+    query: str, mode: Literal["fast", "deep", "auto"], expand_depth: int
+) -> QueryPlan:
+    """The rule-based plan: fast never expands, deep always does, auto on cue words.
+
+    Weak vector matches also trigger expansion in auto mode; the retriever checks that
+    after seeding, since only then is the best similarity known.
+    """
+    if mode == "fast" or expand_depth == 0:
+        return QueryPlan(
+            semantic_query=query, mode=mode, expand=False, expand_depth=0, reason=f"mode {mode}"
+        )
+    if mode == "deep":
+        return QueryPlan(
+            semantic_query=query,
+            mode=mode,
+            expand=True,
+            expand_depth=expand_depth,
+            reason="mode deep",
+        )
+    causal = _has_any(query, CAUSAL_WORDS)
+    if causal:
+        return QueryPlan(
+            semantic_query=query,
+            mode=mode,
+            expand=True,
+            expand_depth=expand_depth,
+            relation_filters=[LinkType.CAUSES],
+            reason=f"causal cue {causal!r}",
+        )
+    relational = _has_any(query, RELATIONAL_WORDS)
+    if relational:
+        return QueryPlan(
+            semantic_query=query,
+            mode=mode,
+            expand=True,
+            expand_depth=expand_depth,
+            reason=f"relational cue {relational!r}",
+        )
+    return QueryPlan(
+        semantic_query=query, mode=mode, expand=False, expand_depth=expand_depth, reason="no cue"
+    )
+
+
+class _LLMPlan(BaseModel):
+    semantic_query: str = Field(min_length=1, max_length=2000)
+    memory_types: list[MemoryType] | None = None
+    expand_depth: int = Field(1, ge=0, le=2)
+    relation_filters: list[str] | None = None
+    mode: Literal["fast", "deep", "auto"] = "auto"
+
+    @field_validator("relation_filters")
+    @classmethod
+    def _known(cls, value: list[str] | None) -> list[str] | None:
+        from ..models import RelationType
+
+        if value is None:
+            return None
+        out = []
+        for item in value:
+            try:
+                out.append(RelationType(item).link_type.value)
+            except ValueError:
+                out.append(LinkType(item).value)
+        return sorted(set(out))
+
+
+_PLANNER_PROMPT = """You plan searches over a user's long-term memory graph.
+Given the user's query, answer with one JSON object:
+{"semantic_query": "<the query rewritten for semantic search>",
+ "memory_types": null or a list of 事件/事实/关系/观点 (event/fact/relation/opinion),
+ "expand_depth": 0, 1 or 2 (follow links between memories this many hops),
+ "relation_filters": null or a list of 因为/导致/引用/基于/相关 to follow only those links,
+ "mode": "fast" (no links), "deep" (follow links) or "auto"}
+Causal questions (为什么, why) need expand_depth 1 and relation_filters ["导致"]."""
+
+
+class LLMQueryPlanner:
+    """Plans with an LLM; falls back to the heuristic on any failure."""
+
+    def __init__(self, llm: LLMClient) -> None:
+        self._llm = llm
+
+    def plan(
+        self, query: str, mode: Literal["fast", "deep", "auto"], expand_depth: int
+    ) -> QueryPlan:
+        fallback = plan_heuristically(query, mode, expand_depth)
+        if mode != "auto":
+            return fallback
+        try:
+            answer = self._llm.complete_json(
+                [
+                    {"role": "system", "content": _PLANNER_PROMPT},
+                    {"role": "user", "content": query},
+                ],
+                _LLMPlan,
+            )
+        except MemoryPlatformError as exc:
+            log.info("query planner unavailable, using the heuristic: %s", exc)
+            return fallback
+        depth = min(answer.expand_depth, expand_depth) if expand_depth else answer.expand_depth
+        expand = answer.mode == "deep" or (answer.mode == "auto" and depth > 0)
+        return QueryPlan(
+            semantic_query=answer.semantic_query,
+            mode=answer.mode,
+            expand=expand and depth > 0,
+            expand_depth=depth,
+            relation_filters=[LinkType(v) for v in answer.relation_filters]
+            if answer.relation_filters
+            else None,
+            memory_types=answer.memory_types,
+            reason="llm planner",
+        )

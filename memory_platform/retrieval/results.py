@@ -1,0 +1,58 @@
+"""What a search returns: each result with the components of its score."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..models import PathStep
+
+__all__ = ["ScoreComponents", "SearchResult"]
+
+
+class ScoreComponents(BaseModel):
+    """Why a result ranked where it did; ``score`` is the weighted sum of the first five.
+
+    Attributes:
+        semantic: query relevance, a blend of ``similarity`` and ``lexical``.
+        importance: the memory's importance (0.5 for episodes unless given).
+        graph: 1 for direct matches, 1 / (1 + distance) for graph-related ones.
+        recency: exp(-λ · days) with λ by memory type (seed 000 §5.3).
+        access: log(1 + accesses) / log(1 + 100), capped at 1.
+        similarity: cosine between the query and the item's (or its nodes') embedding.
+        lexical: rank-based lexical match, 1 for the best word match, 0 for none.
+    """
+
+    semantic: float = 0.0
+    importance: float = 0.0
+    graph: float = 0.0
+    recency: float = 0.0
+    access: float = 0.0
+    similarity: float = 0.0
+    lexical: float = 0.0
+
+
+class SearchResult(BaseModel):
+    """One retrieved memory, episode or knowledge point.
+
+    ``metadata`` is exactly the metadata stored with the item; ``layer`` says whether it
+    matched the query directly or was reached through the graph (seed 004 §2.4).
+    """
+
+    id: str
+    kind: Literal["memory", "episode", "knowledge"]
+    text: str
+    score: float
+    layer: Literal["direct", "related"]
+    graph_distance: int = 0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    components: ScoreComponents = Field(default_factory=ScoreComponents)
+    path: list[PathStep] = Field(default_factory=list)
+    time: str | None = None
+    event_time: datetime | None = None
+    memory_type: str | None = None
+    title: str | None = None
+    speaker: str | None = None
+    session_id: str | None = None

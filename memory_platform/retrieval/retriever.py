@@ -1,0 +1,480 @@
+"""Hybrid retrieval (seed 000 §5.2, §12.3; seed 004): seed, expand, score, layer.
+
+1. Seeds: vector search over memory, topic, object and episode embeddings plus lexical
+   search (Chinese via jieba tokens), union of the candidates.
+2. Relevance: cosine similarity blended with the lexical rank (or reciprocal rank fusion,
+   ``retrieval.fusion = "rrf"``), the same on every backend.
+3. Expansion: breadth-first from the best direct matches over memory links and shared
+   nodes (hub-capped, never through the user's own subject node), restricted to causal
+   links for causal questions.
+4. Scoring: α·semantic + β·importance + γ·graph + δ·recency + ε·access, every component
+   kept on the result. A lower-ranked match that a better one reaches through an explicit
+   link is shown as its graph-related neighbour, which is what the two-layer prompt of
+   seed 004 wants.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..builder import TIME_KEYS, subject_node_id
+from ..config import RetrievalSettings
+from ..embeddings import Embedder
+from ..errors import InvalidInputError
+from ..models import Episode, ExpansionHit, LinkType, Memory, MemoryType, VectorKind
+from ..store import SHARED_NODE, GraphStore
+from ..store.base import relation_filter
+from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
+from .results import ScoreComponents, SearchResult
+from .scoring import access_frequency, graph_proximity, recency, weighted_score
+
+__all__ = ["HybridRetriever", "TimeWindow"]
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["fast", "deep", "auto"]
+_NODE_FANOUT = 20
+"""At most this many memories are seeded through one matching topic or object node."""
+_EXPAND_FROM = 3
+"""Direct matches expanded from, best first."""
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """Half-open [start, end) filter on event time (or creation time)."""
+
+    start: datetime | None = None
+    end: datetime | None = None
+
+    def contains(self, when: datetime | None) -> bool:
+        if when is None:
+            return False
+        if self.start is not None and when < self.start:
+            return False
+        return not (self.end is not None and when >= self.end)
+
+
+@dataclass
+class _Candidate:
+    kind: VectorKind
+    id: str
+    similarity: float = 0.0
+    has_similarity: bool = False
+    vector_rank: int | None = None
+    lexical_rank: int | None = None
+    memory: Memory | None = None
+    episode: Episode | None = None
+    hit: ExpansionHit | None = None
+
+    def see(self, similarity: float) -> None:
+        if not self.has_similarity or similarity > self.similarity:
+            self.similarity = similarity
+            self.has_similarity = True
+
+
+class HybridRetriever:
+    """Searches one store with one embedder under the retrieval settings."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        settings: RetrievalSettings,
+        planner: LLMQueryPlanner | None = None,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._settings = settings
+        self._planner = planner
+        self._query_cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._access_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
+
+    def close(self) -> None:
+        """Finish pending access-count updates."""
+        self._access_pool.shutdown(wait=True)
+
+    # -- public ------------------------------------------------------------------------
+
+    def plan(self, query: str, mode: Mode, expand_depth: int) -> QueryPlan:
+        """How the query will be searched (LLM planner when configured, else heuristic)."""
+        if self._planner is not None:
+            return self._planner.plan(query, mode, expand_depth)
+        return plan_heuristically(query, mode, expand_depth)
+
+    def search(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        memory_types: Sequence[MemoryType] | None = None,
+        window: TimeWindow | None = None,
+        max_results: int = 10,
+        expand_depth: int = 1,
+        mode: Mode = "auto",
+        relation_types: Iterable[LinkType | str] | None = None,
+        include_invalid: bool = False,
+        kinds: Sequence[str] = ("memory", "episode"),
+        now: datetime | None = None,
+        record_access: bool = True,
+    ) -> list[SearchResult]:
+        """Search a user's memory; see the module docstring for the steps."""
+        if not 1 <= max_results <= 100:
+            raise InvalidInputError("must be between 1 and 100", "max_results")
+        if not 0 <= expand_depth <= self._settings.max_expand_depth:
+            raise InvalidInputError(
+                f"must be between 0 and {self._settings.max_expand_depth}", "expand_depth"
+            )
+        if relation_types is not None:
+            relation_filter(relation_types)  # refuse unknown names before any work
+        kind_set = {VectorKind(k) for k in kinds}
+        plan = self.plan(query, mode, expand_depth)
+        types = list(memory_types) if memory_types else plan.memory_types
+        now = now or datetime.now(UTC)
+
+        query_vector = self._embed_query(plan.semantic_query)
+        want_episodes = VectorKind.EPISODE in kind_set and not types
+        candidates = self._seed(user_id, plan.semantic_query, query_vector, kind_set, want_episodes)
+        self._load(user_id, candidates, query_vector)
+        direct = [c for c in candidates.values() if self._passes(c, types, window, include_invalid)]
+        scored = sorted(
+            ((self._components(c, 0, now), c) for c in direct),
+            key=lambda pair: (-weighted_score(pair[0], self._settings), pair[1].id),
+        )
+
+        top_similarity = max((c.similarity for c in direct), default=0.0)
+        expand = plan.expand or (
+            plan.mode == "auto"
+            and plan.expand_depth > 0
+            and top_similarity < self._settings.weak_similarity
+        )
+        filters: list[LinkType | str] | None = None
+        if relation_types is not None:
+            filters = list(relation_types)
+        elif plan.relation_filters:
+            filters = list(plan.relation_filters)
+
+        results, related = self._layer(
+            user_id,
+            scored,
+            expand=expand and VectorKind.MEMORY in kind_set,
+            depth=max(plan.expand_depth, 1) if expand else 0,
+            filters=filters,
+            include_invalid=include_invalid,
+            query_vector=query_vector,
+            types=types,
+            window=window,
+            now=now,
+            max_results=max_results,
+        )
+        final = self._assemble(results, related, max_results)
+        if record_access:
+            touched = [r.id for r in final if r.kind == "memory"]
+            if touched:
+                self._access_pool.submit(self._record_access, user_id, touched, now)
+        return final
+
+    # -- steps -------------------------------------------------------------------------
+
+    def _embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        with self._cache_lock:
+            cached = self._query_cache.get(text)
+            if cached is not None:
+                self._query_cache.move_to_end(text)
+                return cached
+        vector: npt.NDArray[np.float32] = self._embedder.embed([text])[0]
+        with self._cache_lock:
+            self._query_cache[text] = vector
+            while len(self._query_cache) > 256:
+                self._query_cache.popitem(last=False)
+        return vector
+
+    def _seed(
+        self,
+        user: str,
+        query: str,
+        query_vector: npt.NDArray[np.float32],
+        kinds: set[VectorKind],
+        want_episodes: bool,
+    ) -> dict[tuple[VectorKind, str], _Candidate]:
+        k = self._settings.vector_candidates
+        found: dict[tuple[VectorKind, str], _Candidate] = {}
+
+        def get(kind: VectorKind, ref: str) -> _Candidate:
+            return found.setdefault((kind, ref), _Candidate(kind=kind, id=ref))
+
+        if VectorKind.MEMORY in kinds:
+            for hit in self._store.vector_search(user, VectorKind.MEMORY, query_vector, k):
+                get(VectorKind.MEMORY, hit.ref_id).see(hit.score)
+            node_scores: dict[str, float] = {}
+            for node_kind in (VectorKind.TOPIC, VectorKind.OBJECT):
+                for hit in self._store.vector_search(user, node_kind, query_vector, k):
+                    node_scores[hit.ref_id] = max(hit.score, node_scores.get(hit.ref_id, -1.0))
+            for node_id, memory_ids in self._store.memories_for_nodes(
+                user, list(node_scores)
+            ).items():
+                for memory_id in memory_ids[:_NODE_FANOUT]:
+                    get(VectorKind.MEMORY, memory_id).see(node_scores[node_id])
+        if want_episodes:
+            for hit in self._store.vector_search(user, VectorKind.EPISODE, query_vector, k):
+                get(VectorKind.EPISODE, hit.ref_id).see(hit.score)
+        for kind in (VectorKind.MEMORY, VectorKind.EPISODE):
+            ranked = sorted(
+                (c for c in found.values() if c.kind == kind and c.has_similarity),
+                key=lambda c: (-c.similarity, c.id),
+            )
+            for rank, cand in enumerate(ranked):
+                cand.vector_rank = rank
+        lexical_kinds = [kind for kind in (VectorKind.MEMORY, VectorKind.EPISODE) if kind in kinds]
+        if not want_episodes and VectorKind.EPISODE in lexical_kinds:
+            lexical_kinds.remove(VectorKind.EPISODE)
+        if lexical_kinds:
+            for rank, lex in enumerate(self._store.lexical_search(user, query, lexical_kinds, k)):
+                get(lex.kind, lex.ref_id).lexical_rank = rank
+        return found
+
+    def _load(
+        self,
+        user: str,
+        candidates: dict[tuple[VectorKind, str], _Candidate],
+        query_vector: npt.NDArray[np.float32],
+    ) -> None:
+        """Attach the stored objects and compute the similarity of lexical-only hits."""
+        memory_ids = [c.id for c in candidates.values() if c.kind == VectorKind.MEMORY]
+        episode_ids = [c.id for c in candidates.values() if c.kind == VectorKind.EPISODE]
+        for memory in self._store.get_memories(user, memory_ids):
+            candidates[(VectorKind.MEMORY, memory.id)].memory = memory
+        for episode in self._store.get_episodes(user, episode_ids):
+            candidates[(VectorKind.EPISODE, episode.id)].episode = episode
+        for kind in (VectorKind.MEMORY, VectorKind.EPISODE):
+            ids = [c.id for c in candidates.values() if c.kind == kind and not c.has_similarity]
+            if not ids:
+                continue
+            for ref, vector in self._store.get_vectors(user, kind, ids).items():
+                candidates[(kind, ref)].see(float(np.dot(vector, query_vector)))
+
+    @staticmethod
+    def _passes(
+        c: _Candidate,
+        types: Sequence[MemoryType] | None,
+        window: TimeWindow | None,
+        include_invalid: bool,
+    ) -> bool:
+        if c.memory is not None:
+            m = c.memory
+            if m.invalid_at is not None and not include_invalid:
+                return False
+            if types and m.memory_type not in types:
+                return False
+            return window is None or window.contains(m.event_time or m.created_at)
+        if c.episode is not None:
+            return not types and (window is None or window.contains(c.episode.timestamp))
+        return False  # deleted between seeding and loading
+
+    def _components(self, c: _Candidate, distance: int, now: datetime) -> ScoreComponents:
+        s = self._settings
+        similarity = max(c.similarity, 0.0)
+        lexical = 0.0 if c.lexical_rank is None else 2.0 / (2.0 + c.lexical_rank)
+        if s.fusion == "rrf":
+            parts = [r for r in (c.vector_rank, c.lexical_rank) if r is not None]
+            best = 2.0 / (s.rrf_k + 1)
+            semantic = sum(1.0 / (s.rrf_k + 1 + r) for r in parts) / best
+        else:
+            semantic = (1 - s.lexical_weight) * similarity + s.lexical_weight * lexical
+        if c.memory is not None:
+            m = c.memory
+            importance, accesses = m.importance, m.access_count
+            when, mtype = m.event_time or m.created_at, m.memory_type.value
+        else:
+            assert c.episode is not None
+            e = c.episode
+            importance, accesses, when, mtype = e.importance, e.access_count, e.timestamp, "event"
+        return ScoreComponents(
+            semantic=round(semantic, 9),
+            importance=importance,
+            graph=graph_proximity(distance),
+            recency=recency(when, now, mtype, s.decay_rates),
+            access=access_frequency(accesses),
+            similarity=round(similarity, 9),
+            lexical=lexical,
+        )
+
+    def _layer(
+        self,
+        user: str,
+        scored: list[tuple[ScoreComponents, _Candidate]],
+        *,
+        expand: bool,
+        depth: int,
+        filters: list[LinkType | str] | None,
+        include_invalid: bool,
+        query_vector: npt.NDArray[np.float32],
+        types: Sequence[MemoryType] | None,
+        window: TimeWindow | None,
+        now: datetime,
+        max_results: int,
+    ) -> tuple[list[tuple[ScoreComponents, _Candidate]], list[tuple[ScoreComponents, _Candidate]]]:
+        """Split candidates into direct matches and graph-related neighbours."""
+        if not expand or depth == 0:
+            return scored, []
+        skip = [subject_node_id(user, "我"), subject_node_id(user, "你")]
+        reached: dict[str, ExpansionHit] = {}
+        direct: list[tuple[ScoreComponents, _Candidate]] = []
+        related_ids: dict[str, ExpansionHit] = {}
+        expanded = 0
+        for comps, cand in scored:
+            hit = reached.get(cand.id) if cand.kind == VectorKind.MEMORY else None
+            if hit is not None and all(step.relation != SHARED_NODE for step in hit.path):
+                related_ids[cand.id] = hit  # explained by a better match's explicit link
+                continue
+            direct.append((comps, cand))
+            if (
+                cand.kind != VectorKind.MEMORY
+                or expanded >= _EXPAND_FROM
+                or len(direct) > max_results
+            ):
+                continue
+            expanded += 1
+            for found in self._store.expand(
+                user,
+                [cand.id],
+                depth=depth,
+                relation_types=filters,
+                hub_cap=self._settings.hub_degree_cap,
+                include_invalid=include_invalid,
+                skip_node_ids=skip,
+            ):
+                if found.memory_id not in reached:
+                    reached[found.memory_id] = found
+        direct_ids = {c.id for _, c in direct}
+        for memory_id, hit in reached.items():
+            if memory_id not in direct_ids:
+                related_ids.setdefault(memory_id, hit)
+        if not related_ids:
+            return direct, []
+        known = {c.id: c for _, c in scored if c.kind == VectorKind.MEMORY}
+        fresh = [mid for mid in related_ids if mid not in known]
+        neighbours: dict[tuple[VectorKind, str], _Candidate] = {}
+        for memory in self._store.get_memories(user, fresh):
+            neighbours[(VectorKind.MEMORY, memory.id)] = _Candidate(
+                VectorKind.MEMORY, memory.id, memory=memory
+            )
+        self._load_similarity(user, neighbours, query_vector)
+        related: list[tuple[ScoreComponents, _Candidate]] = []
+        for memory_id, hit in related_ids.items():
+            maybe = known.get(memory_id) or neighbours.get((VectorKind.MEMORY, memory_id))
+            if maybe is None or not self._passes(maybe, types, window, include_invalid):
+                continue
+            cand = maybe
+            cand.hit = hit
+            related.append((self._components(cand, hit.distance, now), cand))
+        return direct, self._select_neighbours(related)
+
+    def _load_similarity(
+        self,
+        user: str,
+        candidates: dict[tuple[VectorKind, str], _Candidate],
+        query_vector: npt.NDArray[np.float32],
+    ) -> None:
+        ids = [c.id for c in candidates.values()]
+        for ref, vector in self._store.get_vectors(user, VectorKind.MEMORY, ids).items():
+            candidates[(VectorKind.MEMORY, ref)].see(float(np.dot(vector, query_vector)))
+
+    def _select_neighbours(
+        self, related: list[tuple[ScoreComponents, _Candidate]]
+    ) -> list[tuple[ScoreComponents, _Candidate]]:
+        """At most a few neighbours per direct match, by link weight and relevance (seed 004)."""
+        per_seed: dict[str, list[tuple[float, ScoreComponents, _Candidate]]] = {}
+        for comps, cand in related:
+            assert cand.hit is not None
+            weight = (
+                float(np.prod([step.weight for step in cand.hit.path])) if cand.hit.path else 0.0
+            )
+            choice = 0.6 * weight + 0.4 * comps.semantic
+            per_seed.setdefault(cand.hit.path[0].from_id, []).append((choice, comps, cand))
+        chosen: list[tuple[ScoreComponents, _Candidate]] = []
+        for items in per_seed.values():
+            items.sort(key=lambda t: (-t[0], t[2].id))
+            chosen.extend(
+                (comps, cand) for _, comps, cand in items[: self._settings.neighbors_per_hit]
+            )
+        return sorted(chosen, key=lambda p: (-weighted_score(p[0], self._settings), p[1].id))
+
+    def _assemble(
+        self,
+        direct: list[tuple[ScoreComponents, _Candidate]],
+        related: list[tuple[ScoreComponents, _Candidate]],
+        max_results: int,
+    ) -> list[SearchResult]:
+        related_cap = min(len(related), max(1, max_results // 2)) if related else 0
+        shown_direct = direct[: max_results - related_cap]
+        shown_ids = {c.id for _, c in shown_direct}
+        shown_related = [
+            (comps, cand)
+            for comps, cand in related
+            if cand.hit is not None and cand.hit.path[0].from_id in shown_ids
+        ][:related_cap]
+        if len(shown_direct) + len(shown_related) < max_results:
+            shown_direct = direct[: max_results - len(shown_related)]
+        return [self._result(c, comps, "direct") for comps, c in shown_direct] + [
+            self._result(c, comps, "related") for comps, c in shown_related
+        ]
+
+    def _result(
+        self, c: _Candidate, comps: ScoreComponents, layer: Literal["direct", "related"]
+    ) -> SearchResult:
+        score = weighted_score(comps, self._settings)
+        distance = c.hit.distance if (c.hit is not None and layer == "related") else 0
+        path = c.hit.path if (c.hit is not None and layer == "related") else []
+        if c.memory is not None:
+            m = c.memory
+            time_text = next((v for k, v in m.attributes.items() if k.lower() in TIME_KEYS), None)
+            return SearchResult(
+                id=m.id,
+                kind="memory",
+                text=m.text,
+                score=score,
+                layer=layer,
+                graph_distance=distance,
+                metadata=m.metadata,
+                components=comps,
+                path=path,
+                time=time_text or (m.event_time or m.created_at).date().isoformat(),
+                event_time=m.event_time,
+                memory_type=m.memory_type.zh,
+                title=m.title,
+                session_id=m.session_id,
+            )
+        assert c.episode is not None
+        e = c.episode
+        return SearchResult(
+            id=e.id,
+            kind="episode",
+            text=e.text,
+            score=score,
+            layer=layer,
+            graph_distance=distance,
+            metadata=e.metadata,
+            components=comps,
+            path=path,
+            time=e.timestamp.strftime("%Y-%m-%d %H:%M"),
+            event_time=e.timestamp,
+            speaker=e.speaker,
+            session_id=e.session_id,
+        )
+
+    def _record_access(self, user: str, memory_ids: list[str], at: datetime) -> None:
+        try:
+            self._store.record_access(user, memory_ids, at)
+        except Exception:  # counting accesses must never fail a search; keep the trace
+            log.exception("could not record access for %d memories", len(memory_ids))

@@ -1,0 +1,362 @@
+"""Search behaves the same on every backend: seeding, expansion, filters, layers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memory_platform import MemoryPlatform, Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.models import LinkType, MemoryLink
+from memory_platform.retrieval import SearchResult
+from memory_platform.store import GraphStore
+
+pytestmark = pytest.mark.contract
+
+CST = timezone(timedelta(hours=8))
+T0 = datetime(2025, 11, 5, 10, 0, tzinfo=CST)
+EVENING = datetime(2025, 11, 5, 18, 0, tzinfo=CST)
+
+
+@pytest.fixture
+def mp(store: GraphStore, embedder: Embedder, tmp_path) -> Iterator[MemoryPlatform]:
+    platform = MemoryPlatform(
+        Settings(sqlite_path=tmp_path / "unused.db", _env_file=None), embedder=embedder, store=store
+    )
+    yield platform
+    platform.close()
+
+
+def create(mp: MemoryPlatform, user: str, when: datetime = T0, **args: object) -> str:
+    result = mp.execute_tool(user, "create_memory", dict(args), reference_time=when)
+    assert result["success"], result
+    return str(result["memory_id"])
+
+
+def link(
+    mp: MemoryPlatform, user: str, source: str, target: str, kind: LinkType = LinkType.CAUSES
+) -> None:
+    mp.store.add_link(MemoryLink(user_id=user, source_id=source, target_id=target, type=kind))
+
+
+def layers(results: list[SearchResult]) -> list[tuple[str, str, int]]:
+    return [(r.id, r.layer, r.graph_distance) for r in results]
+
+
+def test_seed_scenario_why_am_i_unhappy(mp: MemoryPlatform, users) -> None:
+    """Seed 000 §12.5: the mood memory directly, the sleep memory through the causal edge."""
+    user = users()
+    mood = create(
+        mp,
+        user,
+        subject="我",
+        memory_type="事实",
+        topic="心情",
+        object="不好",
+        attributes={"时间": "今天"},
+    )
+    sleep = create(
+        mp,
+        user,
+        T0 + timedelta(minutes=5),
+        subject="我",
+        memory_type="事件",
+        topic="睡眠",
+        object="不好",
+        attributes={"时间": "昨晚"},
+    )
+    linked = mp.execute_tool(
+        user,
+        "link_memories",
+        {
+            "source_memory_description": "昨晚没睡好",
+            "target_memory_description": "我今天心情不好",
+            "relation_type": "导致",
+        },
+        reference_time=T0 + timedelta(minutes=5),
+    )
+    assert linked["success"], linked
+    assert (linked["source_memory_id"], linked["target_memory_id"]) == (sleep, mood)
+    assert mp.wait_for_indexing(user)
+
+    results = mp.search(user, "我为什么今天不开心?", reference_time=EVENING)
+
+    assert layers(results) == [(mood, "direct", 0), (sleep, "related", 1)]
+    assert results[1].path[0].relation == "CAUSES" and results[1].path[0].direction == "in"
+    context = mp.format_context(results)
+    assert (
+        context.index("<direct_matches>")
+        < context.index("心情")
+        < context.index("<related_context>")
+    )
+    assert context.index("<related_context>") < context.index("睡眠")
+    assert 'relation="cause"' in context and 'time="2025-11-04 夜间"' in context
+    assert results[0].components.graph == 1.0 and results[1].components.graph == 0.5
+
+
+def test_fast_mode_and_depth_zero_never_expand(mp: MemoryPlatform, users) -> None:
+    user = users()
+    mood = create(mp, user, subject="我", memory_type="事实", topic="心情", object="不好")
+    sleep = create(mp, user, subject="我", memory_type="事件", topic="失眠")
+    link(mp, user, sleep, mood)
+    mp.wait_for_indexing(user)
+
+    for kwargs in ({"mode": "fast"}, {"expand_depth": 0}):
+        results = mp.search(user, "为什么心情不好", max_results=1, **kwargs)  # type: ignore[arg-type]
+        assert layers(results) == [(mood, "direct", 0)]
+
+
+def test_causal_chain_depth_one_and_two(mp: MemoryPlatform, users) -> None:
+    user = users()
+    a = create(mp, user, subject="I", memory_type="event", topic="stayed up late", object="gaming")
+    b = create(mp, user, subject="I", memory_type="fact", topic="felt", object="exhausted")
+    c = create(
+        mp, user, subject="I", memory_type="event", topic="missed", object="the morning meeting"
+    )
+    link(mp, user, a, b)
+    link(mp, user, b, c)
+    create(mp, user, subject="Tom", memory_type="fact", topic="likes", object="tennis")
+    mp.wait_for_indexing(user)
+
+    one = mp.search(user, "why did I miss the morning meeting?", expand_depth=1, max_results=4)
+    two = mp.search(user, "why did I miss the morning meeting?", expand_depth=2, max_results=4)
+
+    assert one[0].id == c
+    assert (b, "related", 1) in layers(one) and a not in [r.id for r in one if r.layer == "related"]
+    assert (b, "related", 1) in layers(two) and (a, "related", 2) in layers(two)
+    path = next(r for r in two if r.id == a).path
+    assert [s.relation for s in path] == ["CAUSES", "CAUSES"]
+
+
+def test_relation_filter_limits_the_hops(mp: MemoryPlatform, users) -> None:
+    user = users()
+    claim = create(mp, user, subject="小明", memory_type="事件", topic="考试", object="满分")
+    doubt = create(
+        mp, user, subject="我", memory_type="观点", topic="怀疑", object="小明考满分的真实性"
+    )
+    other = create(mp, user, subject="我", memory_type="事件", topic="复习", object="数学")
+    link(mp, user, claim, doubt, LinkType.REFERS_TO)
+    link(mp, user, other, doubt, LinkType.RELATED_TO)
+    mp.wait_for_indexing(user)
+
+    refs = mp.search(
+        user, "我怀疑小明", mode="deep", relation_types=["REFERS_TO"], max_results=1 + 1
+    )
+    related = [r for r in refs if r.layer == "related"]
+
+    assert refs[0].id == doubt
+    assert [r.id for r in related] == [claim]
+
+
+def test_cycles_terminate(mp: MemoryPlatform, users) -> None:
+    user = users()
+    ids = [
+        create(mp, user, subject="我", memory_type="事件", topic=t)
+        for t in ("熬夜", "喝咖啡", "睡不着")
+    ]
+    for src, dst in zip(ids, ids[1:] + ids[:1], strict=True):
+        link(mp, user, src, dst)
+    mp.wait_for_indexing(user)
+
+    results = mp.search(user, "为什么睡不着", mode="deep", expand_depth=2)
+
+    assert sorted(r.id for r in results) == sorted(ids)
+    assert len({r.id for r in results}) == len(results)
+
+
+def test_hub_nodes_are_not_walked_through(
+    store: GraphStore, embedder: Embedder, users, tmp_path
+) -> None:
+    # One candidate per channel, so the other memories can only be reached through the graph.
+    settings = Settings(
+        sqlite_path=tmp_path / "x.db",
+        retrieval={"hub_degree_cap": 3, "vector_candidates": 1},
+        _env_file=None,
+    )
+    with MemoryPlatform(settings, embedder=embedder, store=store) as mp:
+        user = users()
+        hub = [
+            create(mp, user, subject="小明", memory_type="事实", topic=t)
+            for t in ("喜欢篮球", "住在北京", "是老师", "养了猫")
+        ]
+        pair = [
+            create(mp, user, subject="小红", memory_type="事实", topic=t)
+            for t in ("喜欢画画", "住在上海")
+        ]
+        mp.wait_for_indexing(user)
+
+        through_hub = mp.search(user, "小明喜欢篮球", mode="deep", max_results=1 + 2)
+        through_pair = mp.search(user, "小红喜欢画画", mode="deep", max_results=1 + 2)
+
+    assert through_hub[0].id == hub[0]
+    assert [r for r in through_hub if r.layer == "related"] == []  # 小明 is in 4 memories: a hub
+    assert through_pair[0].id == pair[0]
+    assert [(r.id, r.path[0].via) for r in through_pair if r.layer == "related"] == [
+        (pair[1], "小红")
+    ]
+
+
+def test_expansion_never_reaches_another_users_memories(mp: MemoryPlatform, users) -> None:
+    alice, bob = users("alice"), users("bob")
+    mine = create(mp, alice, subject="小明", memory_type="事实", topic="喜欢", object="篮球")
+    theirs = create(mp, bob, subject="小明", memory_type="事实", topic="喜欢", object="足球")
+    theirs_too = create(mp, bob, subject="小明", memory_type="事件", topic="比赛", object="赢了")
+    link(mp, bob, theirs, theirs_too)
+    mp.wait_for_indexing()
+
+    results = mp.search(alice, "小明喜欢什么运动", mode="deep", expand_depth=2)
+
+    assert [r.id for r in results] == [mine]
+
+
+def test_invalid_memories_are_excluded_unless_asked(mp: MemoryPlatform, users) -> None:
+    user = users()
+    old = create(mp, user, subject="我", memory_type="观点", topic="喜欢", object="下雨天")
+    new = create(mp, user, subject="我", memory_type="观点", topic="讨厌", object="下雨天")
+    link(mp, user, new, old, LinkType.SUPERSEDES)
+    mp.store.update_memory(user, old, invalid_at=T0)
+    mp.wait_for_indexing(user)
+
+    default = mp.search(user, "我对下雨天的看法", mode="deep")
+    everything = mp.search(user, "我对下雨天的看法", mode="deep", include_invalid=True)
+
+    assert [r.id for r in default] == [new]
+    assert sorted(r.id for r in everything) == sorted([old, new])
+
+
+def test_time_range_and_type_filters(mp: MemoryPlatform, users) -> None:
+    user = users()
+    monday = create(
+        mp,
+        user,
+        subject="我",
+        memory_type="事件",
+        topic="跑步",
+        object="五公里",
+        attributes={"时间": "2025-11-03"},
+    )
+    today = create(
+        mp,
+        user,
+        subject="我",
+        memory_type="事件",
+        topic="跑步",
+        object="十公里",
+        attributes={"时间": "今天"},
+    )
+    fact = create(mp, user, subject="我", memory_type="事实", topic="喜欢", object="跑步")
+    mp.wait_for_indexing(user)
+
+    window = mp.search(
+        user,
+        "跑步",
+        time_range={"start": "2025-11-03", "end": "2025-11-03"},
+        reference_time=EVENING,
+    )
+    relative = mp.search(user, "跑步", time_range={"start": "今天"}, reference_time=EVENING)
+    facts = mp.search(user, "跑步", memory_types=["fact"])
+    events = mp.search(user, "跑步", memory_types=["事件"], mode="fast")
+
+    assert [r.id for r in window] == [monday]
+    assert sorted(r.id for r in relative) == sorted([today, fact])  # undated: by when it was told
+    assert [r.id for r in facts] == [fact]
+    assert sorted(r.id for r in events) == sorted([monday, today])
+
+
+def _fixture_ranking(mp: MemoryPlatform, user: str) -> list[tuple[str, str, int]]:
+    """Build the same small graph and return (text, layer, distance) per result."""
+    ids = {}
+    for key, args in {
+        "mood": {
+            "subject": "我",
+            "memory_type": "事实",
+            "topic": "心情",
+            "object": "不好",
+            "attributes": {"时间": "今天"},
+        },
+        "sleep": {
+            "subject": "我",
+            "memory_type": "事件",
+            "topic": "睡眠",
+            "object": "不好",
+            "attributes": {"时间": "昨晚"},
+        },
+        "coffee": {
+            "subject": "我",
+            "memory_type": "事件",
+            "topic": "喝咖啡",
+            "object": "三杯",
+            "attributes": {"时间": "昨晚"},
+        },
+        "ming": {"subject": "小明", "memory_type": "事实", "topic": "喜欢", "object": "篮球"},
+        "paint": {
+            "subject": "Melanie",
+            "memory_type": "event",
+            "topic": "painted",
+            "object": "a sunrise",
+        },
+    }.items():
+        ids[key] = create(mp, user, **args)
+    link(mp, user, ids["sleep"], ids["mood"])
+    link(mp, user, ids["coffee"], ids["sleep"])
+    mp.wait_for_indexing(user)
+    out = []
+    for query in ("我为什么今天不开心?", "小明喜欢什么", "what did Melanie paint", "昨晚"):
+        for r in mp.search(
+            user, query, expand_depth=2, reference_time=EVENING, record_access=False
+        ):
+            out.append((query, r.text, r.layer, r.graph_distance))
+    return out  # type: ignore[return-value]
+
+
+@pytest.mark.neo4j
+def test_backends_rank_identically(
+    neo4j_store: GraphStore, embedder: Embedder, tmp_path, users
+) -> None:
+    from memory_platform.store import open_store
+
+    sqlite_store = open_store(Settings(sqlite_path=tmp_path / "ranking.db", _env_file=None))
+    user = users("ranking")
+    try:
+        with MemoryPlatform(
+            Settings(_env_file=None), embedder=embedder, store=sqlite_store
+        ) as lite:
+            expected = _fixture_ranking(lite, user)
+        with MemoryPlatform(Settings(_env_file=None), embedder=embedder, store=neo4j_store) as neo:
+            actual = _fixture_ranking(neo, user)
+    finally:
+        neo4j_store.delete_user(user)
+        sqlite_store.close()
+    assert actual == expected
+
+
+def test_vectors_by_id_and_memories_by_node(store: GraphStore, users, vec) -> None:
+    from memory_platform.builder import build_memory
+    from memory_platform.models import NodeType, VectorKind
+    from memory_platform.tools.arguments import CreateMemoryArgs
+
+    alice, bob = users("alice"), users("bob")
+    a = build_memory(
+        alice, CreateMemoryArgs(subject="小明", memory_type="事实", topic="喜欢", object="篮球")
+    )
+    b = build_memory(alice, CreateMemoryArgs(subject="小明", memory_type="事件", topic="比赛"))
+    for graph in (a, b):
+        store.write_memory(graph)
+    store.set_embeddings(alice, VectorKind.MEMORY, {a.memory.id: vec(1)})
+    subject = a.node(NodeType.SUBJECT)
+    assert subject is not None
+
+    got = store.get_vectors(alice, VectorKind.MEMORY, [a.memory.id, b.memory.id, "missing"])
+    assert list(got) == [a.memory.id]
+    assert float(got[a.memory.id] @ vec(1)) == pytest.approx(1.0, abs=1e-5)
+    assert store.get_vectors(bob, VectorKind.MEMORY, [a.memory.id]) == {}
+    by_node = store.memories_for_nodes(alice, [subject.id])
+    assert sorted(by_node[subject.id]) == sorted([a.memory.id, b.memory.id])
+    assert store.memories_for_nodes(bob, [subject.id]) == {}
+    assert store.expand(alice, [a.memory.id], depth=1, skip_node_ids=[subject.id]) == []
+    hits = store.expand(alice, [a.memory.id], depth=1)
+    assert [(h.memory_id, h.path[0].via, h.path[0].weight) for h in hits] == [
+        (b.memory.id, "小明", 0.5)
+    ]

@@ -1,0 +1,203 @@
+"""Search planning, scoring details, the layered context and the search tool."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory_platform import InvalidInputError, MemoryPlatform, Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.llm import LLMClient
+from memory_platform.models import LinkType, PathStep
+from memory_platform.retrieval import SearchResult, format_context, plan_heuristically
+from memory_platform.retrieval.planner import LLMQueryPlanner
+from memory_platform.retrieval.scoring import access_frequency, recency
+from tests.support.openai_stub import OpenAIStub
+
+USER = "retrieval-user"
+NOW = datetime(2025, 11, 5, 18, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("query", "expand", "filters"),
+    [
+        ("我为什么今天不开心?", True, [LinkType.CAUSES]),
+        ("Why did Caroline move?", True, [LinkType.CAUSES]),
+        ("和小明有关的记忆", True, None),
+        ("anything related to hiking", True, None),
+        ("我今天吃了什么", False, None),
+        ("What did Melanie paint?", False, None),
+    ],
+)
+def test_auto_mode_expands_on_causal_and_relational_words(
+    query: str, expand: bool, filters: list[LinkType] | None
+) -> None:
+    plan = plan_heuristically(query, "auto", 1)
+    assert plan.expand is expand
+    assert plan.relation_filters == filters
+
+
+def test_fast_and_deep_modes_override_the_cues() -> None:
+    assert plan_heuristically("为什么", "fast", 2).expand is False
+    assert plan_heuristically("hello", "deep", 2).expand is True
+    assert plan_heuristically("为什么", "auto", 0).expand is False
+
+
+def test_llm_planner_is_used_and_falls_back(embedder: Embedder) -> None:
+    with OpenAIStub() as stub:
+        planner = LLMQueryPlanner(
+            LLMClient(stub.base_url, "planner", max_attempts=2, transport_retries=0)
+        )
+        stub.reply(
+            json.dumps(
+                {
+                    "semantic_query": "心情 不好 原因",
+                    "expand_depth": 2,
+                    "relation_filters": ["导致"],
+                    "mode": "deep",
+                }
+            )
+        )
+        planned = planner.plan("我为什么不开心", "auto", 2)
+        stub.reply("this is not json")
+        stub.reply('{"semantic_query": ""}')
+        fallback = planner.plan("我为什么不开心", "auto", 1)
+        stub.fail(503)
+        unavailable = planner.plan("what is up", "auto", 1)
+
+    assert (planned.semantic_query, planned.expand, planned.expand_depth) == (
+        "心情 不好 原因",
+        True,
+        2,
+    )
+    assert planned.relation_filters == [LinkType.CAUSES]
+    assert fallback.reason.startswith("causal cue") and fallback.relation_filters == [
+        LinkType.CAUSES
+    ]
+    assert unavailable.reason == "no cue"
+    assert len([r for r in stub.requests if r["path"].endswith("/chat/completions")]) == 4
+
+
+def test_configured_llm_plans_platform_searches(tmp_path, embedder: Embedder) -> None:
+    with OpenAIStub() as stub:
+        settings = Settings(
+            sqlite_path=tmp_path / "m.db",
+            llm_base_url=stub.base_url,
+            llm_max_retries=1,
+            _env_file=None,
+        )
+        with MemoryPlatform(settings, embedder=embedder) as mp:
+            mp.create_memory(USER, subject="我", memory_type="事实", topic="心情", object="不好")
+            mp.wait_for_indexing(USER)
+            stub.reply(
+                json.dumps({"semantic_query": "我 心情 不好", "expand_depth": 0, "mode": "fast"})
+            )
+            results = mp.search(USER, "我今天怎么样")
+    assert [r.text for r in results] == ["我 心情 不好"]
+    assert stub.requests[-1]["body"]["messages"][-1]["content"] == "我今天怎么样"
+
+
+def test_recency_and_access_scale() -> None:
+    rates = {"event": 0.05, "relation": 0.005}
+    assert recency(NOW, NOW, "event", rates) == pytest.approx(1.0)
+    assert recency(NOW - timedelta(days=10), NOW, "event", rates) == pytest.approx(0.6065, abs=1e-3)
+    assert recency(NOW - timedelta(days=10), NOW, "relation", rates) > 0.95
+    assert access_frequency(0) == 0 and access_frequency(100) == 1 and access_frequency(1000) == 1
+    assert 0 < access_frequency(3) < access_frequency(10) < 1
+
+
+def test_format_context_escapes_and_layers() -> None:
+    direct = SearchResult(
+        id="a",
+        kind="memory",
+        text='I said <b>"hi"</b> & left',
+        score=1,
+        layer="direct",
+        time="2025-11-05",
+    )
+    related = SearchResult(
+        id="b",
+        kind="episode",
+        text="next turn",
+        score=0.5,
+        layer="related",
+        graph_distance=1,
+        speaker="Ann & Bob",
+        path=[
+            PathStep(from_id="a", to_id="b", relation="SHARED_NODE", direction="both", via="<hub>")
+        ],
+    )
+    text = format_context([direct, related])
+    assert (
+        "&lt;b&gt;&quot;hi&quot;&lt;/b&gt; &amp; left" in text
+        or '&lt;b&gt;"hi"&lt;/b&gt; &amp; left' in text
+    )
+    assert "<speaker>Ann &amp; Bob</speaker>" in text and "<via>&lt;hub&gt;</via>" in text
+    assert text.index("<direct_matches>") < text.index("<related_context>")
+    assert (
+        format_context([])
+        == "<memory_context>\n  <direct_matches>\n  </direct_matches>\n</memory_context>"
+    )
+
+
+def test_search_records_accesses(platform: MemoryPlatform) -> None:
+    memory_id = platform.create_memory(
+        USER, subject="我", memory_type="事实", topic="喜欢", object="爵士乐"
+    )
+    platform.wait_for_indexing(USER)
+    platform.search(USER, "爵士乐")
+    platform.search(USER, "爵士乐", record_access=False)
+    platform._retriever.close()  # flush the background access writes
+    memory = platform.get_memory(USER, memory_id).memory
+    assert memory.access_count == 1 and memory.last_accessed is not None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"query": " "}, "query"),
+        ({"query": "x", "max_results": 0}, "max_results"),
+        ({"query": "x", "expand_depth": 5}, "expand_depth"),
+        ({"query": "x", "memory_types": ["feelings"]}, "memory_types"),
+        ({"query": "x", "time_range": {"start": "sometime"}}, "time_range.start"),
+        ({"query": "x", "time_range": {"start": "2025-11-05", "end": "2025-11-01"}}, "before end"),
+        ({"query": "x", "relation_types": ["LOVES"]}, "relation_types"),
+    ],
+)
+def test_bad_search_input_is_a_clear_error(
+    platform: MemoryPlatform, kwargs: dict, message: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        platform.search(USER, **kwargs)
+
+
+def test_search_memories_tool(platform: MemoryPlatform) -> None:
+    platform.create_memory(
+        USER,
+        subject="我",
+        memory_type="事件",
+        topic="跑步",
+        object="五公里",
+        attributes={"时间": "昨天"},
+        reference_time=NOW,
+    )
+    platform.wait_for_indexing(USER)
+
+    ok = platform.execute_tool(
+        USER,
+        "search_memories",
+        {"query": "跑步", "memory_types": ["事件"], "time_range": {"start": "上周一"}},
+        NOW,
+    )
+    bad = platform.execute_tool(USER, "search_memories", {"query": "跑步", "expand_depth": 9}, NOW)
+    wrong_time = platform.execute_tool(
+        USER, "search_memories", {"query": "跑步", "time_range": {"start": "long ago"}}, NOW
+    )
+
+    assert ok["success"] and ok["count"] == 1
+    assert ok["results"][0]["text"] == "我 跑步 五公里（时间：2025-11-04）"
+    assert "<memory_context>" in ok["context"]
+    assert bad["success"] is False and "'expand_depth'" in bad["error"]
+    assert wrong_time["success"] is False and "time_range.start" in wrong_time["error"]
