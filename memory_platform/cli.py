@@ -146,6 +146,72 @@ def _print_demo(
     )
 
 
+@app.command()
+def bench(
+    scale: Annotated[str, typer.Option(help="store size: 1k, 10k or 100k memories")] = "1k",
+    out: Annotated[
+        Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
+    ] = None,
+    workdir: Annotated[
+        Path | None, typer.Option(help="folder for the benchmark's store (default: a temp dir)")
+    ] = None,
+) -> None:
+    """Latency of create_memory and search (depth 0/1/2) on the embedded store, with a
+    vector-only baseline from the same run; medians and p95."""
+    import tempfile
+
+    from .bench.latency import SCALES, markdown, run_latency
+
+    if scale not in SCALES:
+        raise _fail(f"--scale must be one of {', '.join(SCALES)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        report = run_latency(scale, workdir or Path(tmp), progress=err_console.print)
+    table = markdown([report])
+    console.print(table)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        out.with_suffix(".md").write_text(table + "\n", encoding="utf-8")
+
+
+eval_app = typer.Typer(help="Retrieval-quality evaluations.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("locomo")
+def eval_locomo(
+    data: Annotated[Path, typer.Option(help="LoCoMo JSON file (list of conversations)")] = Path(
+        "../shared/data/locomo_dev.json"
+    ),
+    out: Annotated[
+        Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="only the first N conversations")] = None,
+    workdir: Annotated[
+        Path | None, typer.Option(help="folder for the evaluation's store (default: a temp dir)")
+    ] = None,
+) -> None:
+    """Recall@5/10, MRR and all-evidence@10 per question category on LoCoMo, with
+    BM25-only and vector-only baselines computed in the same run."""
+    import tempfile
+
+    from .bench.locomo import markdown, run_locomo
+
+    if not data.is_file():
+        raise _fail(f"no LoCoMo file at {data}")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            report = run_locomo(data, workdir or Path(tmp), limit=limit, progress=err_console.print)
+    except (MemoryPlatformError, ValueError, KeyError) as exc:
+        raise _fail(f"evaluation failed: {exc}") from exc
+    table = markdown(report)
+    console.print(table)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        out.with_suffix(".md").write_text(table + "\n", encoding="utf-8")
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

@@ -63,11 +63,17 @@ class RetrievalSettings(BaseModel):
     fusion: Literal["blend", "rrf"] = Field(
         "blend", description="how vector and lexical matches combine into relevance"
     )
-    lexical_weight: float = Field(0.3, ge=0, le=1, description="share of the lexical rank in blend")
+    lexical_weight: float = Field(0.4, ge=0, le=1, description="share of the lexical rank in blend")
+    context_weight: float = Field(
+        0.15, ge=0, le=1, description="bonus from the best adjacent turn (NEXT) of an episode"
+    )
+    mention_weight: float = Field(
+        0.06, ge=0, le=1, description="bonus when the query names the episode's speaker"
+    )
     rrf_k: int = Field(60, ge=1, description="reciprocal rank fusion constant")
     neighbors_per_hit: int = Field(2, ge=0, le=10, description="graph neighbours per direct match")
     hub_degree_cap: int = Field(
-        50, ge=1, description="nodes in more memories are not walked through"
+        20, ge=1, description="nodes in more memories are not walked through"
     )
     vector_candidates: int = Field(50, ge=1, le=1000)
     weak_similarity: float = Field(0.7, ge=0, le=1, description="auto mode expands below this")

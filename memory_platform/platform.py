@@ -442,6 +442,10 @@ class MemoryPlatform:
             record_access=record_access,
         )
 
+    def clear_query_cache(self) -> None:
+        """Forget cached query embeddings (so a benchmark measures embedding too)."""
+        self._retriever.clear_query_cache()
+
     def format_context(self, results: Sequence[SearchResult]) -> str:
         """The layered ``<memory_context>`` block for a prompt (seed 004 §2.4)."""
         return format_context(results)

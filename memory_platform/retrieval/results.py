@@ -23,6 +23,8 @@ class ScoreComponents(BaseModel):
         access: log(1 + accesses) / log(1 + 100), capped at 1.
         similarity: cosine between the query and the item's (or its nodes') embedding.
         lexical: rank-based lexical match, 1 for the best word match, 0 for none.
+        context: relevance of the best adjacent turn in the same session (episodes).
+        mention: 1 when the query names the episode's speaker.
     """
 
     semantic: float = 0.0
@@ -32,6 +34,8 @@ class ScoreComponents(BaseModel):
     access: float = 0.0
     similarity: float = 0.0
     lexical: float = 0.0
+    context: float = 0.0
+    mention: float = 0.0
 
 
 class SearchResult(BaseModel):

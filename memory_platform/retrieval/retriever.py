@@ -34,6 +34,7 @@ from ..errors import InvalidInputError
 from ..models import Episode, ExpansionHit, LinkType, Memory, MemoryType, VectorKind
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import relation_filter
+from ..textutil import lexical_tokens
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .results import ScoreComponents, SearchResult
 from .scoring import access_frequency, graph_proximity, recency, weighted_score
@@ -75,6 +76,8 @@ class _Candidate:
     memory: Memory | None = None
     episode: Episode | None = None
     hit: ExpansionHit | None = None
+    mention: float = 0.0
+    context: float = 0.0
 
     def see(self, similarity: float) -> None:
         if not self.has_similarity or similarity > self.similarity:
@@ -99,6 +102,11 @@ class HybridRetriever:
         self._query_cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._access_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
+
+    def clear_query_cache(self) -> None:
+        """Forget cached query embeddings (benchmarks measure the embedding too)."""
+        with self._cache_lock:
+            self._query_cache.clear()
 
     def close(self) -> None:
         """Finish pending access-count updates."""
@@ -147,6 +155,7 @@ class HybridRetriever:
         candidates = self._seed(user_id, plan.semantic_query, query_vector, kind_set, want_episodes)
         self._load(user_id, candidates, query_vector)
         direct = [c for c in candidates.values() if self._passes(c, types, window, include_invalid)]
+        self._add_context(user_id, plan.semantic_query, direct)
         scored = sorted(
             ((self._components(c, 0, now), c) for c in direct),
             key=lambda pair: (-weighted_score(pair[0], self._settings), pair[1].id),
@@ -263,6 +272,38 @@ class HybridRetriever:
             for ref, vector in self._store.get_vectors(user, kind, ids).items():
                 candidates[(kind, ref)].see(float(np.dot(vector, query_vector)))
 
+    def _add_context(self, user: str, query: str, candidates: list[_Candidate]) -> None:
+        """Speaker mentions and the relevance of adjacent turns, for episode candidates.
+
+        A reply often lacks the words of the question it answers, which sit in the turn
+        before it; the best neighbour along the NEXT chain lends part of its relevance.
+        """
+        episodes = {c.id: c for c in candidates if c.episode is not None}
+        if not episodes:
+            return
+        query_tokens = set(lexical_tokens(query))
+        for cand in episodes.values():
+            speaker = cand.episode.speaker if cand.episode else None
+            if speaker and query_tokens & set(lexical_tokens(speaker)):
+                cand.mention = 1.0
+        base = {ref: self._base_relevance(c) for ref, c in episodes.items()}
+        for ref, nxt in self._store.next_episode_ids(user, list(episodes)).items():
+            if nxt in episodes:
+                episodes[ref].context = max(episodes[ref].context, base[nxt])
+                episodes[nxt].context = max(episodes[nxt].context, base[ref])
+
+    def _base_relevance(self, c: _Candidate) -> float:
+        """Relevance from vectors and words (and a named speaker), before neighbours."""
+        s = self._settings
+        lexical = 0.0 if c.lexical_rank is None else 2.0 / (2.0 + c.lexical_rank)
+        if s.fusion == "rrf":
+            parts = [r for r in (c.vector_rank, c.lexical_rank) if r is not None]
+            best = 2.0 / (s.rrf_k + 1)
+            relevance = sum(1.0 / (s.rrf_k + 1 + r) for r in parts) / best
+        else:
+            relevance = (1 - s.lexical_weight) * max(c.similarity, 0.0) + s.lexical_weight * lexical
+        return relevance + s.mention_weight * c.mention
+
     @staticmethod
     def _passes(
         c: _Candidate,
@@ -285,12 +326,7 @@ class HybridRetriever:
         s = self._settings
         similarity = max(c.similarity, 0.0)
         lexical = 0.0 if c.lexical_rank is None else 2.0 / (2.0 + c.lexical_rank)
-        if s.fusion == "rrf":
-            parts = [r for r in (c.vector_rank, c.lexical_rank) if r is not None]
-            best = 2.0 / (s.rrf_k + 1)
-            semantic = sum(1.0 / (s.rrf_k + 1 + r) for r in parts) / best
-        else:
-            semantic = (1 - s.lexical_weight) * similarity + s.lexical_weight * lexical
+        semantic = self._base_relevance(c) + s.context_weight * c.context
         if c.memory is not None:
             m = c.memory
             importance, accesses = m.importance, m.access_count
@@ -307,6 +343,8 @@ class HybridRetriever:
             access=access_frequency(accesses),
             similarity=round(similarity, 9),
             lexical=lexical,
+            context=round(c.context, 9),
+            mention=c.mention,
         )
 
     def _layer(

@@ -41,6 +41,9 @@ __all__ = [
     "MemoryRecord",
     "PendingEmbedding",
     "StoreStats",
+    "episode_document",
+    "memory_document",
+    "previous_texts",
     "relation_filter",
 ]
 
@@ -436,6 +439,25 @@ def memory_document(memory: Memory) -> str:
     return " ".join([memory.title, memory.text, *memory.attributes.values()])
 
 
-def episode_document(episode: Episode) -> str:
-    """What a lexical index holds for an episode: speaker, text and keywords."""
-    return " ".join([episode.speaker or "", episode.text, *episode.keywords])
+def episode_document(episode: Episode, previous_text: str | None = None) -> str:
+    """What a lexical index holds for an episode: speaker, text and keywords, after the
+    previous turn of its session, whose words often carry the question a reply answers."""
+    return " ".join([previous_text or "", episode.speaker or "", episode.text, *episode.keywords])
+
+
+def previous_texts(ordered: Sequence[Episode], tails: Mapping[str, str]) -> dict[str, str]:
+    """For each episode of a session, the text of the turn before it.
+
+    ``ordered`` is sorted by session and time; ``tails`` gives, per session, the text of
+    the stored episode that the batch continues.
+    """
+    out: dict[str, str] = {}
+    last: dict[str, str] = dict(tails)
+    for episode in ordered:
+        if episode.session_id is None:
+            continue
+        before = last.get(episode.session_id)
+        if before is not None:
+            out[episode.id] = before
+        last[episode.session_id] = episode.text
+    return out

@@ -60,6 +60,7 @@ from .base import (
     episode_document,
     memory_document,
     pick_shortest_paths,
+    previous_texts,
     relation_filter,
 )
 
@@ -565,23 +566,6 @@ class Neo4jGraphStore(GraphStore):
         if len(users) != 1:
             raise InvalidInputError("add_episodes takes the episodes of one user", "episodes")
         user = users.pop()
-        props = [
-            {
-                "id": e.id,
-                "user_id": user,
-                "session_id": e.session_id,
-                "text": e.text,
-                "speaker": e.speaker,
-                "timestamp": e.timestamp,
-                "keywords": e.keywords,
-                "importance": e.importance,
-                "access_count": e.access_count,
-                "metadata": json.dumps(e.metadata, ensure_ascii=False, default=str),
-                "search_kind": VectorKind.EPISODE.value,
-                "search_tokens": _search_tokens(user, episode_document(e)),
-            }
-            for e in episodes
-        ]
         ordered = sorted(episodes, key=lambda e: (e.session_id or "", e.timestamp, e.id))
         by_session: dict[str, list[Episode]] = {}
         for e in ordered:
@@ -591,6 +575,7 @@ class Neo4jGraphStore(GraphStore):
 
         def work(tx: Any) -> None:
             pairs: list[dict[str, str]] = []
+            tails: dict[str, str] = {}
             for session, items in by_session.items():
                 tail = self._run(
                     tx,
@@ -602,7 +587,26 @@ class Neo4jGraphStore(GraphStore):
                 )
                 if tail:
                     pairs.append({"from_id": tail[0]["id"], "to_id": items[0].id})
+                    tails[session] = tail[0]["text"]
                 pairs.extend({"from_id": a.id, "to_id": b.id} for a, b in itertools.pairwise(items))
+            before = previous_texts(ordered, tails)
+            props = [
+                {
+                    "id": e.id,
+                    "user_id": user,
+                    "session_id": e.session_id,
+                    "text": e.text,
+                    "speaker": e.speaker,
+                    "timestamp": e.timestamp,
+                    "keywords": e.keywords,
+                    "importance": e.importance,
+                    "access_count": e.access_count,
+                    "metadata": json.dumps(e.metadata, ensure_ascii=False, default=str),
+                    "search_kind": VectorKind.EPISODE.value,
+                    "search_tokens": _search_tokens(user, episode_document(e, before.get(e.id))),
+                }
+                for e in episodes
+            ]
             self._run(tx, "episode/create_many", episodes=props)
             if pairs:
                 self._run(tx, "episode/link_next", pairs=pairs, user_id=user)

@@ -58,6 +58,7 @@ from .base import (
     episode_document,
     memory_document,
     pick_shortest_paths,
+    previous_texts,
     relation_filter,
 )
 from .sqlite_schema import migrate
@@ -621,7 +622,9 @@ class SQLiteGraphStore(GraphStore):
                     )
                 )
             rows = [
-                (user, kind.value, ref, prepared[ref].tobytes()) for ref in refs if ref in owned
+                (user, kind.value, ref, prepared[ref].astype(np.float16).tobytes())
+                for ref in refs
+                if ref in owned
             ]
             self._delete_vectors(conn, kind, [r[2] for r in rows])
             conn.executemany(
@@ -803,8 +806,17 @@ class SQLiteGraphStore(GraphStore):
                     for e in episodes
                 ],
             )
-            self._link_sessions(conn, user, ordered)
-            rows = [(user, VectorKind.EPISODE.value, e.id, episode_document(e)) for e in episodes]
+            tails = self._link_sessions(conn, user, ordered)
+            before = previous_texts(ordered, tails)
+            rows = [
+                (
+                    user,
+                    VectorKind.EPISODE.value,
+                    e.id,
+                    tokens_document(episode_document(e, before.get(e.id))),
+                )
+                for e in episodes
+            ]
             conn.executemany(
                 "INSERT INTO lexical_docs(user_id, kind, ref_id) VALUES (?, ?, ?)",
                 [r[:3] for r in rows],
@@ -825,8 +837,14 @@ class SQLiteGraphStore(GraphStore):
         return [e.id for e in episodes]
 
     @staticmethod
-    def _link_sessions(conn: sqlite3.Connection, user: str, ordered: Sequence[Episode]) -> None:
-        """Set ``next_id`` along each session in time order (NEXT edges)."""
+    def _link_sessions(
+        conn: sqlite3.Connection, user: str, ordered: Sequence[Episode]
+    ) -> dict[str, str]:
+        """Set ``next_id`` along each session in time order (NEXT edges).
+
+        Returns, per session that continues a stored one, the text of its stored tail.
+        """
+        tails: dict[str, str] = {}
         by_session: dict[str, list[Episode]] = {}
         for e in ordered:
             if e.session_id is not None:
@@ -835,15 +853,17 @@ class SQLiteGraphStore(GraphStore):
         for session, items in by_session.items():
             first = items[0]
             prev = conn.execute(
-                "SELECT id FROM episodes WHERE user_id = ? AND session_id = ? AND timestamp <= ?"
+                "SELECT id, text FROM episodes WHERE user_id = ? AND session_id = ? AND timestamp <= ?"
                 " AND next_id IS NULL AND id NOT IN (SELECT value FROM json_each(?))"
                 " ORDER BY timestamp DESC, id DESC LIMIT 1",
                 (user, session, _ts(first.timestamp), json.dumps([e.id for e in items])),
             ).fetchone()
             if prev:
                 updates.append((first.id, prev[0]))
+                tails[session] = prev[1]
             updates.extend((b.id, a.id) for a, b in itertools.pairwise(items))
         conn.executemany("UPDATE episodes SET next_id = ? WHERE id = ?", updates)
+        return tails
 
     def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
         user = self._check_user(user_id)
@@ -1048,40 +1068,59 @@ def _episode_from_row(r: Any) -> Episode:
     )
 
 
-# Breadth-first candidates up to :depth hops from the seeds. Each recursive arm is one
-# kind of hop: a link followed along its arrow, against it, or a shared content node
-# (skipped when the node is in more than :hub_cap memories). Every reached memory must
-# belong to the user and, unless asked, still be valid. Seeds enter as (NULL -> seed).
+# Breadth-first expansion in two steps. ``reach`` is a recursive CTE over the three kinds
+# of hop (a link along its arrow, against it, or a shared content node that is neither a
+# hub nor skipped); its rows are (memory, level), so each memory is expanded once per
+# level however many paths lead to it. Every reached memory belongs to the user and,
+# unless asked, is still valid. The final SELECTs return the hops from each level to the
+# next, from which pick_shortest_paths keeps one shortest path per memory.
 _EXPAND_SQL = """
-WITH RECURSIVE hop(src, dst, rel, dir, via, w, d) AS (
-    SELECT NULL, m.id, NULL, NULL, NULL, NULL, 0
+WITH RECURSIVE reach(id, d) AS (
+    SELECT m.id, 0
       FROM json_each(:seeds) s JOIN memories m ON m.id = s.value AND m.user_id = :user
     UNION
-    SELECT h.dst, l.target_id, l.type, 'out', NULL, l.importance * l.confidence, h.d + 1
-      FROM hop h
-      JOIN links l ON l.source_id = h.dst AND l.user_id = :user
+    SELECT l.target_id, r.d + 1
+      FROM reach r
+      JOIN links l ON l.source_id = r.id AND l.user_id = :user
       JOIN memories m ON m.id = l.target_id AND m.user_id = :user
-     WHERE h.d < :depth
-       AND l.type IN (SELECT value FROM json_each(:types))
+     WHERE r.d < :depth AND l.type IN (SELECT value FROM json_each(:types))
        AND (:include_invalid OR m.invalid_at IS NULL)
     UNION
-    SELECT h.dst, l.source_id, l.type, 'in', NULL, l.importance * l.confidence, h.d + 1
-      FROM hop h
-      JOIN links l ON l.target_id = h.dst AND l.user_id = :user
+    SELECT l.source_id, r.d + 1
+      FROM reach r
+      JOIN links l ON l.target_id = r.id AND l.user_id = :user
       JOIN memories m ON m.id = l.source_id AND m.user_id = :user
-     WHERE h.d < :depth
-       AND l.type IN (SELECT value FROM json_each(:types))
+     WHERE r.d < :depth AND l.type IN (SELECT value FROM json_each(:types))
        AND (:include_invalid OR m.invalid_at IS NULL)
     UNION
-    SELECT h.dst, b.memory_id, :shared_rel, 'both', n.content, 1.0 / n.degree, h.d + 1
-      FROM hop h
-      JOIN memory_nodes a ON a.memory_id = h.dst AND a.user_id = :user
+    SELECT b.memory_id, r.d + 1
+      FROM reach r
+      JOIN memory_nodes a ON a.memory_id = r.id AND a.user_id = :user
       JOIN nodes n ON n.id = a.node_id AND n.user_id = :user AND n.degree <= :hub_cap
-      JOIN memory_nodes b ON b.node_id = a.node_id AND b.memory_id <> h.dst
+      JOIN memory_nodes b ON b.node_id = a.node_id AND b.memory_id <> r.id
       JOIN memories m ON m.id = b.memory_id AND m.user_id = :user
-     WHERE h.d < :depth AND :shared
+     WHERE r.d < :depth AND :shared
        AND n.id NOT IN (SELECT value FROM json_each(:skip))
        AND (:include_invalid OR m.invalid_at IS NULL)
-)
-SELECT src, dst, rel, dir, via, w FROM hop WHERE d > 0
+),
+level(id, d) AS (SELECT id, min(d) FROM reach GROUP BY id)
+SELECT l.source_id, l.target_id, l.type, 'out', NULL, l.importance * l.confidence
+  FROM level a
+  JOIN links l ON l.source_id = a.id AND l.user_id = :user
+  JOIN level b ON b.id = l.target_id AND b.d = a.d + 1
+ WHERE l.type IN (SELECT value FROM json_each(:types))
+UNION ALL
+SELECT l.target_id, l.source_id, l.type, 'in', NULL, l.importance * l.confidence
+  FROM level a
+  JOIN links l ON l.target_id = a.id AND l.user_id = :user
+  JOIN level b ON b.id = l.source_id AND b.d = a.d + 1
+ WHERE l.type IN (SELECT value FROM json_each(:types))
+UNION ALL
+SELECT x.memory_id, y.memory_id, :shared_rel, 'both', n.content, 1.0 / n.degree
+  FROM level a
+  JOIN memory_nodes x ON x.memory_id = a.id AND x.user_id = :user
+  JOIN nodes n ON n.id = x.node_id AND n.user_id = :user AND n.degree <= :hub_cap
+  JOIN memory_nodes y ON y.node_id = x.node_id AND y.memory_id <> x.memory_id
+  JOIN level b ON b.id = y.memory_id AND b.d = a.d + 1
+ WHERE :shared AND n.id NOT IN (SELECT value FROM json_each(:skip))
 """

@@ -613,6 +613,10 @@ def test_episodes_chain_in_time_order_and_are_searchable(store: GraphStore, user
     assert got[order[0]].speaker == "Ann"
     hits = store.lexical_search(user, "dinner", kinds=[VectorKind.EPISODE])
     assert [h.ref_id for h in hits] == [later.id]
+    stemmed = store.lexical_search(user, "hiked", kinds=[VectorKind.EPISODE])  # hiking ~ hiked
+    # every hiking turn, first; the dinner turn follows one, whose words it carries as context
+    assert {h.ref_id for h in stemmed[:3]} == set(ids)
+    assert [h.ref_id for h in stemmed[3:]] == [later.id]
     store.set_embeddings(user, VectorKind.EPISODE, {later.id: vec(7)})
     assert store.vector_search(user, VectorKind.EPISODE, vec(7), k=1)[0].ref_id == later.id
 

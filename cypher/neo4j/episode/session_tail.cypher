@@ -2,6 +2,6 @@
 MATCH (e:Episode)
 WHERE e.user_id = $user_id AND e.session_id = $session_id AND e.timestamp <= $before
   AND NOT e.id IN $exclude AND NOT EXISTS { (e)-[:NEXT]->() }
-RETURN e.id AS id
+RETURN e.id AS id, e.text AS text
 ORDER BY e.timestamp DESC, e.id DESC
 LIMIT 1

@@ -1,0 +1,1 @@
+"""Benchmarks and evaluations, runnable from the CLI (``memory-platform eval`` / ``bench``)."""

@@ -1,0 +1,49 @@
+"""Ranking metrics and latency summaries shared by the evaluations and benchmarks."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["latency_summary", "machine_description", "ranking_metrics"]
+
+
+def machine_description() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    import os
+    import platform
+    import sys
+
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def ranking_metrics(ranked: Sequence[str], relevant: set[str]) -> dict[str, float]:
+    """recall@5, recall@10, MRR and all-evidence@10 of one ranked list."""
+    if not relevant:
+        raise ValueError("no relevant items to measure against")
+    first = next((i for i, item in enumerate(ranked) if item in relevant), None)
+    top5, top10 = set(ranked[:5]), set(ranked[:10])
+    return {
+        "recall@5": len(relevant & top5) / len(relevant),
+        "recall@10": len(relevant & top10) / len(relevant),
+        "mrr": 0.0 if first is None else 1.0 / (first + 1),
+        "all@10": float(relevant <= top10),
+    }
+
+
+def latency_summary(samples_ms: Sequence[float]) -> dict[str, float]:
+    """Median, p95 and mean of latencies in milliseconds."""
+    ordered = sorted(samples_ms)
+    p95 = ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
+    return {
+        "n": len(ordered),
+        "median_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(p95, 3),
+        "mean_ms": round(statistics.fmean(ordered), 3),
+    }
