@@ -68,6 +68,15 @@ def demo(
                     )
                 transcript.append({"user": example["user"], "calls": calls})
             mp.wait_for_indexing(DEMO_USER)
+            question = "我为什么没心情工作?"
+            found = mp.search(
+                DEMO_USER,
+                question,
+                expand_depth=2,
+                reference_time=EXAMPLE_TIME,
+                record_access=False,
+            )
+            context = mp.format_context(found)
             memories = mp.store.list_memories(DEMO_USER, limit=1000)
             links = {
                 (link.source_id, link.target_id, link.type.value): link
@@ -85,6 +94,11 @@ def demo(
                 {
                     "store": str(settings.sqlite_path),
                     "transcript": transcript,
+                    "search": {
+                        "query": question,
+                        "results": [r.model_dump(mode="json") for r in found],
+                        "context": context,
+                    },
                     "stats": stats.model_dump(),
                 },
                 ensure_ascii=False,
@@ -93,6 +107,8 @@ def demo(
         )
     else:
         _print_demo(settings.sqlite_path, transcript, memories, list(links.values()), stats)
+        console.print(f"\n[cyan]search:[/] {question}  (depth 2: direct matches, then causes)")
+        console.print(context, markup=False, highlight=False)
     if failed:
         raise _fail(f"{len(failed)} tool call(s) failed")
 
@@ -148,7 +164,9 @@ def _print_demo(
 
 @app.command()
 def bench(
-    scale: Annotated[str, typer.Option(help="store size: 1k, 10k or 100k memories")] = "1k",
+    scale: Annotated[
+        str, typer.Option(help="store size: tiny (smoke), 1k, 10k or 100k memories")
+    ] = "1k",
     out: Annotated[
         Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
     ] = None,

@@ -20,9 +20,9 @@ from .workload import QUERIES, populate
 
 __all__ = ["SCALES", "run_latency"]
 
-SCALES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
+SCALES = {"tiny": 100, "1k": 1_000, "10k": 10_000, "100k": 100_000}
+"""Store sizes; ``tiny`` is the smoke run of the test suite."""
 
-_CREATE_CALLS = 200
 _SEARCHABLE_PROBES = 20
 _SEARCH_ROUNDS = 3
 
@@ -60,17 +60,17 @@ def run_latency(
             "bytes_on_disk_per_memory": round(_disk_bytes(path) / count),
         }
         user = work.user_id
-        report["create_memory"] = _bench_create(mp, user)
+        report["create_memory"] = _bench_create(mp, user, calls=40 if scale == "tiny" else 200)
         progress(f"create_memory p95 {report['create_memory']['call']['p95_ms']} ms")
         report["search"] = _bench_search(mp, user)
         progress("search measured")
     return report
 
 
-def _bench_create(mp: MemoryPlatform, user: str) -> dict[str, Any]:
-    calls: list[float] = []
+def _bench_create(mp: MemoryPlatform, user: str, calls: int) -> dict[str, Any]:
+    latencies: list[float] = []
     searchable: list[float] = []
-    for i in range(_CREATE_CALLS):
+    for i in range(calls):
         arguments = json.dumps(
             {
                 "subject": "我",
@@ -84,17 +84,20 @@ def _bench_create(mp: MemoryPlatform, user: str) -> dict[str, Any]:
         )
         started = time.perf_counter()
         result = mp.execute_tool(user, "create_memory", arguments)
-        calls.append((time.perf_counter() - started) * 1000.0)
+        latencies.append((time.perf_counter() - started) * 1000.0)
         if not result["success"]:
             raise RuntimeError(result["error"])
-        if i % (_CREATE_CALLS // _SEARCHABLE_PROBES) == 0:
+        if i % max(1, calls // _SEARCHABLE_PROBES) == 0:
             memory_id = result["memory_id"]
             while not mp.store.get_vectors(user, VectorKind.MEMORY, [memory_id]):
                 time.sleep(0.001)
             searchable.append((time.perf_counter() - started) * 1000.0)
         else:
             mp.wait_for_indexing(user)  # each call starts from an idle indexer
-    return {"call": latency_summary(calls), "until_vector_searchable": latency_summary(searchable)}
+    return {
+        "call": latency_summary(latencies),
+        "until_vector_searchable": latency_summary(searchable),
+    }
 
 
 def _bench_search(mp: MemoryPlatform, user: str) -> dict[str, Any]:

@@ -20,6 +20,8 @@ __all__ = ["LLMQueryPlanner", "QueryPlan", "plan_heuristically"]
 
 log = logging.getLogger(__name__)
 
+WHY_WORDS = ("为什么", "为何", "怎么会", "原因", "why", "reason", "how come")
+"""Questions after a cause: only the causes of a match are followed, not its effects."""
 CAUSAL_WORDS = (
     "因为", "为什么", "为何", "原因", "导致", "所以", "怎么会", "结果", "由于",
     "why", "because", "cause", "caused", "causes", "reason", "due to", "led to", "lead to", "result",
@@ -38,6 +40,7 @@ class QueryPlan(BaseModel):
     expand: bool = False
     expand_depth: int = Field(1, ge=0, le=3)
     relation_filters: list[LinkType] | None = None
+    causes_only: bool = False
     memory_types: list[MemoryType] | None = None
     reason: str = ""
 
@@ -82,6 +85,7 @@ def plan_heuristically(
             expand=True,
             expand_depth=expand_depth,
             relation_filters=[LinkType.CAUSES],
+            causes_only=_has_any(query, WHY_WORDS) is not None,
             reason=f"causal cue {causal!r}",
         )
     relational = _has_any(query, RELATIONAL_WORDS)

@@ -179,6 +179,7 @@ class HybridRetriever:
             expand=expand and VectorKind.MEMORY in kind_set,
             depth=max(plan.expand_depth, 1) if expand else 0,
             filters=filters,
+            causes_only=plan.causes_only and relation_types is None,
             include_invalid=include_invalid,
             query_vector=query_vector,
             types=types,
@@ -355,6 +356,7 @@ class HybridRetriever:
         expand: bool,
         depth: int,
         filters: list[LinkType | str] | None,
+        causes_only: bool,
         include_invalid: bool,
         query_vector: npt.NDArray[np.float32],
         types: Sequence[MemoryType] | None,
@@ -392,6 +394,11 @@ class HybridRetriever:
                 include_invalid=include_invalid,
                 skip_node_ids=skip,
             ):
+                if causes_only and any(
+                    step.relation == LinkType.CAUSES.value and step.direction == "out"
+                    for step in found.path
+                ):
+                    continue  # an effect of the match does not answer "why"
                 if found.memory_id not in reached:
                     reached[found.memory_id] = found
         direct_ids = {c.id for _, c in direct}

@@ -1073,32 +1073,34 @@ def _episode_from_row(r: Any) -> Episode:
 # hub nor skipped); its rows are (memory, level), so each memory is expanded once per
 # level however many paths lead to it. Every reached memory belongs to the user and,
 # unless asked, is still valid. The final SELECTs return the hops from each level to the
-# next, from which pick_shortest_paths keeps one shortest path per memory.
+# next, from which pick_shortest_paths keeps one shortest path per memory. The unary ``+``
+# on user_id checks keeps them as filters: without it the planner walks the user's whole
+# index instead of following ids.
 _EXPAND_SQL = """
 WITH RECURSIVE reach(id, d) AS (
     SELECT m.id, 0
-      FROM json_each(:seeds) s JOIN memories m ON m.id = s.value AND m.user_id = :user
+      FROM json_each(:seeds) s JOIN memories m ON m.id = s.value AND +m.user_id = :user
     UNION
     SELECT l.target_id, r.d + 1
       FROM reach r
-      JOIN links l ON l.source_id = r.id AND l.user_id = :user
-      JOIN memories m ON m.id = l.target_id AND m.user_id = :user
+      JOIN links l ON l.source_id = r.id AND +l.user_id = :user
+      JOIN memories m ON m.id = l.target_id AND +m.user_id = :user
      WHERE r.d < :depth AND l.type IN (SELECT value FROM json_each(:types))
        AND (:include_invalid OR m.invalid_at IS NULL)
     UNION
     SELECT l.source_id, r.d + 1
       FROM reach r
-      JOIN links l ON l.target_id = r.id AND l.user_id = :user
-      JOIN memories m ON m.id = l.source_id AND m.user_id = :user
+      JOIN links l ON l.target_id = r.id AND +l.user_id = :user
+      JOIN memories m ON m.id = l.source_id AND +m.user_id = :user
      WHERE r.d < :depth AND l.type IN (SELECT value FROM json_each(:types))
        AND (:include_invalid OR m.invalid_at IS NULL)
     UNION
     SELECT b.memory_id, r.d + 1
       FROM reach r
-      JOIN memory_nodes a ON a.memory_id = r.id AND a.user_id = :user
-      JOIN nodes n ON n.id = a.node_id AND n.user_id = :user AND n.degree <= :hub_cap
+      JOIN memory_nodes a ON a.memory_id = r.id AND +a.user_id = :user
+      JOIN nodes n ON n.id = a.node_id AND +n.user_id = :user AND n.degree <= :hub_cap
       JOIN memory_nodes b ON b.node_id = a.node_id AND b.memory_id <> r.id
-      JOIN memories m ON m.id = b.memory_id AND m.user_id = :user
+      JOIN memories m ON m.id = b.memory_id AND +m.user_id = :user
      WHERE r.d < :depth AND :shared
        AND n.id NOT IN (SELECT value FROM json_each(:skip))
        AND (:include_invalid OR m.invalid_at IS NULL)
@@ -1106,20 +1108,20 @@ WITH RECURSIVE reach(id, d) AS (
 level(id, d) AS (SELECT id, min(d) FROM reach GROUP BY id)
 SELECT l.source_id, l.target_id, l.type, 'out', NULL, l.importance * l.confidence
   FROM level a
-  JOIN links l ON l.source_id = a.id AND l.user_id = :user
+  JOIN links l ON l.source_id = a.id AND +l.user_id = :user
   JOIN level b ON b.id = l.target_id AND b.d = a.d + 1
  WHERE l.type IN (SELECT value FROM json_each(:types))
 UNION ALL
 SELECT l.target_id, l.source_id, l.type, 'in', NULL, l.importance * l.confidence
   FROM level a
-  JOIN links l ON l.target_id = a.id AND l.user_id = :user
+  JOIN links l ON l.target_id = a.id AND +l.user_id = :user
   JOIN level b ON b.id = l.source_id AND b.d = a.d + 1
  WHERE l.type IN (SELECT value FROM json_each(:types))
 UNION ALL
 SELECT x.memory_id, y.memory_id, :shared_rel, 'both', n.content, 1.0 / n.degree
   FROM level a
-  JOIN memory_nodes x ON x.memory_id = a.id AND x.user_id = :user
-  JOIN nodes n ON n.id = x.node_id AND n.user_id = :user AND n.degree <= :hub_cap
+  JOIN memory_nodes x ON x.memory_id = a.id AND +x.user_id = :user
+  JOIN nodes n ON n.id = x.node_id AND +n.user_id = :user AND n.degree <= :hub_cap
   JOIN memory_nodes y ON y.node_id = x.node_id AND y.memory_id <> x.memory_id
   JOIN level b ON b.id = y.memory_id AND b.d = a.d + 1
  WHERE :shared AND n.id NOT IN (SELECT value FROM json_each(:skip))

@@ -22,21 +22,29 @@ __all__ = ["VectorCache", "decode_vector"]
 
 @dataclass
 class _Matrix:
+    """Rows in a buffer that grows by doubling, so appending a vector is amortised O(1)."""
+
     version: int = 0
     deletes: int = 0
     max_rowid: int = 0
     ids: list[str] = field(default_factory=list)
-    chunks: list[npt.NDArray[np.float32]] = field(default_factory=list)
-    matrix: npt.NDArray[np.float32] | None = None
+    buffer: npt.NDArray[np.float32] | None = None
     positions: dict[str, int] | None = None
 
+    def append(self, ids: list[str], rows: npt.NDArray[np.float32]) -> None:
+        count, needed = len(self.ids), len(self.ids) + len(ids)
+        if self.buffer is None or self.buffer.shape[0] < needed:
+            grown = np.zeros((max(needed, 2 * count, 64), rows.shape[1]), dtype=np.float32)
+            if self.buffer is not None:
+                grown[:count] = self.buffer[:count]
+            self.buffer = grown
+        self.buffer[count:needed] = rows
+        self.ids.extend(ids)
+
     def dense(self, dim: int) -> npt.NDArray[np.float32]:
-        if self.matrix is None or self.matrix.shape[0] != len(self.ids):
-            self.matrix = (
-                np.vstack(self.chunks) if self.chunks else np.zeros((0, dim), dtype=np.float32)
-            )
-            self.chunks = [self.matrix]
-        return self.matrix
+        if self.buffer is None:
+            return np.zeros((0, dim), dtype=np.float32)
+        return self.buffer[: len(self.ids)]
 
 
 def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
@@ -96,8 +104,10 @@ class VectorCache:
                     (user_id, kind, entry.max_rowid),
                 ).fetchall()
                 if rows:
-                    entry.chunks.append(np.vstack([decode_vector(r[2], self._dim) for r in rows]))
-                    entry.ids.extend(r[1] for r in rows)
+                    entry.append(
+                        [r[1] for r in rows],
+                        np.vstack([decode_vector(r[2], self._dim) for r in rows]),
+                    )
                     entry.max_rowid = int(rows[-1][0])
                 entry.version = version
                 entry.deletes = deletes

@@ -115,8 +115,10 @@ def test_causal_chain_depth_one_and_two(mp: MemoryPlatform, users) -> None:
     c = create(
         mp, user, subject="I", memory_type="event", topic="missed", object="the morning meeting"
     )
+    effect = create(mp, user, subject="my boss", memory_type="event", topic="warned", object="me")
     link(mp, user, a, b)
     link(mp, user, b, c)
+    link(mp, user, c, effect)  # an effect of the match, which a "why" question does not want
     create(mp, user, subject="Tom", memory_type="fact", topic="likes", object="tennis")
     mp.wait_for_indexing(user)
 
@@ -128,6 +130,11 @@ def test_causal_chain_depth_one_and_two(mp: MemoryPlatform, users) -> None:
     assert (b, "related", 1) in layers(two) and (a, "related", 2) in layers(two)
     path = next(r for r in two if r.id == a).path
     assert [s.relation for s in path] == ["CAUSES", "CAUSES"]
+    assert effect not in [r.id for r in one + two if r.layer == "related"]
+    what_followed = mp.search(
+        user, "what happened after I missed the morning meeting", mode="deep", max_results=4
+    )
+    assert (effect, "related", 1) in layers(what_followed)
 
 
 def test_relation_filter_limits_the_hops(mp: MemoryPlatform, users) -> None:

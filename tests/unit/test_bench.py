@@ -1,0 +1,170 @@
+"""The benchmark and evaluation commands run end to end and write well-formed reports.
+
+Only the shape of the output is checked here, never a timing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memory_platform.bench.locomo import load_locomo, normalize_dia_ids, session_time
+from memory_platform.bench.metrics import latency_summary, ranking_metrics
+from memory_platform.cli import app
+
+runner = CliRunner()
+
+MINI_LOCOMO = [
+    {
+        "sample_id": "mini-1",
+        "conversation": {
+            "speaker_a": "Caroline",
+            "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D1:1",
+                    "text": "I went to a LGBTQ support group yesterday.",
+                },
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D1:2",
+                    "text": "That sounds powerful! I painted a lake sunrise last week.",
+                },
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D1:3",
+                    "text": "I want to study counseling next year.",
+                },
+            ],
+            "session_2_date_time": "7:55 pm on 9 June, 2023",
+            "session_2": [
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D2:1",
+                    "text": "We went camping with the kids at the beach.",
+                    "blip_caption": "a photo of a tent",
+                },
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D2:2",
+                    "text": "My adoption interview is next month.",
+                },
+            ],
+        },
+        "qa": [
+            {
+                "question": "When did Caroline go to the LGBTQ support group?",
+                "answer": "7 May 2023",
+                "evidence": ["D1:1"],
+                "category": 2,
+            },
+            {
+                "question": "What did Melanie paint?",
+                "answer": "a sunrise",
+                "evidence": ["D1:2"],
+                "category": 4,
+            },
+            {
+                "question": "What is Caroline planning?",
+                "answer": "counseling, adoption",
+                "evidence": ["D1:3; D2:2"],
+                "category": 1,
+            },
+            {
+                "question": "Where did Melanie camp?",
+                "evidence": ["D2:01"],
+                "category": 5,
+                "adversarial_answer": "x",
+            },
+            {"question": "What is the weather?", "answer": "n/a", "evidence": [], "category": 3},
+        ],
+    }
+]
+
+
+def test_metrics() -> None:
+    assert ranking_metrics(["a", "b", "c"], {"b"}) == {
+        "recall@5": 1.0,
+        "recall@10": 1.0,
+        "mrr": 0.5,
+        "all@10": 1.0,
+    }
+    assert ranking_metrics(["x"] * 10 + ["b"], {"b", "c"})["recall@10"] == 0.0
+    summary = latency_summary([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert summary["median_ms"] == 3.0 and summary["p95_ms"] == 100.0 and summary["n"] == 5
+    with pytest.raises(ValueError, match="no relevant"):
+        ranking_metrics(["a"], set())
+
+
+def test_locomo_quirks_are_handled(tmp_path: Path) -> None:
+    assert normalize_dia_ids(["D8:6; D9:17", "D:11:26", "D30:05", "D"]) == {
+        "D8:6",
+        "D9:17",
+        "D11:26",
+        "D30:5",
+    }
+    assert session_time("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00+00:00"
+    path = tmp_path / "mini.json"
+    path.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    episodes, questions = load_locomo(path)
+    assert [e["metadata"]["dia_id"] for e in episodes["locomo-mini-1"]] == [
+        "D1:1",
+        "D1:2",
+        "D1:3",
+        "D2:1",
+        "D2:2",
+    ]
+    assert "[shares a photo of a tent]" in episodes["locomo-mini-1"][3]["text"]
+    assert len(questions) == 4  # the one without evidence is left out
+    assert questions[2].evidence == frozenset({"D1:3", "D2:2"})
+
+
+@pytest.mark.slow
+def test_eval_locomo_command_writes_a_report(tmp_path: Path) -> None:
+    data = tmp_path / "mini.json"
+    data.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    out = tmp_path / "report.json"
+
+    result = runner.invoke(app, ["eval", "locomo", "--data", str(data), "--out", str(out)])
+
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert set(report["methods"]) == {"bm25", "vector", "platform (blend)", "platform (rrf)"}
+    for method in report["methods"].values():
+        for key in ("recall@5", "recall@10", "mrr", "all@10"):
+            assert 0.0 <= method["1-4"][key] <= 1.0
+        assert method["1-4"]["n"] == 3
+    assert "| platform (blend) |" in out.with_suffix(".md").read_text(encoding="utf-8")
+
+
+def test_eval_locomo_refuses_a_missing_file(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["eval", "locomo", "--data", str(tmp_path / "nope.json")])
+    assert result.exit_code == 1 and "no LoCoMo file" in result.output
+
+
+@pytest.mark.slow
+def test_bench_smoke_run_produces_well_formed_results(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+
+    result = runner.invoke(
+        app, ["bench", "--scale", "tiny", "--out", str(out), "--workdir", str(tmp_path)]
+    )
+
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["memories"] == 100 and report["machine"]["cpus"] >= 1
+    assert report["populate"]["bytes_on_disk_per_memory"] > 0
+    for section in (
+        report["create_memory"]["call"],
+        report["create_memory"]["until_vector_searchable"],
+    ):
+        assert section["n"] > 0 and 0 < section["median_ms"] <= section["p95_ms"]
+    for key in ("vector_only_baseline", "depth_0", "depth_1", "depth_2"):
+        assert report["search"][key]["n"] == 30
+    assert "| tiny |" in out.with_suffix(".md").read_text(encoding="utf-8")
+    assert runner.invoke(app, ["bench", "--scale", "huge"]).exit_code == 1
