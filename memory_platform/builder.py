@@ -27,7 +27,14 @@ from .textutil import normalize_name
 from .timeparse import normalize_time
 from .tools.arguments import CreateMemoryArgs
 
-__all__ = ["ASSISTANT_SUBJECT", "SELF_SUBJECT", "TIME_KEYS", "build_memory", "subject_node_id"]
+__all__ = [
+    "ASSISTANT_SUBJECT",
+    "SELF_SUBJECT",
+    "TIME_KEYS",
+    "build_memory",
+    "memory_time_text",
+    "subject_node_id",
+]
 
 SELF_SUBJECT = "user"
 """Content of the node that stands for the user themself."""
@@ -62,6 +69,14 @@ def subject_node_id(user_id: str, subject: str) -> str:
     """The stable id of a user's subject node: the same name gives the same node."""
     key = normalize_name(canonical_subject(subject)) or subject.strip()
     return uuid.uuid5(_SUBJECT_NAMESPACE, f"{user_id}\x00{key}").hex
+
+
+def memory_time_text(memory: Memory) -> str:
+    """When a memory happened, as written in its time attribute, else its date."""
+    written = next(
+        (v for k, v in memory.attributes.items() if k.strip().lower() in TIME_KEYS), None
+    )
+    return written or (memory.event_time or memory.created_at).date().isoformat()
 
 
 def _is_chinese(*parts: str | None) -> bool:

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .builder import TIME_KEYS
+from .builder import memory_time_text
 from .config import load_settings
 from .errors import MemoryPlatformError
 
@@ -138,7 +138,7 @@ def _print_demo(
         table.add_row(
             memory.title,
             memory.memory_type.zh,
-            next((v for k, v in memory.attributes.items() if k in TIME_KEYS), ""),
+            memory_time_text(memory),
             f"{memory.importance:.1f}",
             memory.status.value,
         )

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..builder import TIME_KEYS, subject_node_id
+from ..builder import memory_time_text, subject_node_id
 from ..config import RetrievalSettings
 from ..embeddings import Embedder
 from ..errors import InvalidInputError
@@ -478,27 +478,27 @@ class HybridRetriever:
     def _result(
         self, c: _Candidate, comps: ScoreComponents, layer: Literal["direct", "related"]
     ) -> SearchResult:
-        score = weighted_score(comps, self._settings)
-        distance = c.hit.distance if (c.hit is not None and layer == "related") else 0
-        path = c.hit.path if (c.hit is not None and layer == "related") else []
+        related = c.hit is not None and layer == "related"
+        common = {
+            "score": weighted_score(comps, self._settings),
+            "layer": layer,
+            "graph_distance": c.hit.distance if related and c.hit else 0,
+            "path": c.hit.path if related and c.hit else [],
+            "components": comps,
+        }
         if c.memory is not None:
             m = c.memory
-            time_text = next((v for k, v in m.attributes.items() if k.lower() in TIME_KEYS), None)
             return SearchResult(
                 id=m.id,
                 kind="memory",
                 text=m.text,
-                score=score,
-                layer=layer,
-                graph_distance=distance,
                 metadata=m.metadata,
-                components=comps,
-                path=path,
-                time=time_text or (m.event_time or m.created_at).date().isoformat(),
+                time=memory_time_text(m),
                 event_time=m.event_time,
                 memory_type=m.memory_type.zh,
                 title=m.title,
                 session_id=m.session_id,
+                **common,
             )
         assert c.episode is not None
         e = c.episode
@@ -506,16 +506,12 @@ class HybridRetriever:
             id=e.id,
             kind="episode",
             text=e.text,
-            score=score,
-            layer=layer,
-            graph_distance=distance,
             metadata=e.metadata,
-            components=comps,
-            path=path,
             time=e.timestamp.strftime("%Y-%m-%d %H:%M"),
             event_time=e.timestamp,
             speaker=e.speaker,
             session_id=e.session_id,
+            **common,
         )
 
     def _record_access(self, user: str, memory_ids: list[str], at: datetime) -> None:

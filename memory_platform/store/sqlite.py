@@ -484,6 +484,7 @@ class SQLiteGraphStore(GraphStore):
                 "knowledge_versions",
                 "knowledge",
                 "vectors",
+                "pending_vectors",
             ):
                 conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user,))
             conn.execute("DELETE FROM lexical WHERE utok = ?", (user_token(user),))
@@ -635,52 +636,21 @@ class SQLiteGraphStore(GraphStore):
     def pending_embeddings(
         self, user_id: str | None = None, limit: int = 256
     ) -> list[PendingEmbedding]:
-        user_clause = "" if user_id is None else " AND t.user_id = ?"
-        user_param: tuple[Any, ...] = () if user_id is None else (self._check_user(user_id),)
-        queries = [
-            (
-                VectorKind.MEMORY,
-                "SELECT t.user_id, t.id, t.text FROM memories t"
-                " LEFT JOIN vectors v ON v.kind = 'memory' AND v.ref_id = t.id"
-                f" WHERE v.rowid IS NULL{user_clause} ORDER BY t.created_at LIMIT ?",
-            ),
-            (
-                VectorKind.TOPIC,
-                "SELECT t.user_id, t.id, t.content FROM nodes t"
-                " LEFT JOIN vectors v ON v.kind = 'topic' AND v.ref_id = t.id"
-                f" WHERE t.kind = 'Topic' AND v.rowid IS NULL{user_clause}"
-                " ORDER BY t.created_at LIMIT ?",
-            ),
-            (
-                VectorKind.OBJECT,
-                "SELECT t.user_id, t.id, t.content FROM nodes t"
-                " LEFT JOIN vectors v ON v.kind = 'object' AND v.ref_id = t.id"
-                f" WHERE t.kind = 'Object' AND v.rowid IS NULL{user_clause}"
-                " ORDER BY t.created_at LIMIT ?",
-            ),
-            (
-                VectorKind.EPISODE,
-                "SELECT t.user_id, t.id, t.text FROM episodes t"
-                " LEFT JOIN vectors v ON v.kind = 'episode' AND v.ref_id = t.id"
-                f" WHERE v.rowid IS NULL{user_clause} ORDER BY t.timestamp LIMIT ?",
-            ),
-            (
-                VectorKind.KNOWLEDGE,
-                "SELECT t.user_id, t.id, t.content FROM knowledge t"
-                " LEFT JOIN vectors v ON v.kind = 'knowledge' AND v.ref_id = t.id"
-                f" WHERE v.rowid IS NULL{user_clause} ORDER BY t.position LIMIT ?",
-            ),
-        ]
-        out: list[PendingEmbedding] = []
-        for kind, sql in queries:
-            remaining = limit - len(out)
-            if remaining <= 0:
-                break
-            out.extend(
-                PendingEmbedding(user_id=r[0], kind=kind, ref_id=r[1], text=r[2])
-                for r in self._read(sql, (*user_param, remaining))
+        if user_id is None:
+            rows = self._read(
+                "SELECT user_id, kind, ref_id, text FROM pending_vectors ORDER BY seq LIMIT ?",
+                (limit,),
             )
-        return out
+        else:
+            rows = self._read(
+                "SELECT user_id, kind, ref_id, text FROM pending_vectors WHERE user_id = ?"
+                " ORDER BY seq LIMIT ?",
+                (self._check_user(user_id), limit),
+            )
+        return [
+            PendingEmbedding(user_id=r[0], kind=VectorKind(r[1]), ref_id=r[2], text=r[3])
+            for r in rows
+        ]
 
     def get_vectors(
         self, user_id: str, kind: VectorKind, ref_ids: Sequence[str]

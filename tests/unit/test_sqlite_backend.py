@@ -65,3 +65,22 @@ def test_several_processes_write_one_file_and_see_each_other(tmp_path: Path) -> 
         hits = reader.vector_search(f"p{i}", VectorKind.MEMORY, np.ones(384), k=100)
         assert len(hits) == 40  # the cache picked up the other processes' rows
     reader.close()
+
+
+def test_upgrading_a_version_1_file_queues_what_has_no_vector(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path, isolation_level=None) as conn:
+        schema_version(conn)
+        conn.executescript(MIGRATIONS[0])
+        conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', '1')")
+        conn.execute(
+            "INSERT INTO memories(id, user_id, memory_type, title, text, importance, status, created_at)"
+            " VALUES ('m1', 'u', 'fact', 't', 'an old memory', 0.5, 'staged', 0)"
+        )
+
+    store = SQLiteGraphStore(path, SIGNATURE)
+    pending = store.pending_embeddings("u")
+    assert [(p.kind.value, p.ref_id, p.text) for p in pending] == [("memory", "m1", "an old memory")]
+    store.set_embeddings("u", VectorKind.MEMORY, {"m1": np.ones(384)})
+    assert store.pending_embeddings() == []
+    store.close()

@@ -1,4 +1,4 @@
 UNWIND $episodes AS e
-CREATE (n:Episode)
+CREATE (n:Episode:Pending)
 SET n = e
 RETURN count(n) AS created

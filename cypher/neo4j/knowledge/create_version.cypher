@@ -9,6 +9,6 @@ CREATE (v:KnowledgeVersion {version_id: $version_id, user_id: $user_id, session_
 CREATE (u)-[:LATEST_KNOWLEDGE]->(v)
 WITH v
 UNWIND $points AS p
-CREATE (v)-[:CONTAINS {position: p.position}]->(k:Knowledge)
+CREATE (v)-[:CONTAINS {position: p.position}]->(k:Knowledge:Pending)
 SET k = p
 RETURN count(k) AS points

@@ -1,6 +1,6 @@
 // CREATE (not MERGE): a duplicate id violates the uniqueness constraint and the whole
-// transaction, nodes included, rolls back.
-CREATE (m:Memory)
+// transaction, nodes included, rolls back. :Pending marks it for the background embedder.
+CREATE (m:Memory:Pending)
 SET m = $props
 WITH m
 UNWIND $node_ids AS node_id

@@ -17,4 +17,5 @@ CALL {
   MATCH (n:Knowledge {id: item.ref_id}) WHERE $kind = 'knowledge' AND n.user_id = $user_id RETURN n
 }
 CALL db.create.setNodeVectorProperty(n, 'embedding', item.vector)
+REMOVE n:Pending
 RETURN count(n) AS stored

@@ -1,0 +1,40 @@
+"""What the Neo4j backend does without a server: fail fast, with a message that helps."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from memory_platform import BackendUnavailable, MemoryPlatform, Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.store.neo4j import _lucene_query
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_unreachable_server_fails_fast_with_the_setting_named(embedder: Embedder) -> None:
+    uri = f"bolt://127.0.0.1:{_closed_port()}"
+    settings = Settings(backend="neo4j", neo4j_uri=uri, neo4j_connection_timeout=2, _env_file=None)
+
+    started = time.perf_counter()
+    with pytest.raises(BackendUnavailable, match="cannot reach Neo4j") as info:
+        MemoryPlatform(settings, embedder=embedder)
+
+    assert time.perf_counter() - started < 30
+    assert uri in str(info.value)
+    assert info.value.is_retryable()
+
+
+def test_lucene_query_requires_the_user_and_quotes_every_word() -> None:
+    query = _lucene_query("alice", 'coffee" OR title:* AND 咖啡')
+    assert query is not None
+    required_user, words = query.split(" +(")
+    assert required_user.startswith('+"u') and required_user.endswith('"')
+    assert words.rstrip(")").split(" OR ") == ['"coffee"', '"title"', '"咖啡"', '"咖"', '"啡"']
+    assert _lucene_query("alice", "?!") is None
