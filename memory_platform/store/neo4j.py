@@ -689,10 +689,9 @@ class Neo4jGraphStore(GraphStore):
         nodes: dict[str, int] = {}
         vectors: dict[str, int] = {}
         for item in row["node_rows"]:
-            nodes[item["kind"]] = nodes.get(item["kind"], 0) + 1
+            nodes[item["kind"]] = int(item["nodes"])
             if item["embedded"] and item["kind"] in ("Topic", "Object"):
-                key = item["kind"].lower()
-                vectors[key] = vectors.get(key, 0) + 1
+                vectors[item["kind"].lower()] = int(item["embedded"])
         for key, column in (
             ("memory", "memory_vectors"),
             ("episode", "episode_vectors"),

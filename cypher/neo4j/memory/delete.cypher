@@ -7,7 +7,7 @@ WITH m, collect(x) AS nodes
 CALL {
   WITH m, nodes
   UNWIND nodes AS x
-  MATCH (x)-[r:MEMORY_TYPE|CORE_RELATION|ATTRIBUTE]-()
+  MATCH (x)-[r:MEMORY_TYPE|CORE_RELATION|ATTRIBUTE]->()
   WHERE r.memory_id = m.id
   DELETE r
 }

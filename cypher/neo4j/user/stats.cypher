@@ -5,7 +5,8 @@ CALL { MATCH (m:Memory) WHERE $user_id IS NULL OR m.user_id = $user_id
               count(m.invalid_at) AS invalid,
               count(m.embedding) AS memory_vectors }
 CALL { MATCH (n:Node) WHERE $user_id IS NULL OR n.user_id = $user_id
-       RETURN collect({kind: n.kind, embedded: n.embedding IS NOT NULL}) AS node_rows }
+       WITH n.kind AS kind, count(*) AS nodes, count(n.embedding) AS embedded
+       RETURN collect({kind: kind, nodes: nodes, embedded: embedded}) AS node_rows }
 CALL { MATCH (:Node)-[r:MEMORY_TYPE|CORE_RELATION|ATTRIBUTE]->(:Node)
        WHERE $user_id IS NULL OR r.user_id = $user_id RETURN count(r) AS structural_edges }
 CALL { MATCH (a:Memory)-[r:CAUSES|REFERS_TO|RELATED_TO|CONFLICTS_WITH|SUPERSEDES]->(:Memory)
