@@ -80,7 +80,9 @@ def test_upgrading_a_version_1_file_queues_what_has_no_vector(tmp_path: Path) ->
 
     store = SQLiteGraphStore(path, SIGNATURE)
     pending = store.pending_embeddings("u")
-    assert [(p.kind.value, p.ref_id, p.text) for p in pending] == [("memory", "m1", "an old memory")]
+    assert [(p.kind.value, p.ref_id, p.text) for p in pending] == [
+        ("memory", "m1", "an old memory")
+    ]
     store.set_embeddings("u", VectorKind.MEMORY, {"m1": np.ones(384)})
     assert store.pending_embeddings() == []
     store.close()
