@@ -24,6 +24,7 @@ __all__ = [
     "Embedder",
     "OpenAIEmbedder",
     "SentenceTransformerEmbedder",
+    "coverage",
     "make_embedder",
     "normalize_rows",
 ]
@@ -44,6 +45,12 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed a batch; returns an array of shape ``(len(texts), dimension)``."""
         ...
+
+
+def coverage(embedder: Embedder, text: str) -> float:
+    """How much of a text the embedder understands (1.0 when it cannot tell)."""
+    measure = getattr(embedder, "coverage", None)
+    return float(measure(text)) if callable(measure) else 1.0
 
 
 def normalize_rows(matrix: npt.ArrayLike) -> Vectors:
@@ -149,6 +156,21 @@ class SentenceTransformerEmbedder:
                     )
                 self._model = model
         return self._model
+
+    def coverage(self, text: str) -> float:
+        """Share of the text's tokens the model knows (not ``[UNK]``).
+
+        all-MiniLM-L6-v2 is English: most Chinese words become ``[UNK]`` and then all look
+        alike (cosine 1.0), so callers should not trust its similarities below full coverage.
+        """
+        tokenizer = getattr(self._load(), "tokenizer", None)
+        if tokenizer is None:
+            return 1.0
+        tokens = tokenizer.tokenize(text)
+        if not tokens:
+            return 0.0
+        unknown = sum(1 for t in tokens if t == tokenizer.unk_token)
+        return 1.0 - unknown / len(tokens)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         items = _check_texts(texts)

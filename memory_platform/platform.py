@@ -10,7 +10,8 @@ from pydantic import ValidationError
 
 from .builder import build_memory
 from .config import Settings, load_settings
-from .embeddings import Embedder, make_embedder
+from .consolidation import ConsolidationReport, Consolidator
+from .embeddings import Embedder, coverage, make_embedder
 from .errors import InvalidInputError, NotFoundError
 from .indexing import EmbeddingIndexer
 from .linking import resolve_memory
@@ -34,6 +35,9 @@ from .tools.executor import ToolExecutor
 from .tools.schemas import tool_definitions
 
 __all__ = ["MemoryPlatform"]
+
+_FULL_COVERAGE = 0.999
+"""Vector similarity is trusted only for texts the embedder knows every token of."""
 
 _EPISODE_KEYS = {
     "text",
@@ -487,6 +491,24 @@ class MemoryPlatform:
             ],
             "context": format_context(results),
         }
+
+    # -- consolidation -------------------------------------------------------------------
+
+    def consolidate(self, user_id: str) -> ConsolidationReport:
+        """Consolidate the user's staged memories now (seed 000 §12.4).
+
+        Merges duplicate nodes, discovers relations, invalidates memories contradicted by
+        newer ones (nothing is deleted) and marks the memories consolidated. Without an
+        LLM configured, the rule-based parts run and the report says the LLM was not used.
+        """
+        user = self._user(user_id)
+        return Consolidator(
+            self.store,
+            self.settings,
+            llm=self.llm,
+            ensure_embedded=lambda u: self._indexer.flush(u, timeout=600),
+            understands=lambda text: coverage(self.embedder, text) >= _FULL_COVERAGE,
+        ).run(user)
 
     # -- reading and deleting --------------------------------------------------------
 

@@ -28,6 +28,7 @@ from ..models import (
     MemoryLink,
     MemoryStatus,
     MemorySubgraph,
+    NodeType,
     PathStep,
     StructuralEdge,
     VectorHit,
@@ -220,6 +221,11 @@ class GraphStore(ABC):
     @abstractmethod
     def get_nodes(self, user_id: str, node_ids: Sequence[str]) -> list[ContentNode]:
         """The content nodes that exist among the ids."""
+
+    @abstractmethod
+    def find_nodes(self, user_id: str, kind: NodeType, norms: Sequence[str]) -> list[ContentNode]:
+        """The user's nodes of a kind whose normalised content is one of ``norms``
+        (see :func:`memory_platform.textutil.normalize_name`), oldest first."""
 
     @abstractmethod
     def merge_nodes(self, user_id: str, keep_id: str, drop_id: str) -> ContentNode:

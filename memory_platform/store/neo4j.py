@@ -414,6 +414,16 @@ class Neo4jGraphStore(GraphStore):
         rows = self._read("node/get_many", node_ids=list(dict.fromkeys(node_ids)), user_id=user)
         return [_node_from_map(r["node"]) for r in rows]
 
+    def find_nodes(self, user_id: str, kind: NodeType, norms: Sequence[str]) -> list[ContentNode]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "node/find_by_norm",
+            user_id=user,
+            kind=NodeType(kind).value,
+            norms=list(dict.fromkeys(norms)),
+        )
+        return [_node_from_map(r["node"]) for r in rows]
+
     def merge_nodes(self, user_id: str, keep_id: str, drop_id: str) -> ContentNode:
         user = self._check_user(user_id)
         if keep_id == drop_id:

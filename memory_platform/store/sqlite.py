@@ -560,6 +560,20 @@ class SQLiteGraphStore(GraphStore):
             )
         ]
 
+    def find_nodes(self, user_id: str, kind: NodeType, norms: Sequence[str]) -> list[ContentNode]:
+        user = self._check_user(user_id)
+        wanted = list(dict.fromkeys(norms))
+        if not wanted:
+            return []
+        return [
+            _node_from_row(r)
+            for r in self._read(
+                f"SELECT {_NODE_COLUMNS} FROM nodes n WHERE n.user_id = ? AND n.kind = ?"
+                f" AND n.norm IN ({_placeholders(len(wanted))}) ORDER BY n.created_at, n.id",
+                (user, NodeType(kind).value, *wanted),
+            )
+        ]
+
     def merge_nodes(self, user_id: str, keep_id: str, drop_id: str) -> ContentNode:
         user = self._check_user(user_id)
         if keep_id == drop_id:

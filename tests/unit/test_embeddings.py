@@ -65,3 +65,11 @@ def test_openai_compatible_endpoint(embedder: Embedder) -> None:
         short = OpenAIEmbedder(stub.base_url, "m", dimension=16)
         with pytest.raises(ConfigurationError, match="384"):
             short.embed(["x"])
+
+
+def test_coverage_tells_what_the_model_can_read(embedder: Embedder) -> None:
+    from memory_platform.embeddings import coverage
+
+    assert coverage(embedder, "running shoes") == 1.0
+    assert coverage(embedder, "喜欢") == 0.0  # both characters are [UNK] to this model
+    assert 0.0 < coverage(embedder, "Caroline 喜欢 coffee") < 1.0

@@ -1,0 +1,270 @@
+"""Consolidation of a user's staged memories (seed 000 §12.4): merge, link, resolve, settle.
+
+For each batch of staged memories, oldest first:
+
+1. make sure their nodes are embedded, then merge duplicate topic and object nodes;
+2. discover relations: memories now sharing a node get ``RELATED_TO``; time-adjacent
+   memories of one session get ``CAUSES`` when the later states the earlier as its reason
+   (or, with an LLM configured, when the LLM says one caused the other);
+3. detect conflicts with the user's valid memories: the older memory gets ``invalid_at``
+   and the newer one ``SUPERSEDES`` and ``CONFLICTS_WITH`` edges to it; nothing is
+   deleted (an LLM, when configured, also judges same-topic pairs the rules pass over);
+4. mark the batch consolidated.
+
+Every step is idempotent: links are upserts, merged nodes are gone, and invalidated
+memories stay invalid, so a run interrupted half-way is simply run again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, Field
+
+from ..config import Settings
+from ..errors import MemoryPlatformError
+from ..llm import LLMClient
+from ..models import LinkType, Memory, MemoryLink, MemoryStatus, NodeType
+from ..store import GraphStore, MemoryRecord
+from .merging import NodeMerger
+from .rules import MemoryParts, causal_by_wording, comparable_topics, conflict_between, parts_of
+
+__all__ = ["ConsolidationReport", "Consolidator"]
+
+log = logging.getLogger(__name__)
+
+_RELATED_PER_MEMORY = 3
+
+
+class ConsolidationReport(BaseModel):
+    """What one consolidation run did."""
+
+    user_id: str
+    memories: int = 0
+    batches: int = 0
+    nodes_checked: int = 0
+    nodes_merged: int = 0
+    merges_rejected_by_context: int = 0
+    related_links: int = 0
+    causal_links: int = 0
+    conflicts: int = 0
+    llm: str = "not configured: rule-based discovery and conflict detection only"
+    conflict_details: list[dict[str, str]] = Field(default_factory=list)
+
+
+class _Causal(BaseModel):
+    causal: bool
+    confidence: float = Field(0.6, ge=0, le=1)
+
+
+class _Contradiction(BaseModel):
+    contradicts: bool
+
+
+class Consolidator:
+    """Consolidates one user at a time; callers serialise runs per user."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        settings: Settings,
+        llm: LLMClient | None = None,
+        ensure_embedded: Callable[[str], object] = lambda _user: None,
+        understands: Callable[[str], bool] = lambda _text: True,
+    ) -> None:
+        self._store = store
+        self._settings = settings
+        self._llm = llm
+        self._ensure_embedded = ensure_embedded
+        self._merger = NodeMerger(store, settings.node_merger, understands=understands)
+
+    def run(self, user_id: str) -> ConsolidationReport:
+        """Consolidate every staged memory of the user; returns the counts."""
+        report = ConsolidationReport(user_id=user_id)
+        if self._llm is not None:
+            report.llm = f"used ({self._llm.model}) for causality and conflict adjudication"
+        batch_size = self._settings.consolidation.batch_size
+        while True:
+            staged = self._store.list_staged(user_id, limit=batch_size)
+            if not staged:
+                break
+            self._batch(user_id, staged, report)
+            report.batches += 1
+            report.memories += len(staged)
+        log.info("consolidated %s: %s", user_id, report.model_dump(exclude={"conflict_details"}))
+        return report
+
+    def _records(self, user_id: str, memories: list[Memory]) -> list[MemoryRecord]:
+        records = [self._store.get_memory(user_id, m.id) for m in memories]
+        return [r for r in records if r is not None]
+
+    def _batch(self, user_id: str, staged: list[Memory], report: ConsolidationReport) -> None:
+        self._ensure_embedded(user_id)
+        records = self._records(user_id, staged)
+        nodes = [n for r in records for n in r.nodes if n.kind in (NodeType.TOPIC, NodeType.OBJECT)]
+        stats = self._merger.merge_new_nodes(user_id, nodes)
+        report.nodes_checked += stats.checked
+        report.nodes_merged += len(stats.merged_ids)
+        report.merges_rejected_by_context += stats.rejected_by_context
+        records = self._records(user_id, staged)  # after merging, nodes may be shared
+        if self._settings.consolidation.enable_auto_discovery:
+            report.related_links += self._link_shared(user_id, records)
+            report.causal_links += self._link_causes(user_id, records)
+        if self._settings.consolidation.enable_conflict_detection:
+            self._resolve_conflicts(user_id, records, report)
+        for memory in staged:
+            self._store.update_memory(user_id, memory.id, status=MemoryStatus.CONSOLIDATED)
+
+    # -- discovery ---------------------------------------------------------------------
+
+    def _link_shared(self, user_id: str, records: list[MemoryRecord]) -> int:
+        cap = self._settings.retrieval.hub_degree_cap
+        created = 0
+        for record in records:
+            shared_ids = [n.id for n in record.nodes if n.kind in (NodeType.TOPIC, NodeType.OBJECT)]
+            others: list[str] = []
+            for memory_ids in self._store.memories_for_nodes(user_id, shared_ids).values():
+                if len(memory_ids) > cap:
+                    continue  # a hub relates everything to everything: no evidence
+                others.extend(m for m in memory_ids if m != record.memory.id and m not in others)
+            for other in others[:_RELATED_PER_MEMORY]:
+                if self._already_linked(user_id, record.memory.id, other):
+                    continue
+                self._store.add_link(
+                    MemoryLink(
+                        user_id=user_id,
+                        source_id=record.memory.id,
+                        target_id=other,
+                        type=LinkType.RELATED_TO,
+                        importance=0.4,
+                        discovered=True,
+                        confidence=0.6,
+                    )
+                )
+                created += 1
+        return created
+
+    def _already_linked(self, user_id: str, a: str, b: str) -> bool:
+        return any(
+            {link.source_id, link.target_id} == {a, b} for link in self._store.get_links(user_id, a)
+        )
+
+    def _link_causes(self, user_id: str, records: list[MemoryRecord]) -> int:
+        window = timedelta(seconds=self._settings.consolidation.temporal_window_seconds)
+        ordered = sorted((r.memory for r in records), key=lambda m: (m.created_at, m.id))
+        created = 0
+        for earlier, later in itertools.pairwise(ordered):
+            if later.created_at - earlier.created_at > window:
+                continue
+            if earlier.session_id != later.session_id:
+                continue
+            confidence = self._causality(earlier, later)
+            if confidence is None or self._already_linked(user_id, earlier.id, later.id):
+                continue
+            self._store.add_link(
+                MemoryLink(
+                    user_id=user_id,
+                    source_id=earlier.id,
+                    target_id=later.id,
+                    type=LinkType.CAUSES,
+                    importance=0.5,
+                    discovered=True,
+                    confidence=confidence,
+                )
+            )
+            created += 1
+        return created
+
+    def _causality(self, earlier: Memory, later: Memory) -> float | None:
+        if causal_by_wording(earlier, later):
+            return 0.8
+        if self._llm is None:
+            return None
+        prompt = (
+            "Do these two memories of one person stand in a cause-effect relation, with A the "
+            'cause of B? Answer with JSON {"causal": true or false, "confidence": 0 to 1}.\n'
+            f"A: {earlier.text}\nB: {later.text}"
+        )
+        try:
+            answer = self._llm.complete_json([{"role": "user", "content": prompt}], _Causal)
+        except MemoryPlatformError as exc:
+            log.warning("causality check skipped: %s", exc)
+            return None
+        return answer.confidence if answer.causal else None
+
+    # -- conflicts ---------------------------------------------------------------------
+
+    def _resolve_conflicts(
+        self, user_id: str, records: list[MemoryRecord], report: ConsolidationReport
+    ) -> None:
+        for record in records:
+            mine = parts_of(record)
+            if mine.memory.invalid_at is not None or not mine.topic:
+                continue
+            for other in self._same_subject_candidates(user_id, mine):
+                reason = conflict_between(mine, other) or self._llm_conflict(mine, other)
+                if reason is None:
+                    continue
+                newer, older = sorted((mine, other), key=lambda p: _when(p.memory), reverse=True)
+                if older.memory.invalid_at is not None:
+                    continue
+                self._store.update_memory(user_id, older.memory.id, invalid_at=_when(newer.memory))
+                for kind in (LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH):
+                    self._store.add_link(
+                        MemoryLink(
+                            user_id=user_id,
+                            source_id=newer.memory.id,
+                            target_id=older.memory.id,
+                            type=kind,
+                            importance=0.7,
+                            discovered=True,
+                            confidence=0.9 if reason != "llm" else 0.7,
+                        )
+                    )
+                report.conflicts += 1
+                report.conflict_details.append(
+                    {"kept": newer.memory.text, "invalidated": older.memory.text, "reason": reason}
+                )
+                if older is mine:
+                    break
+
+    def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> list[MemoryParts]:
+        """Valid memories whose topic has the same name or an opposite opinion's name."""
+        names = comparable_topics(mine.topic)
+        topic_ids = [n.id for n in self._store.find_nodes(user_id, NodeType.TOPIC, sorted(names))]
+        memory_ids = {
+            m for ids in self._store.memories_for_nodes(user_id, topic_ids).values() for m in ids
+        }
+        memory_ids.discard(mine.memory.id)
+        out = []
+        for memory in self._store.get_memories(user_id, sorted(memory_ids)):
+            if memory.invalid_at is not None:
+                continue
+            record = self._store.get_memory(user_id, memory.id)
+            if record is not None:
+                parts = parts_of(record)
+                if parts.subject_id == mine.subject_id:
+                    out.append(parts)
+        return out
+
+    def _llm_conflict(self, a: MemoryParts, b: MemoryParts) -> str | None:
+        if self._llm is None or a.topic != b.topic or a.object == b.object:
+            return None
+        prompt = (
+            "Do these two memories about the same person contradict each other, so that only "
+            'one can be true now? Answer with JSON {"contradicts": true or false}.\n'
+            f"A: {a.memory.text}\nB: {b.memory.text}"
+        )
+        try:
+            answer = self._llm.complete_json([{"role": "user", "content": prompt}], _Contradiction)
+        except MemoryPlatformError as exc:
+            log.warning("conflict adjudication skipped: %s", exc)
+            return None
+        return "llm" if answer.contradicts else None
+
+
+def _when(memory: Memory) -> datetime:
+    return memory.event_time or memory.created_at

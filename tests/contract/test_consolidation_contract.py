@@ -1,0 +1,345 @@
+"""Consolidation on every backend: merging, discovered links, conflicts, status."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memory_platform import MemoryPlatform, Settings
+from memory_platform.config import NodeMergerSettings
+from memory_platform.consolidation import decide_merge
+from memory_platform.embeddings import Embedder
+from memory_platform.models import LinkType, MemoryStatus, NodeType
+from memory_platform.store import GraphStore
+from tests.support.openai_stub import OpenAIStub
+
+pytestmark = pytest.mark.contract
+
+CST = timezone(timedelta(hours=8))
+T0 = datetime(2025, 11, 5, 10, 0, tzinfo=CST)
+
+
+@pytest.fixture
+def mp(store: GraphStore, embedder: Embedder, tmp_path) -> Iterator[MemoryPlatform]:
+    platform = MemoryPlatform(
+        Settings(sqlite_path=tmp_path / "unused.db", _env_file=None), embedder=embedder, store=store
+    )
+    yield platform
+    platform.close()
+
+
+def create(
+    mp: MemoryPlatform, user: str, when: datetime = T0, session: str | None = None, **args: object
+) -> str:
+    record = mp.create_memory_record(user, _args(args), reference_time=when, session_id=session)
+    return record.memory.id
+
+
+def _args(values: dict[str, object]):  # type: ignore[no-untyped-def]
+    from memory_platform.tools.arguments import CreateMemoryArgs
+
+    return CreateMemoryArgs.model_validate(values)
+
+
+def node_of(mp: MemoryPlatform, user: str, memory_id: str, kind: NodeType) -> str:
+    record = mp.get_memory(user, memory_id)
+    return next(n.id for n in record.nodes if n.kind == kind)
+
+
+def links_of(mp: MemoryPlatform, user: str, memory_id: str) -> set[tuple[str, str, str]]:
+    return {
+        (link.source_id, link.type.value, link.target_id)
+        for link in mp.store.get_links(user, memory_id)
+    }
+
+
+def test_same_name_nodes_merge_and_memories_become_related(mp: MemoryPlatform, users) -> None:
+    user = users()
+    first = create(mp, user, subject="我", memory_type="事实", topic="喜欢", object="Coffee")
+    second = create(
+        mp,
+        user,
+        T0 + timedelta(hours=1),
+        subject="小明",
+        memory_type="事件",
+        topic="买了",
+        object="coffee!",
+    )
+
+    report = mp.consolidate(user)
+
+    kept = node_of(mp, user, first, NodeType.OBJECT)
+    assert node_of(mp, user, second, NodeType.OBJECT) == kept
+    assert mp.store.get_nodes(user, [kept])[0].merged_from != []
+    assert report.nodes_merged == 1 and report.memories == 2
+    related = [lk for lk in mp.store.get_links(user, first) if lk.type == LinkType.RELATED_TO]
+    assert [{lk.source_id, lk.target_id} for lk in related] == [{first, second}]
+    link = next(lk for lk in mp.store.get_links(user, first) if lk.type == LinkType.RELATED_TO)
+    assert link.discovered and link.confidence < 1
+    assert {m.status for m in mp.store.list_memories(user)} == {MemoryStatus.CONSOLIDATED}
+
+
+def test_near_duplicates_merge_by_vector_but_different_things_do_not(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    shoes = create(
+        mp, user, subject="I", memory_type="event", topic="bought", object="running shoes"
+    )
+    shoe = create(
+        mp,
+        user,
+        T0 + timedelta(hours=2),
+        subject="I",
+        memory_type="event",
+        topic="lost",
+        object="running shoe",
+    )
+    tea = create(
+        mp,
+        user,
+        T0 + timedelta(hours=3),
+        subject="I",
+        memory_type="fact",
+        topic="likes",
+        object="tea",
+    )
+    coffee = create(
+        mp,
+        user,
+        T0 + timedelta(hours=4),
+        subject="I",
+        memory_type="fact",
+        topic="drinks",
+        object="coffee",
+    )
+
+    report = mp.consolidate(user)
+
+    assert node_of(mp, user, shoe, NodeType.OBJECT) == node_of(mp, user, shoes, NodeType.OBJECT)
+    assert node_of(mp, user, tea, NodeType.OBJECT) != node_of(mp, user, coffee, NodeType.OBJECT)
+    assert report.nodes_merged == 1
+
+
+def test_nodes_of_different_users_never_merge(mp: MemoryPlatform, users) -> None:
+    alice, bob = users("alice"), users("bob")
+    mine = create(mp, alice, subject="我", memory_type="事实", topic="喜欢", object="咖啡")
+    theirs = create(
+        mp,
+        bob,
+        T0 + timedelta(hours=1),
+        subject="我",
+        memory_type="事实",
+        topic="喜欢",
+        object="咖啡",
+    )
+
+    mp.consolidate(alice)
+    mp.consolidate(bob)
+
+    assert node_of(mp, alice, mine, NodeType.OBJECT) != node_of(mp, bob, theirs, NodeType.OBJECT)
+    assert mp.store.get_links(alice, mine) == [] and mp.store.get_links(bob, theirs) == []
+
+
+def test_opposite_opinion_invalidates_the_older_memory(mp: MemoryPlatform, users) -> None:
+    user = users()
+    old = create(mp, user, subject="我", memory_type="观点", topic="喜欢", object="下雨天")
+    new = create(
+        mp,
+        user,
+        T0 + timedelta(days=3),
+        subject="我",
+        memory_type="观点",
+        topic="讨厌",
+        object="下雨天",
+    )
+
+    report = mp.consolidate(user)
+
+    assert report.conflicts == 1
+    assert report.conflict_details[0]["invalidated"] == "我 喜欢 下雨天"
+    older = mp.get_memory(user, old).memory
+    assert older.invalid_at == T0 + timedelta(days=3)
+    assert {(new, "SUPERSEDES", old), (new, "CONFLICTS_WITH", old)} <= links_of(mp, user, old)
+    mp.wait_for_indexing(user)
+    assert [r.id for r in mp.search(user, "我对下雨天的看法")] == [new]
+    assert sorted(
+        r.id for r in mp.search(user, "我对下雨天的看法", include_invalid=True)
+    ) == sorted([old, new])
+
+
+def test_single_valued_facts_conflict_but_multi_valued_do_not(mp: MemoryPlatform, users) -> None:
+    user = users()
+    shanghai = create(mp, user, subject="小明", memory_type="事实", topic="住在", object="上海")
+    beijing = create(
+        mp,
+        user,
+        T0 + timedelta(days=30),
+        subject="小明",
+        memory_type="事实",
+        topic="住在",
+        object="北京",
+    )
+    basketball = create(mp, user, subject="小明", memory_type="事实", topic="喜欢", object="篮球")
+    football = create(
+        mp,
+        user,
+        T0 + timedelta(days=1),
+        subject="小明",
+        memory_type="事实",
+        topic="喜欢",
+        object="足球",
+    )
+    other_person = create(
+        mp,
+        user,
+        T0 + timedelta(days=31),
+        subject="小红",
+        memory_type="事实",
+        topic="住在",
+        object="广州",
+    )
+
+    report = mp.consolidate(user)
+
+    assert report.conflicts == 1
+    assert mp.get_memory(user, shanghai).memory.invalid_at is not None
+    for still_valid in (beijing, basketball, football, other_person):
+        assert mp.get_memory(user, still_valid).memory.invalid_at is None
+
+
+def test_stated_reason_becomes_a_discovered_causal_link(mp: MemoryPlatform, users) -> None:
+    user = users()
+    cause = create(
+        mp,
+        user,
+        session="s1",
+        subject="我",
+        memory_type="事件",
+        topic="失眠",
+        attributes={"时间": "昨晚"},
+    )
+    effect = create(
+        mp, user, T0 + timedelta(minutes=5), session="s1", subject="我", memory_type="事实", topic="身体状态",
+        object="很困", attributes={"原因": "昨晚失眠"},
+    )  # fmt: skip
+    unrelated = create(
+        mp,
+        user,
+        T0 + timedelta(minutes=10),
+        session="s1",
+        subject="我",
+        memory_type="事件",
+        topic="吃饭",
+    )
+
+    report = mp.consolidate(user)
+
+    assert report.causal_links == 1
+    assert (cause, "CAUSES", effect) in links_of(mp, user, cause)
+    assert all(link.type != LinkType.CAUSES for link in mp.store.get_links(user, unrelated))
+    assert "not configured" in report.llm
+
+
+def test_second_run_finds_nothing_to_do(mp: MemoryPlatform, users) -> None:
+    user = users()
+    create(mp, user, subject="我", memory_type="事实", topic="喜欢", object="咖啡")
+    create(
+        mp,
+        user,
+        T0 + timedelta(hours=1),
+        subject="我",
+        memory_type="事实",
+        topic="喜欢",
+        object="咖啡",
+    )
+    first = mp.consolidate(user)
+    stats = mp.stats(user)
+
+    second = mp.consolidate(user)
+
+    assert first.memories == 2 and second.memories == 0 and second.nodes_merged == 0
+    assert mp.stats(user) == stats
+
+
+def test_llm_judges_causality_when_configured(
+    store: GraphStore, embedder: Embedder, users, tmp_path
+) -> None:
+    user = users()
+    with OpenAIStub() as stub:
+        settings = Settings(
+            sqlite_path=tmp_path / "u.db",
+            llm_base_url=stub.base_url,
+            llm_max_retries=1,
+            _env_file=None,
+        )
+        with MemoryPlatform(settings, embedder=embedder, store=store) as mp:
+            a = create(
+                mp,
+                user,
+                session="s",
+                subject="I",
+                memory_type="event",
+                topic="skipped",
+                object="lunch",
+            )
+            b = create(
+                mp,
+                user,
+                T0 + timedelta(minutes=20),
+                session="s",
+                subject="I",
+                memory_type="fact",
+                topic="felt",
+                object="dizzy",
+            )
+            stub.reply(json.dumps({"causal": True, "confidence": 0.7}))
+            report = mp.consolidate(user)
+    assert report.causal_links == 1 and report.llm.startswith("used")
+    link = next(lk for lk in mp.store.get_links(user, a) if lk.type == LinkType.CAUSES)
+    assert (link.source_id, link.target_id, link.confidence) == (a, b, pytest.approx(0.7))
+    assert "A: I skipped lunch" in stub.requests[-1]["body"]["messages"][0]["content"]
+
+
+def test_merge_rule_needs_context_between_the_thresholds() -> None:
+    rules = NodeMergerSettings()
+    assert decide_merge("Apple", "apple", 0.2, set(), set(), rules).merge
+    assert decide_merge("jazz", "jazz music", 0.97, set(), set(), rules).merge
+    assert not decide_merge("apple", "Apple Inc", 0.9, {"fruit"}, {"iphone"}, rules).merge
+    assert decide_merge("apple", "apples", 0.9, {"小明"}, {"小明", "market"}, rules).merge
+    assert not decide_merge("coffee", "tea", 0.62, {"x"}, {"x"}, rules).merge
+    loose = NodeMergerSettings(context_match_required=False)
+    assert decide_merge("apple", "Apple Inc", 0.9, set(), set(), loose).merge
+
+
+def test_chinese_words_the_model_cannot_read_merge_by_name_only(mp: MemoryPlatform, users) -> None:
+    # all-MiniLM-L6-v2 turns 喜欢, 讨厌 and 买了 into the same unknown token (cosine 1.0).
+    user = users()
+    likes = create(mp, user, subject="我", memory_type="观点", topic="喜欢", object="跑步")
+    hates = create(
+        mp,
+        user,
+        T0 + timedelta(hours=1),
+        subject="我",
+        memory_type="观点",
+        topic="讨厌",
+        object="游泳",
+    )
+    again = create(
+        mp,
+        user,
+        T0 + timedelta(hours=2),
+        subject="小明",
+        memory_type="观点",
+        topic="喜欢",
+        object="游泳",
+    )
+
+    mp.consolidate(user)
+
+    assert node_of(mp, user, likes, NodeType.TOPIC) != node_of(mp, user, hates, NodeType.TOPIC)
+    assert node_of(mp, user, likes, NodeType.TOPIC) == node_of(mp, user, again, NodeType.TOPIC)
+    assert node_of(mp, user, likes, NodeType.OBJECT) != node_of(mp, user, hates, NodeType.OBJECT)
