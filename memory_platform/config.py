@@ -26,6 +26,7 @@ from .errors import ConfigurationError
 
 __all__ = [
     "ConsolidationSettings",
+    "KnowledgeSettings",
     "NodeMergerSettings",
     "RetrievalSettings",
     "Settings",
@@ -110,6 +111,15 @@ class NodeMergerSettings(BaseModel):
         return self
 
 
+class KnowledgeSettings(BaseModel):
+    """Session-end extraction and knowledge serving (seed 001 §4.6)."""
+
+    min_score: int = Field(20, ge=0, le=100, description="points below this are not served")
+    recent_versions: int = Field(5, ge=1, le=100, description="versions sampling draws from")
+    default_top_k: int = Field(5, ge=1, le=1000)
+    prompt_language: Literal["zh", "en"] = "zh"
+
+
 class Settings(BaseSettings):
     """Everything the platform can be configured with; build once and pass it in."""
 
@@ -151,6 +161,7 @@ class Settings(BaseSettings):
     consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     node_merger: NodeMergerSettings = Field(default_factory=NodeMergerSettings)
+    knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
 
     @model_validator(mode="after")
     def _backend_requirements(self) -> Settings:

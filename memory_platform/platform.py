@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import random
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -12,14 +15,19 @@ from .builder import build_memory
 from .config import Settings, load_settings
 from .consolidation import ConsolidationReport, Consolidator
 from .embeddings import Embedder, coverage, make_embedder
-from .errors import InvalidInputError, NotFoundError
+from .errors import ConflictError, InvalidInputError, NotFoundError
+from .extraction import ExtractionReport, SessionExtractor, latest_points, sample_points
+from .extraction.extractor import extraction_ids
 from .indexing import EmbeddingIndexer
 from .linking import resolve_memory
 from .llm import LLMClient
 from .models import (
     Episode,
+    KnowledgePoint,
+    KnowledgeVersion,
     MemoryLink,
     MemoryType,
+    Message,
     RelationType,
     invalid_input_from,
     validated,
@@ -35,6 +43,8 @@ from .tools.executor import ToolExecutor
 from .tools.schemas import tool_definitions
 
 __all__ = ["MemoryPlatform"]
+
+log = logging.getLogger(__name__)
 
 _FULL_COVERAGE = 0.999
 """Vector similarity is trusted only for texts the embedder knows every token of."""
@@ -491,6 +501,99 @@ class MemoryPlatform:
             ],
             "context": format_context(results),
         }
+
+    # -- session-end extraction and knowledge -------------------------------------------
+
+    def extract_knowledge(
+        self,
+        user_id: str,
+        session_id: str,
+        messages: Sequence[Message | Mapping[str, Any]],
+    ) -> ExtractionReport:
+        """Turn a finished session into a knowledge version and memories (seed 001).
+
+        Idempotent per session: a second extraction of the same session reports
+        ``duplicate`` and writes nothing. Without an LLM configured it reports ``skipped``.
+
+        Raises:
+            InvalidInputError: a message is malformed.
+            LLMUnavailableError: the LLM endpoint failed; worth retrying later.
+            ExtractionError: the LLM never answered in the required form.
+        """
+        user = self._user(user_id)
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise InvalidInputError("must be a non-empty string", "session_id")
+        transcript = [
+            m if isinstance(m, Message) else validated(Message, **dict(m)) for m in messages
+        ]
+        version_id, memory_prefix = extraction_ids(user, session_id)
+        if self.llm is None:
+            log.info("extraction of %s/%s skipped: no LLM configured", user, session_id)
+            return ExtractionReport(
+                user_id=user,
+                session_id=session_id,
+                status="skipped",
+                reason="no LLM configured (MEMORY_LLM_BASE_URL); nothing extracted",
+            )
+        if any(v.version_id == version_id for v in self.store.knowledge_versions(user, limit=1000)):
+            return ExtractionReport(
+                user_id=user, session_id=session_id, status="duplicate", version_id=version_id,
+                reason="this session was extracted before",
+            )  # fmt: skip
+        extractor = SessionExtractor(self.llm, self.settings.knowledge.prompt_language)
+        points, memories, rejected = extractor.extract(transcript)
+        reference = max((m.timestamp for m in transcript), default=None)
+        memory_ids = []
+        for index, args in enumerate(memories):
+            graph = build_memory(user, args, reference, session_id=session_id, source="extraction")
+            graph.memory.id = f"{memory_prefix}{index:08x}"
+            with suppress(ConflictError):  # written by an earlier, interrupted attempt
+                self.store.write_memory(graph)
+            memory_ids.append(graph.memory.id)
+        self.store.add_knowledge_version(
+            KnowledgeVersion(
+                version_id=version_id, user_id=user, session_id=session_id, points=points
+            )
+        )
+        self._indexer.notify(user)
+        return ExtractionReport(
+            user_id=user,
+            session_id=session_id,
+            status="done",
+            version_id=version_id,
+            knowledge_points=len(points),
+            memory_ids=memory_ids,
+            rejected=rejected,
+        )
+
+    def latest_knowledge(
+        self, user_id: str, top_k: int | None = None, min_score: float | None = None
+    ) -> list[KnowledgePoint]:
+        """The newest knowledge version's points above the score threshold, best first."""
+        config = self.settings.knowledge
+        versions = self.store.knowledge_versions(self._user(user_id), limit=1)
+        return latest_points(
+            versions,
+            config.default_top_k if top_k is None else top_k,
+            config.min_score if min_score is None else min_score,
+        )
+
+    def sample_knowledge(
+        self,
+        user_id: str,
+        top_k: int | None = None,
+        min_score: float | None = None,
+        seed: int | None = None,
+    ) -> list[KnowledgePoint]:
+        """Points drawn with probability by score from the most recent versions (seed 001 §5)."""
+        config = self.settings.knowledge
+        versions = self.store.knowledge_versions(self._user(user_id), limit=config.recent_versions)
+        return sample_points(
+            versions,
+            config.default_top_k if top_k is None else top_k,
+            config.min_score if min_score is None else min_score,
+            random.Random(seed),
+        )
 
     # -- consolidation -------------------------------------------------------------------
 

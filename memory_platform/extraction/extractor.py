@@ -1,0 +1,154 @@
+"""Session-end extraction (seed 001): a finished conversation becomes knowledge and memories.
+
+The transcript goes to the LLM with a prompt asking for one JSON object: knowledge
+points (WorldModel / ExperientialKnowledge / OtherKnowledge, each scored 0-100) and
+memories in the ``create_memory`` schema. The answer's shape is checked by the LLM
+client, which asks again on a malformed answer (up to ``llm_max_retries`` attempts); each
+item is then validated on its own (seed 001 §4.5) and every rejected item is reported
+with its reason, never dropped silently. Writing happens only after validation, under
+ids derived from the user and session, so extracting the same session twice writes once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from ..llm import LLMClient
+from ..models import KnowledgePoint, KnowledgeType, Message
+from ..tools.arguments import CreateMemoryArgs
+
+__all__ = ["ExtractionReport", "SessionExtractor", "extraction_ids"]
+
+_NAMESPACE = uuid.UUID("0b4c4a4e-2f4f-4a59-9a31-1f8b8f0f5e21")
+_MAX_TRANSCRIPT_CHARS = 60_000
+
+_PROMPT = {
+    "zh": """你负责在一次对话结束后整理用户的长期记忆。阅读对话记录,只输出一个 JSON 对象:
+{"knowledge": [{"content": "一句完整的知识", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": 0-100 的整数}],
+ "memories": [{"subject": "我/人名", "memory_type": "事件/事实/关系/观点", "topic": "主题", "object": "客体(可省略)",
+               "attributes": {"时间": "..."}, "importance": 0-1}]}
+WorldModel=关于世界、领域或用户的稳定认知;ExperientialKnowledge=从交互中总结的方法和经验;OtherKnowledge=其他值得记住的信息。
+score 表示重要性:越重要越高。没有可提取的内容时返回空列表。""",
+    "en": """You maintain a user's long-term memory after a conversation ends. Read the transcript and output one JSON object:
+{"knowledge": [{"content": "one complete statement", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": integer 0-100}],
+ "memories": [{"subject": "I / a name", "memory_type": "event/fact/relation/opinion", "topic": "...", "object": "... (optional)",
+               "attributes": {"time": "..."}, "importance": 0-1}]}
+WorldModel = stable beliefs about the world, a domain or the user; ExperientialKnowledge = methods and lessons learned
+from the interaction; OtherKnowledge = anything else worth remembering. score = importance, higher is more important.
+Return empty lists when there is nothing to keep.""",
+}
+
+
+class _Answer(BaseModel):
+    """The answer's outer shape; items are validated one by one afterwards."""
+
+    knowledge: list[Any] = Field(default_factory=list)
+    memories: list[Any] = Field(default_factory=list)
+
+
+class _KnowledgeItem(BaseModel):
+    """A knowledge point as the LLM must give it (seed 001 §4.5)."""
+
+    content: str = Field(min_length=1, max_length=20_000)
+    type: Literal["WorldModel", "ExperientialKnowledge", "OtherKnowledge"]
+    score: int = Field(ge=0, le=100)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _integer(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("score must be an integer from 0 to 100")
+        return value
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("content must not be blank")
+        return value.strip()
+
+
+class ExtractionReport(BaseModel):
+    """What one extraction did; ``status`` is done, duplicate, skipped or failed."""
+
+    user_id: str
+    session_id: str
+    status: Literal["done", "duplicate", "skipped", "failed"]
+    reason: str = ""
+    version_id: str | None = None
+    knowledge_points: int = 0
+    memory_ids: list[str] = Field(default_factory=list)
+    rejected: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def extraction_ids(user_id: str, session_id: str) -> tuple[str, str]:
+    """The knowledge version id and the memory id prefix of a session's extraction."""
+    base = uuid.uuid5(_NAMESPACE, f"{user_id}\x00{session_id}").hex
+    return base, base[:24]
+
+
+def _brief(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg'].removeprefix('Value error, ')}"
+        for e in exc.errors()
+    )
+
+
+class SessionExtractor:
+    """Asks the LLM for a session's knowledge and memories and validates the answer."""
+
+    def __init__(self, llm: LLMClient, lang: Literal["zh", "en"] = "zh") -> None:
+        self._llm = llm
+        self._lang = lang
+
+    def extract(
+        self, messages: Sequence[Message]
+    ) -> tuple[list[KnowledgePoint], list[CreateMemoryArgs], list[dict[str, Any]]]:
+        """Valid knowledge points, valid memory arguments, and the rejected items.
+
+        Raises:
+            ExtractionError: the LLM never returned a JSON object of the right shape.
+            LLMUnavailableError: the endpoint failed (retry later).
+        """
+        transcript = "\n".join(
+            f"[{m.timestamp:%Y-%m-%d %H:%M}] {m.role}: {m.content}" for m in messages
+        )
+        answer = self._llm.complete_json(
+            [
+                {"role": "system", "content": _PROMPT[self._lang]},
+                {"role": "user", "content": transcript[-_MAX_TRANSCRIPT_CHARS:]},
+            ],
+            _Answer,
+        )
+        points: list[KnowledgePoint] = []
+        memories: list[CreateMemoryArgs] = []
+        rejected: list[dict[str, Any]] = []
+        for index, item in enumerate(answer.knowledge):
+            try:
+                valid = _KnowledgeItem.model_validate(item)
+            except ValidationError as exc:
+                rejected.append(
+                    {"kind": "knowledge", "index": index, "item": item, "error": _brief(exc)}
+                )
+                continue
+            points.append(
+                KnowledgePoint(
+                    content=valid.content,
+                    type=KnowledgeType(valid.type),
+                    score=valid.score,
+                    metadata=valid.metadata,
+                )
+            )
+        for index, item in enumerate(answer.memories):
+            try:
+                memories.append(CreateMemoryArgs.model_validate(item))
+            except ValidationError as exc:
+                rejected.append(
+                    {"kind": "memory", "index": index, "item": item, "error": _brief(exc)}
+                )
+        return points, memories, rejected

@@ -1,0 +1,181 @@
+"""Session-end extraction with a scripted OpenAI-compatible LLM, and knowledge serving."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memory_platform import ExtractionError, MemoryPlatform, Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.extraction import latest_points, sample_points
+from memory_platform.llm import LLMUnavailableError
+from memory_platform.models import KnowledgePoint, KnowledgeType, KnowledgeVersion
+from tests.support.openai_stub import OpenAIStub
+
+USER = "extract-user"
+MESSAGES = [
+    {
+        "role": "user",
+        "content": "我下周要去成都出差,顺便想吃火锅",
+        "timestamp": datetime(2025, 11, 5, 9, tzinfo=UTC),
+    },
+    {
+        "role": "assistant",
+        "content": "好的,记下了",
+        "timestamp": datetime(2025, 11, 5, 9, 1, tzinfo=UTC),
+    },
+]
+GOOD = {
+    "knowledge": [
+        {"content": "用户喜欢吃辣,尤其是火锅", "type": "WorldModel", "score": 80},
+        {"content": "出差前提醒用户订酒店", "type": "ExperientialKnowledge", "score": 60},
+        {"content": "用户在成都有朋友", "type": "OtherKnowledge", "score": 10},
+    ],
+    "memories": [
+        {
+            "subject": "我",
+            "memory_type": "事件",
+            "topic": "出差",
+            "object": "成都",
+            "attributes": {"时间": "下周一"},
+            "importance": 0.6,
+        }
+    ],
+}
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub() as server:
+        yield server
+
+
+@pytest.fixture
+def mp(tmp_path: Path, embedder: Embedder, stub: OpenAIStub) -> Iterator[MemoryPlatform]:
+    settings = Settings(
+        sqlite_path=tmp_path / "m.db", llm_base_url=stub.base_url, llm_max_retries=3, _env_file=None
+    )
+    platform = MemoryPlatform(settings, embedder=embedder)
+    yield platform
+    platform.close()
+
+
+def test_a_session_becomes_knowledge_and_searchable_memories(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+
+    report = mp.extract_knowledge(USER, "s1", MESSAGES)
+
+    assert (report.status, report.knowledge_points, report.rejected) == ("done", 3, [])
+    assert len(report.memory_ids) == 1
+    memory = mp.get_memory(USER, report.memory_ids[0]).memory
+    assert memory.source == "extraction" and memory.session_id == "s1"
+    assert memory.attributes == {"时间": "2025-11-10"}  # 下周一, from the session's last message
+    latest = mp.latest_knowledge(USER)
+    assert [p.content for p in latest] == [
+        "用户喜欢吃辣,尤其是火锅",
+        "出差前提醒用户订酒店",
+    ]  # 10 < min score 20
+    assert latest[0].type == KnowledgeType.WORLD_MODEL
+    assert mp.wait_for_indexing(USER)
+    assert mp.search(USER, "出差")[0].id == report.memory_ids[0]
+    transcript = stub.requests[0]["body"]["messages"][1]["content"]
+    assert "user: 我下周要去成都出差" in transcript
+
+
+def test_the_same_session_is_extracted_once(mp: MemoryPlatform, stub: OpenAIStub) -> None:
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    first = mp.extract_knowledge(USER, "s1", MESSAGES)
+    second = mp.extract_knowledge(USER, "s1", MESSAGES)
+
+    assert (first.status, second.status) == ("done", "duplicate")
+    assert len([r for r in stub.requests if r["path"].endswith("/chat/completions")]) == 1
+    assert mp.stats(USER).knowledge_versions == 1 and mp.stats(USER).memories == 1
+
+
+def test_invalid_items_are_reported_and_the_valid_ones_kept(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    answer = {
+        "knowledge": [
+            {"content": "ok", "type": "WorldModel", "score": 50},
+            {"content": "bad type", "type": "Gossip", "score": 50},
+            {"content": "bad score", "type": "OtherKnowledge", "score": 150},
+            {"content": "float score", "type": "OtherKnowledge", "score": 55.5},
+            {"type": "OtherKnowledge", "score": 30},
+        ],
+        "memories": [
+            {"subject": "我", "memory_type": "心情", "topic": "x"},
+            {"subject": "我", "memory_type": "fact", "topic": "喜欢", "object": "火锅"},
+        ],
+    }
+    stub.reply(json.dumps(answer, ensure_ascii=False))
+
+    report = mp.extract_knowledge(USER, "s2", MESSAGES)
+
+    assert report.status == "done" and report.knowledge_points == 1 and len(report.memory_ids) == 1
+    errors = {(r["kind"], r["index"]): r["error"] for r in report.rejected}
+    assert "Gossip" in errors[("knowledge", 1)] or "type" in errors[("knowledge", 1)]
+    assert "score" in errors[("knowledge", 2)] and "integer" in errors[("knowledge", 3)]
+    assert "content" in errors[("knowledge", 4)] and "memory_type" in errors[("memory", 0)]
+
+
+def test_garbage_is_retried_then_fails_with_nothing_written(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    for _ in range(3):
+        stub.reply("I am not JSON at all")
+
+    with pytest.raises(ExtractionError, match="no valid answer"):
+        mp.extract_knowledge(USER, "s3", MESSAGES)
+
+    assert mp.stats(USER).knowledge_versions == 0 and mp.stats(USER).memories == 0
+    assert len([r for r in stub.requests if r["path"].endswith("/chat/completions")]) == 3
+
+
+def test_garbage_then_a_good_answer_succeeds(mp: MemoryPlatform, stub: OpenAIStub) -> None:
+    stub.reply('{"knowledge": "not a list"}')
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    assert mp.extract_knowledge(USER, "s4", MESSAGES).status == "done"
+
+
+def test_rate_limit_is_a_retryable_error(mp: MemoryPlatform, stub: OpenAIStub) -> None:
+    for _ in range(5):
+        stub.fail(429, "slow down")
+    with pytest.raises(LLMUnavailableError) as info:
+        mp.extract_knowledge(USER, "s5", MESSAGES)
+    assert info.value.is_retryable()
+    assert mp.stats(USER).knowledge_versions == 0
+
+
+def test_without_an_llm_extraction_is_skipped(platform: MemoryPlatform) -> None:
+    report = platform.extract_knowledge(USER, "s1", MESSAGES)
+    assert report.status == "skipped" and "MEMORY_LLM_BASE_URL" in report.reason
+    assert platform.stats(USER).knowledge_versions == 0
+
+
+def test_weighted_sampling_prefers_high_scores_without_repeats() -> None:
+    versions = [
+        KnowledgeVersion(
+            user_id="u",
+            points=[KnowledgePoint(content=f"p{i}", score=s) for i, s in enumerate((90, 5, 50))],
+        ),
+        KnowledgeVersion(user_id="u", points=[KnowledgePoint(content="q", score=30)]),
+    ]
+    rng = random.Random(1)
+    counts: dict[str, int] = {}
+    for _ in range(2000):
+        picked = sample_points(versions, 2, 20, rng)
+        assert len(picked) == len({p.id for p in picked}) == 2
+        for p in picked:
+            counts[p.content] = counts.get(p.content, 0) + 1
+    assert "p1" not in counts  # below the threshold
+    assert counts["p0"] > counts["p2"] > counts["q"]
+    assert [p.content for p in latest_points(versions, 5, 20)] == ["p0", "p2"]
+    assert sample_points(versions, 0, 20) == [] and latest_points([], 3, 0) == []
