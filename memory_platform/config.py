@@ -30,6 +30,7 @@ __all__ = [
     "NodeMergerSettings",
     "RetrievalSettings",
     "Settings",
+    "WorkerSettings",
     "load_settings",
 ]
 
@@ -120,6 +121,19 @@ class KnowledgeSettings(BaseModel):
     prompt_language: Literal["zh", "en"] = "zh"
 
 
+class WorkerSettings(BaseModel):
+    """Celery workers (seed 000 §12.4): redelivery and per-user serialisation."""
+
+    visibility_timeout: int = Field(
+        3600, ge=1, description="seconds before an unacknowledged task is redelivered"
+    )
+    restore_interval: int = Field(
+        10, ge=1, description="seconds between sweeps for tasks of dead workers"
+    )
+    lock_timeout: int = Field(900, ge=1, description="seconds a per-user lock may be held")
+    lock_wait: int = Field(60, ge=0, description="seconds a task waits for the user's lock")
+
+
 class Settings(BaseSettings):
     """Everything the platform can be configured with; build once and pass it in."""
 
@@ -162,6 +176,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     node_merger: NodeMergerSettings = Field(default_factory=NodeMergerSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
+    worker: WorkerSettings = Field(default_factory=WorkerSettings)
 
     @model_validator(mode="after")
     def _backend_requirements(self) -> Settings:

@@ -19,6 +19,7 @@ from .errors import ConflictError, InvalidInputError, NotFoundError
 from .extraction import ExtractionReport, SessionExtractor, latest_points, sample_points
 from .extraction.extractor import extraction_ids
 from .indexing import EmbeddingIndexer
+from .jobs import TASK_CONSOLIDATE, TASK_EXTRACT, CeleryJobs, InProcessJobs, JobRunner
 from .linking import resolve_memory
 from .llm import LLMClient
 from .models import (
@@ -30,6 +31,7 @@ from .models import (
     Message,
     RelationType,
     invalid_input_from,
+    new_id,
     validated,
 )
 from .retrieval import HybridRetriever, SearchResult, format_context
@@ -45,6 +47,8 @@ from .tools.schemas import tool_definitions
 __all__ = ["MemoryPlatform"]
 
 log = logging.getLogger(__name__)
+
+_ROLES = {"user", "assistant", "system", "tool"}
 
 _FULL_COVERAGE = 0.999
 """Vector similarity is trusted only for texts the embedder knows every token of."""
@@ -148,6 +152,16 @@ class MemoryPlatform:
             self.settings.retrieval,
             planner=LLMQueryPlanner(self.llm) if self.llm is not None else None,
         )
+        self._jobs: JobRunner = (
+            CeleryJobs(self.settings)
+            if self.settings.redis_url
+            else InProcessJobs(
+                {
+                    TASK_EXTRACT: self.extract_session,
+                    TASK_CONSOLIDATE: lambda user: self.consolidate(user).model_dump(mode="json"),
+                }
+            )
+        )
         # Items left without vectors by an earlier crash get embedded in the background.
         self._indexer.notify(None)
 
@@ -167,7 +181,8 @@ class MemoryPlatform:
         self.close()
 
     def close(self) -> None:
-        """Finish queued embedding work and close the store (if this platform opened it)."""
+        """Finish queued work and close the store (if this platform opened it)."""
+        self._jobs.close()
         self._indexer.close(wait=True)
         self._retriever.close()
         if self._owns_store:
@@ -501,6 +516,81 @@ class MemoryPlatform:
             ],
             "context": format_context(results),
         }
+
+    # -- chat sessions and jobs -----------------------------------------------------------
+
+    def add_messages(
+        self, user_id: str, session_id: str, messages: Sequence[Message | Mapping[str, Any]]
+    ) -> list[str]:
+        """Record chat messages of a session (as episodes, searchable right away).
+
+        Each message is ``{"role", "content", "timestamp"?, "name"?}`` or a
+        :class:`Message`; returns the episode ids.
+        """
+        user = self._user(user_id)
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise InvalidInputError("must be a non-empty string", "session_id")
+        items = []
+        for index, raw in enumerate(messages):
+            try:
+                message = raw if isinstance(raw, Message) else Message.model_validate(dict(raw))
+            except ValidationError as exc:
+                raise InvalidInputError(f"messages[{index}]: {invalid_input_from(exc)}") from exc
+            if not message.content.strip():
+                continue
+            items.append(
+                {
+                    "text": message.content,
+                    "timestamp": message.timestamp,
+                    "session_id": session_id,
+                    "speaker": message.name or message.role,
+                    "metadata": {"role": message.role},
+                }
+            )
+        return self.add_episodes(user, items)
+
+    def end_session(self, user_id: str, session_id: str) -> str:
+        """The session is over: queue its knowledge extraction; returns the job id.
+
+        Ending the same session again returns the same job id, and the extraction itself
+        runs once (a repeated run reports ``duplicate``).
+        """
+        user = self._user(user_id)
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise InvalidInputError("must be a non-empty string", "session_id")
+        version_id, _ = extraction_ids(user, session_id)
+        return self._jobs.submit(TASK_EXTRACT, [user, session_id], f"extract-{version_id}")
+
+    def enqueue_consolidation(self, user_id: str) -> str:
+        """Queue a consolidation of the user (workers serialise them per user)."""
+        user = self._user(user_id)
+        return self._jobs.submit(TASK_CONSOLIDATE, [user], f"consolidate-{new_id()}")
+
+    def job_status(self, job_id: str) -> dict[str, Any]:
+        """``{"job_id", "state", "result", "error"}``; state is Celery's (PENDING, STARTED,
+        RETRY, SUCCESS, FAILURE) or UNKNOWN for a job this process never saw."""
+        return self._jobs.status(job_id)
+
+    def extract_session(self, user_id: str, session_id: str) -> dict[str, Any]:
+        """Extract a recorded session now (what the worker's task runs)."""
+        user = self._user(user_id)
+        episodes = self.store.session_episodes(user, session_id)
+        messages = [
+            Message(
+                role=e.metadata.get("role", "user") if e.metadata.get("role") in _ROLES else "user",
+                content=e.text,
+                timestamp=e.timestamp,
+            )
+            for e in episodes
+        ]
+        if not messages:
+            return ExtractionReport(
+                user_id=user,
+                session_id=session_id,
+                status="skipped",
+                reason="the session has no messages",
+            ).model_dump(mode="json")
+        return self.extract_knowledge(user, session_id, messages).model_dump(mode="json")
 
     # -- session-end extraction and knowledge -------------------------------------------
 

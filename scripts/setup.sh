@@ -4,7 +4,7 @@
 # a second run: a stamp per pyproject.toml version and extras set skips pip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras="${1:-embeddings,llm}"
+extras="${1:-embeddings,llm,workers}"
 python="${PYTHON:-python3}"
 
 if [ ! -x .venv/bin/python ]; then

@@ -1,5 +1,7 @@
-"""Celery workers for the slow work after a chat session ends (see docs/architecture.md).
+"""Celery workers for the slow work after a chat session ends.
 
-The Celery application and its tasks arrive with the background-work milestone; until
-then the package only reserves the place the deployment files point at.
+Start one with ``celery -A workers.celery_app worker -Q extraction,consolidation`` and
+the schedule with ``celery -A workers.celery_app beat``; both read the same ``MEMORY_*``
+settings as the library (``MEMORY_REDIS_URL`` is required). The tasks are thin: they call
+the :class:`memory_platform.MemoryPlatform` facade.
 """

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, Field
 
@@ -43,6 +43,8 @@ class ConsolidationReport(BaseModel):
     """What one consolidation run did."""
 
     user_id: str
+    started_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    finished_at: datetime | None = None
     memories: int = 0
     batches: int = 0
     nodes_checked: int = 0
@@ -94,6 +96,7 @@ class Consolidator:
             self._batch(user_id, staged, report)
             report.batches += 1
             report.memories += len(staged)
+        report.finished_at = datetime.now(UTC)
         log.info("consolidated %s: %s", user_id, report.model_dump(exclude={"conflict_details"}))
         return report
 

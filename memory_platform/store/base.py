@@ -315,6 +315,14 @@ class GraphStore(ABC):
         """The episodes that exist among the ids."""
 
     @abstractmethod
+    def session_episodes(self, user_id: str, session_id: str, limit: int = 10_000) -> list[Episode]:
+        """A session's episodes in time order."""
+
+    @abstractmethod
+    def users_with_staged(self, limit: int = 1000) -> list[str]:
+        """Users that have memories waiting for consolidation."""
+
+    @abstractmethod
     def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
         """For each episode with a ``NEXT`` successor, that successor's id."""
 

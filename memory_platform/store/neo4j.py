@@ -631,6 +631,14 @@ class Neo4jGraphStore(GraphStore):
         )
         return [_episode_from_props(r["episode"]) for r in rows]
 
+    def session_episodes(self, user_id: str, session_id: str, limit: int = 10_000) -> list[Episode]:
+        user = self._check_user(user_id)
+        rows = self._read("episode/for_session", user_id=user, session_id=session_id, limit=limit)
+        return [_episode_from_props(r["episode"]) for r in rows]
+
+    def users_with_staged(self, limit: int = 1000) -> list[str]:
+        return [r["user_id"] for r in self._read("memory/users_with_staged", limit=limit)]
+
     def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
         user = self._check_user(user_id)
         rows = self._read(

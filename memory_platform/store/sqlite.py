@@ -865,6 +865,26 @@ class SQLiteGraphStore(GraphStore):
             )
         return out
 
+    def session_episodes(self, user_id: str, session_id: str, limit: int = 10_000) -> list[Episode]:
+        user = self._check_user(user_id)
+        return [
+            _episode_from_row(r)
+            for r in self._read(
+                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE user_id = ? AND session_id = ?"
+                " ORDER BY timestamp, id LIMIT ?",
+                (user, session_id, limit),
+            )
+        ]
+
+    def users_with_staged(self, limit: int = 1000) -> list[str]:
+        return [
+            r[0]
+            for r in self._read(
+                "SELECT DISTINCT user_id FROM memories WHERE status = 'staged' ORDER BY user_id LIMIT ?",
+                (limit,),
+            )
+        ]
+
     def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
         user = self._check_user(user_id)
         ids = list(dict.fromkeys(episode_ids))

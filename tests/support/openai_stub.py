@@ -44,9 +44,13 @@ class OpenAIStub:
         self._server.server_close()
 
     def reply(
-        self, content: str | None = None, *, tool_calls: list[dict[str, Any]] | None = None
+        self,
+        content: str | None = None,
+        *,
+        tool_calls: list[dict[str, Any]] | None = None,
+        delay: float = 0.0,
     ) -> None:
-        """Queue a successful chat completion."""
+        """Queue a successful chat completion (sent after ``delay`` seconds)."""
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = tool_calls
@@ -54,6 +58,7 @@ class OpenAIStub:
             (
                 200,
                 {
+                    "_delay": delay,
                     "id": f"chatcmpl-{len(self.replies)}",
                     "object": "chat.completion",
                     "created": int(time.time()),
@@ -69,6 +74,10 @@ class OpenAIStub:
                 },
             )
         )
+
+    def chat_requests(self) -> int:
+        """How many chat completions were asked for."""
+        return sum(1 for r in self.requests if r["path"].endswith("/chat/completions"))
 
     def fail(self, status: int, message: str = "scripted failure") -> None:
         """Queue an error answer (429, 500, ...)."""
@@ -90,8 +99,11 @@ class OpenAIStub:
                 self.send_header("Content-Length", str(len(data)))
                 if status == 429:
                     self.send_header("Retry-After", "0")
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client is gone (a killed worker): nothing to answer
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
@@ -131,6 +143,9 @@ class OpenAIStub:
                         )
                         return
                     status, body = stub.replies.popleft()
+                    delay = body.pop("_delay", 0.0) if isinstance(body, dict) else 0.0
+                    if delay:
+                        time.sleep(delay)
                     self._send(status, body)
                     return
                 self._send(404, {"error": {"message": f"unknown path {self.path}"}})

@@ -1,0 +1,131 @@
+"""Where slow work runs: Celery workers fed by Redis, or a small in-process pool.
+
+With ``MEMORY_REDIS_URL`` set, jobs are Celery tasks sent by name (chat backends in other
+languages can send the same JSON payloads to Redis; see docs/workers.md); without it, the
+same service calls run on a local thread pool so the embedded default needs no server.
+Both answer :meth:`status` with one shape: ``{"job_id", "state", "result", "error"}``.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Protocol
+
+from .config import Settings
+
+__all__ = [
+    "CONSOLIDATION_QUEUE",
+    "EXTRACTION_QUEUE",
+    "CeleryJobs",
+    "InProcessJobs",
+    "JobRunner",
+    "celery_config",
+]
+
+EXTRACTION_QUEUE = "extraction"
+CONSOLIDATION_QUEUE = "consolidation"
+
+TASK_EXTRACT = "memory.extract_session"
+TASK_CONSOLIDATE = "memory.consolidate_user"
+TASK_CONSOLIDATE_ALL = "memory.consolidate_all"
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """Celery settings shared by the workers and the clients that enqueue."""
+    hours = settings.consolidation.interval_hours
+    return {
+        "broker_url": settings.redis_url,
+        "result_backend": settings.redis_url,
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "accept_content": ["json"],
+        "task_acks_late": True,  # tasks are idempotent: redeliver if a worker dies
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_track_started": True,
+        "result_expires": 7 * 24 * 3600,
+        "broker_connection_retry_on_startup": True,
+        "broker_transport_options": {
+            "visibility_timeout": settings.worker.visibility_timeout,
+            # look for tasks of dead workers every restore_interval seconds
+            "unacked_restore_interval": settings.worker.restore_interval,
+            "unacked_restore_throttle": 1,
+        },
+        "task_default_queue": CONSOLIDATION_QUEUE,
+        "task_routes": {
+            TASK_EXTRACT: {"queue": EXTRACTION_QUEUE},
+            TASK_CONSOLIDATE: {"queue": CONSOLIDATION_QUEUE},
+            TASK_CONSOLIDATE_ALL: {"queue": CONSOLIDATION_QUEUE},
+        },
+        "beat_schedule": {
+            "consolidate-all": {"task": TASK_CONSOLIDATE_ALL, "schedule": hours * 3600.0},
+        },
+    }
+
+
+class JobRunner(Protocol):
+    """Runs named jobs and reports on them."""
+
+    def submit(self, name: str, args: list[Any], job_id: str) -> str: ...
+
+    def status(self, job_id: str) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class InProcessJobs:
+    """A two-thread pool running the service calls directly (embedded default)."""
+
+    def __init__(self, handlers: dict[str, Any]) -> None:
+        self._handlers = handlers
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memory-job")
+        self._jobs: dict[str, Future[Any]] = {}
+        self._lock = threading.Lock()
+
+    def submit(self, name: str, args: list[Any], job_id: str) -> str:
+        with self._lock:
+            existing = self._jobs.get(job_id)
+            if existing is not None and not existing.done():
+                return job_id  # the same job is already queued or running
+            self._jobs[job_id] = self._pool.submit(self._handlers[name], *args)
+        return job_id
+
+    def status(self, job_id: str) -> dict[str, Any]:
+        with self._lock:
+            future = self._jobs.get(job_id)
+        if future is None:
+            return {"job_id": job_id, "state": "UNKNOWN", "result": None, "error": None}
+        if not future.done():
+            return {"job_id": job_id, "state": "PENDING", "result": None, "error": None}
+        error = future.exception()
+        if error is not None:
+            return {"job_id": job_id, "state": "FAILURE", "result": None, "error": str(error)}
+        return {"job_id": job_id, "state": "SUCCESS", "result": future.result(), "error": None}
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+class CeleryJobs:
+    """Sends jobs to the Celery workers by task name; needs only the broker."""
+
+    def __init__(self, settings: Settings) -> None:
+        from celery import Celery
+
+        self._app = Celery("memory_platform_client", set_as_current=False)
+        self._app.conf.update(celery_config(settings))
+
+    def submit(self, name: str, args: list[Any], job_id: str) -> str:
+        self._app.send_task(name, args=args, task_id=job_id)
+        return job_id
+
+    def status(self, job_id: str) -> dict[str, Any]:
+        result = self._app.AsyncResult(job_id)
+        state = str(result.state)
+        payload = result.result if state == "SUCCESS" else None
+        error = str(result.result) if state == "FAILURE" else None
+        return {"job_id": job_id, "state": state, "result": payload, "error": error}
+
+    def close(self) -> None:
+        self._app.close()

@@ -1,0 +1,270 @@
+"""The background work through a real redis-server and a real Celery worker process.
+
+The LLM is the scripted OpenAI-compatible stub on 127.0.0.1, so the worker runs the real
+``openai`` client. Each test starts its own worker against a fresh SQLite file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from memory_platform import MemoryPlatform, Settings
+from memory_platform.embeddings import Embedder
+from tests.support.openai_stub import OpenAIStub
+
+pytestmark = pytest.mark.workers
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = {
+    "knowledge": [
+        {
+            "content": "The user plans a trip to Chengdu and loves hotpot",
+            "type": "WorldModel",
+            "score": 80,
+        }
+    ],
+    "memories": [
+        {
+            "subject": "I",
+            "memory_type": "event",
+            "topic": "will travel to",
+            "object": "Chengdu",
+            "importance": 0.6,
+        }
+    ],
+}
+MESSAGES = [
+    {
+        "role": "user",
+        "content": "Next week I'm off to Chengdu, can't wait for the hotpot",
+        "timestamp": datetime(2025, 11, 5, 9, tzinfo=UTC),
+    },
+    {
+        "role": "assistant",
+        "content": "Enjoy the trip!",
+        "timestamp": datetime(2025, 11, 5, 9, 1, tzinfo=UTC),
+    },
+]
+
+
+class Worker:
+    """A ``celery worker`` subprocess in its own process group."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self._env = env
+        self._log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        handle = self._log.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker",
+             "-Q", "extraction,consolidation", "--pool=threads", "--concurrency=2",
+             "--loglevel=INFO", "--without-gossip", "--without-mingle", "-n", f"test-{time.time_ns()}@%h"],
+            cwd=ROOT, env=self._env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while "ready." not in self._log.read_text(errors="replace"):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "the worker did not start:\n" + self._log.read_text(errors="replace")[-3000:]
+                )
+            time.sleep(0.2)
+
+    def log_tail(self) -> str:
+        return self._log.read_text(errors="replace")[-4000:]
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub() as server:
+        yield server
+
+
+@pytest.fixture
+def env(tmp_path: Path, redis_url: str, stub: OpenAIStub) -> dict[str, str]:
+    redis.Redis.from_url(redis_url).flushall()
+    values = {
+        "MEMORY_SQLITE_PATH": str(tmp_path / "memories.db"),
+        "MEMORY_REDIS_URL": redis_url,
+        "MEMORY_LLM_BASE_URL": stub.base_url,
+        "MEMORY_LLM_MAX_RETRIES": "3",
+        # a dead worker's task comes back after 20 s; its user lock expires after 10 s
+        "MEMORY_WORKER__VISIBILITY_TIMEOUT": "20",
+        "MEMORY_WORKER__RESTORE_INTERVAL": "1",
+        "MEMORY_WORKER__LOCK_TIMEOUT": "10",
+        "MEMORY_WORKER__LOCK_WAIT": "30",
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    return {**os.environ, **values}
+
+
+@pytest.fixture
+def worker(env: dict[str, str], tmp_path: Path) -> Iterator[Worker]:
+    running = Worker(env, tmp_path / "worker.log")
+    running.start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def client(
+    env: dict[str, str], embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[MemoryPlatform]:
+    for key in (
+        "MEMORY_SQLITE_PATH",
+        "MEMORY_REDIS_URL",
+        "MEMORY_LLM_BASE_URL",
+        "MEMORY_LLM_MAX_RETRIES",
+    ):
+        monkeypatch.setenv(key, env[key])
+    mp = MemoryPlatform(Settings(_env_file=None), embedder=embedder)
+    yield mp
+    mp.close()
+
+
+def wait_for(
+    job: Callable[[], dict[str, Any]], states: set[str], timeout: float = 120
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        status = job()
+        if status["state"] in states:
+            return status
+        if time.monotonic() > deadline:
+            raise AssertionError(f"job still {status['state']} after {timeout}s")
+        time.sleep(0.3)
+
+
+def test_session_end_extracts_knowledge_visible_to_search(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    stub.reply(json.dumps(GOOD))
+    client.add_messages("alice", "s1", MESSAGES)
+
+    job = client.end_session("alice", "s1")
+    status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"})
+
+    assert status["state"] == "SUCCESS", status
+    assert status["result"]["status"] == "done"
+    assert [p.content for p in client.latest_knowledge("alice")] == [
+        GOOD["knowledge"][0]["content"]
+    ]
+    assert client.wait_for_indexing("alice")
+    hits = client.search("alice", "when is the Chengdu trip?", kinds=("memory",))
+    assert hits[0].id == status["result"]["memory_ids"][0]
+
+
+def test_the_same_session_ended_twice_is_extracted_once(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    stub.reply(json.dumps(GOOD))
+    client.add_messages("alice", "s1", MESSAGES)
+
+    first, second = client.end_session("alice", "s1"), client.end_session("alice", "s1")
+    wait_for(lambda: client.job_status(first), {"SUCCESS", "FAILURE"})
+    time.sleep(2)  # give a second delivery time to run
+
+    assert first == second
+    assert stub.chat_requests() == 1
+    assert client.stats("alice").knowledge_versions == 1 and client.stats("alice").memories == 1
+
+
+def test_rate_limits_are_retried_until_done(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    for _ in range(3):  # the client's own 2 retries fail too: the task retries with back-off
+        stub.fail(429, "rate limited")
+    stub.reply(json.dumps(GOOD))
+    client.add_messages("alice", "s1", MESSAGES)
+
+    job = client.end_session("alice", "s1")
+    status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"})
+
+    assert status["state"] == "SUCCESS", status
+    assert stub.chat_requests() == 4
+    assert client.stats("alice").knowledge_versions == 1
+
+
+def test_garbage_answers_fail_the_job_and_write_nothing(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    for _ in range(3):
+        stub.reply("sorry, I cannot produce JSON today")
+    client.add_messages("alice", "s1", MESSAGES)
+
+    job = client.end_session("alice", "s1")
+    status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"})
+
+    assert status["state"] == "FAILURE"
+    assert "no valid answer" in status["error"]
+    assert client.stats("alice").knowledge_versions == 0 and client.stats("alice").memories == 0
+
+
+def test_a_killed_worker_task_is_redelivered_and_completes_once(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    stub.reply(json.dumps(GOOD), delay=30)  # the worker dies while waiting for this one
+    stub.reply(json.dumps(GOOD))
+    client.add_messages("alice", "s1", MESSAGES)
+    job = client.end_session("alice", "s1")
+    deadline = time.monotonic() + 60
+    while stub.chat_requests() == 0:
+        assert time.monotonic() < deadline, "the worker never called the LLM"
+        time.sleep(0.2)
+
+    worker.kill()
+    assert client.job_status(job)["state"] != "SUCCESS"
+    worker.start()
+    try:
+        status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"}, timeout=60)
+    except AssertionError:
+        print(worker.log_tail())
+        raise
+
+    assert status["state"] == "SUCCESS", status
+    assert stub.chat_requests() == 2
+    assert client.stats("alice").knowledge_versions == 1 and client.stats("alice").memories == 1
+
+
+def test_concurrent_consolidations_of_one_user_are_serialised(
+    client: MemoryPlatform, worker: Worker
+) -> None:
+    for topic in ("coffee", "Coffee", "tea", "jazz", "running shoes", "running shoe"):
+        client.create_memory("alice", subject="I", memory_type="fact", topic="likes", object=topic)
+
+    jobs = [client.enqueue_consolidation("alice") for _ in range(2)]
+    results = [
+        wait_for(lambda j=j: client.job_status(j), {"SUCCESS", "FAILURE"})["result"] for j in jobs
+    ]
+
+    assert sorted(r["memories"] for r in results) == [0, 6]  # the second found nothing left
+    first, second = sorted(results, key=lambda r: r["started_at"])
+    assert first["finished_at"] <= second["started_at"]
+    assert client.stats("alice").staged == 0

@@ -1,0 +1,94 @@
+"""Celery tasks: thin wrappers that take ids, call the facade and return small JSON.
+
+Every task is idempotent (extraction is keyed by user and session, consolidation finds
+nothing to redo), so they acknowledge late and are redelivered if a worker dies. Tasks of
+one user are serialised by a Redis lock; LLM rate limits, timeouts and transient storage
+failures are retried with exponential back-off.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from memory_platform import BackendUnavailable, MemoryPlatform, TransientStorageError
+from memory_platform.jobs import TASK_CONSOLIDATE, TASK_CONSOLIDATE_ALL, TASK_EXTRACT
+from memory_platform.llm import LLMUnavailableError
+
+from .celery_app import app
+
+log = logging.getLogger(__name__)
+
+RETRYABLE = (LLMUnavailableError, TransientStorageError, BackendUnavailable)
+_RETRY = {
+    "bind": True,
+    "acks_late": True,
+    "autoretry_for": RETRYABLE,
+    "retry_backoff": 2,
+    "retry_backoff_max": 300,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
+
+_platform: MemoryPlatform | None = None
+_platform_lock = threading.Lock()
+
+
+class UserBusy(TransientStorageError):
+    """Another task holds this user's lock; retried later."""
+
+
+def platform() -> MemoryPlatform:
+    """One facade per worker process, opened on first use."""
+    global _platform
+    with _platform_lock:
+        if _platform is None:
+            _platform = MemoryPlatform.from_env()
+        return _platform
+
+
+@contextmanager
+def user_lock(user_id: str) -> Iterator[None]:
+    """Serialise the work of one user across all workers (a Redis lock)."""
+    mp = platform()
+    client = app.backend.client  # the result backend's Redis connection
+    lock = client.lock(
+        f"memory-platform:lock:{user_id}",
+        timeout=mp.settings.worker.lock_timeout,
+        blocking_timeout=mp.settings.worker.lock_wait,
+    )
+    if not lock.acquire():
+        raise UserBusy(f"user {user_id} is busy")
+    try:
+        yield
+    finally:
+        try:
+            lock.release()
+        except Exception:  # the lock expired meanwhile; the work is done and idempotent
+            log.warning("lock of %s had expired before release", user_id)
+
+
+@app.task(name=TASK_EXTRACT, **_RETRY)
+def extract_session(self: Any, user_id: str, session_id: str) -> dict[str, Any]:
+    """Session end: knowledge version and memories from the recorded messages."""
+    with user_lock(user_id):
+        return platform().extract_session(user_id, session_id)
+
+
+@app.task(name=TASK_CONSOLIDATE, **_RETRY)
+def consolidate_user(self: Any, user_id: str) -> dict[str, Any]:
+    """Merge, link and resolve a user's staged memories."""
+    with user_lock(user_id):
+        return platform().consolidate(user_id).model_dump(mode="json")
+
+
+@app.task(name=TASK_CONSOLIDATE_ALL, bind=True)
+def consolidate_all(self: Any) -> dict[str, Any]:
+    """Beat: queue a consolidation for every user with staged memories."""
+    users = platform().store.users_with_staged()
+    for user in users:
+        consolidate_user.delay(user)
+    return {"queued": len(users)}
