@@ -21,6 +21,7 @@ import itertools
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -64,6 +65,9 @@ class _Causal(BaseModel):
 
 class _Contradiction(BaseModel):
     contradicts: bool
+
+
+_Judgement = TypeVar("_Judgement", _Causal, _Contradiction)
 
 
 class Consolidator:
@@ -184,19 +188,23 @@ class Consolidator:
     def _causality(self, earlier: Memory, later: Memory) -> float | None:
         if causal_by_wording(earlier, later):
             return 0.8
-        if self._llm is None:
-            return None
-        prompt = (
+        answer = self._ask(
             "Do these two memories of one person stand in a cause-effect relation, with A the "
             'cause of B? Answer with JSON {"causal": true or false, "confidence": 0 to 1}.\n'
-            f"A: {earlier.text}\nB: {later.text}"
+            f"A: {earlier.text}\nB: {later.text}",
+            _Causal,
         )
-        try:
-            answer = self._llm.complete_json([{"role": "user", "content": prompt}], _Causal)
-        except MemoryPlatformError as exc:
-            log.warning("causality check skipped: %s", exc)
+        return answer.confidence if answer is not None and answer.causal else None
+
+    def _ask(self, prompt: str, model: type[_Judgement]) -> _Judgement | None:
+        """One LLM judgement; None when no LLM is configured or it cannot answer."""
+        if self._llm is None:
             return None
-        return answer.confidence if answer.causal else None
+        try:
+            return self._llm.complete_json([{"role": "user", "content": prompt}], model)
+        except MemoryPlatformError as exc:
+            log.warning("LLM judgement skipped (%s): %s", model.__name__, exc)
+            return None
 
     # -- conflicts ---------------------------------------------------------------------
 
@@ -254,19 +262,15 @@ class Consolidator:
         return out
 
     def _llm_conflict(self, a: MemoryParts, b: MemoryParts) -> str | None:
-        if self._llm is None or a.topic != b.topic or a.object == b.object:
+        if a.topic != b.topic or a.object == b.object:
             return None
-        prompt = (
+        answer = self._ask(
             "Do these two memories about the same person contradict each other, so that only "
             'one can be true now? Answer with JSON {"contradicts": true or false}.\n'
-            f"A: {a.memory.text}\nB: {b.memory.text}"
+            f"A: {a.memory.text}\nB: {b.memory.text}",
+            _Contradiction,
         )
-        try:
-            answer = self._llm.complete_json([{"role": "user", "content": prompt}], _Contradiction)
-        except MemoryPlatformError as exc:
-            log.warning("conflict adjudication skipped: %s", exc)
-            return None
-        return "llm" if answer.contradicts else None
+        return "llm" if answer is not None and answer.contradicts else None
 
 
 def _when(memory: Memory) -> datetime:

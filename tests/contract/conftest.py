@@ -16,7 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memory_platform import MemoryPlatform
 from memory_platform.config import Settings
+from memory_platform.embeddings import Embedder
 from memory_platform.errors import BackendUnavailable
 from memory_platform.store import EmbeddingSignature, GraphStore, open_store
 
@@ -85,6 +87,16 @@ def users(store: GraphStore) -> Iterator[Users]:
     made = Users(store)
     yield made
     made.cleanup()
+
+
+@pytest.fixture
+def mp(store: GraphStore, embedder: Embedder, tmp_path: Path) -> Iterator[MemoryPlatform]:
+    """A platform over the backend under test (the store stays open for cleanup)."""
+    platform = MemoryPlatform(
+        Settings(sqlite_path=tmp_path / "unused.db", _env_file=None), embedder=embedder, store=store
+    )
+    yield platform
+    platform.close()
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -18,15 +17,6 @@ pytestmark = pytest.mark.contract
 CST = timezone(timedelta(hours=8))
 T0 = datetime(2025, 11, 5, 10, 0, tzinfo=CST)
 EVENING = datetime(2025, 11, 5, 18, 0, tzinfo=CST)
-
-
-@pytest.fixture
-def mp(store: GraphStore, embedder: Embedder, tmp_path) -> Iterator[MemoryPlatform]:
-    platform = MemoryPlatform(
-        Settings(sqlite_path=tmp_path / "unused.db", _env_file=None), embedder=embedder, store=store
-    )
-    yield platform
-    platform.close()
 
 
 def create(mp: MemoryPlatform, user: str, when: datetime = T0, **args: object) -> str:
