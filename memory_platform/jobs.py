@@ -13,6 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
 from .config import Settings
+from .errors import ConfigurationError
 
 __all__ = [
     "CONSOLIDATION_QUEUE",
@@ -111,7 +112,13 @@ class CeleryJobs:
     """Sends jobs to the Celery workers by task name; needs only the broker."""
 
     def __init__(self, settings: Settings) -> None:
-        from celery import Celery
+        try:
+            from celery import Celery
+        except ImportError as exc:
+            raise ConfigurationError(
+                "redis_url (MEMORY_REDIS_URL) is set but Celery is not installed: "
+                "pip install 'memory-platform[workers]', or unset MEMORY_REDIS_URL to run jobs in process"
+            ) from exc
 
         self._app = Celery("memory_platform_client", set_as_current=False)
         self._app.conf.update(celery_config(settings))
