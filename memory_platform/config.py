@@ -30,6 +30,7 @@ __all__ = [
     "NodeMergerSettings",
     "RetrievalSettings",
     "Settings",
+    "ShortTermSettings",
     "WorkerSettings",
     "load_settings",
 ]
@@ -46,6 +47,9 @@ class ConsolidationSettings(BaseModel):
     enable_conflict_detection: bool = True
     decay_refresh_hours: float = Field(24.0, gt=0)
     temporal_window_seconds: int = Field(3600, ge=0)
+    archive_below: float = Field(
+        0.05, ge=0, le=1, description="decayed strength under which a memory is archived"
+    )
 
 
 class RetrievalSettings(BaseModel):
@@ -112,6 +116,15 @@ class NodeMergerSettings(BaseModel):
         return self
 
 
+class ShortTermSettings(BaseModel):
+    """Short- and mid-term layers (seed 002, seed 003 §2.1)."""
+
+    capacity: int = Field(200, ge=2, description="messages kept per session")
+    ttl_minutes: float = Field(60.0, gt=0, description="a quiet session's buffer expires")
+    overflow_batch: int = Field(50, ge=1, description="messages summarised at a time")
+    promote_after_accesses: int = Field(10, ge=1, description="summary accesses before promotion")
+
+
 class KnowledgeSettings(BaseModel):
     """Session-end extraction and knowledge serving (seed 001 §4.6)."""
 
@@ -176,6 +189,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     node_merger: NodeMergerSettings = Field(default_factory=NodeMergerSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
+    short_term: ShortTermSettings = Field(default_factory=ShortTermSettings)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
 
     @model_validator(mode="after")

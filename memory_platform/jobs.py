@@ -30,6 +30,9 @@ CONSOLIDATION_QUEUE = "consolidation"
 TASK_EXTRACT = "memory.extract_session"
 TASK_CONSOLIDATE = "memory.consolidate_user"
 TASK_CONSOLIDATE_ALL = "memory.consolidate_all"
+TASK_SUMMARIZE = "memory.summarize_messages"
+TASK_MAINTAIN = "memory.daily_maintenance"
+TASK_MAINTAIN_ALL = "memory.daily_maintenance_all"
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -58,9 +61,16 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             TASK_EXTRACT: {"queue": EXTRACTION_QUEUE},
             TASK_CONSOLIDATE: {"queue": CONSOLIDATION_QUEUE},
             TASK_CONSOLIDATE_ALL: {"queue": CONSOLIDATION_QUEUE},
+            TASK_SUMMARIZE: {"queue": EXTRACTION_QUEUE},
+            TASK_MAINTAIN: {"queue": CONSOLIDATION_QUEUE},
+            TASK_MAINTAIN_ALL: {"queue": CONSOLIDATION_QUEUE},
         },
         "beat_schedule": {
             "consolidate-all": {"task": TASK_CONSOLIDATE_ALL, "schedule": hours * 3600.0},
+            "daily-maintenance": {
+                "task": TASK_MAINTAIN_ALL,
+                "schedule": settings.consolidation.decay_refresh_hours * 3600.0,
+            },
         },
     }
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import math
 import random
+import uuid
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime
@@ -19,7 +21,22 @@ from .errors import ConflictError, InvalidInputError, NotFoundError
 from .extraction import ExtractionReport, SessionExtractor, latest_points, sample_points
 from .extraction.extractor import extraction_ids
 from .indexing import EmbeddingIndexer
-from .jobs import TASK_CONSOLIDATE, TASK_EXTRACT, CeleryJobs, InProcessJobs, JobRunner
+from .jobs import (
+    TASK_CONSOLIDATE,
+    TASK_EXTRACT,
+    TASK_SUMMARIZE,
+    CeleryJobs,
+    InProcessJobs,
+    JobRunner,
+)
+from .layers import (
+    MID_TERM_SPEAKER,
+    BufferedMessage,
+    LocalShortTerm,
+    RedisShortTerm,
+    ShortTermBuffer,
+    Summary,
+)
 from .linking import resolve_memory
 from .llm import LLMClient
 from .models import (
@@ -27,6 +44,7 @@ from .models import (
     KnowledgePoint,
     KnowledgeVersion,
     MemoryLink,
+    MemoryStatus,
     MemoryType,
     Message,
     RelationType,
@@ -38,6 +56,7 @@ from .retrieval import HybridRetriever, SearchResult, format_context
 from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
+from .retrieval.scoring import recency
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
 from .timeparse import normalize_time
 from .tools.arguments import CreateMemoryArgs, SearchMemoriesArgs
@@ -49,6 +68,25 @@ __all__ = ["MemoryPlatform"]
 log = logging.getLogger(__name__)
 
 _ROLES = {"user", "assistant", "system", "tool"}
+
+_SUMMARY_PROMPT = (
+    "Summarise this stretch of a conversation for the user's long-term memory. Answer with one "
+    'JSON object: {"summary": "a few sentences in the language of the conversation", '
+    '"keywords": ["up to ten keywords"], "importance": 0 to 1}.'
+)
+
+
+def _short_term_buffer(settings: Settings) -> ShortTermBuffer:
+    """The short-term buffer: in Redis when configured, else in this process."""
+    config = settings.short_term
+    ttl = int(config.ttl_minutes * 60)
+    if settings.redis_url:
+        import redis
+
+        client = redis.Redis.from_url(settings.redis_url)
+        return RedisShortTerm(client, config.capacity, max(ttl, 1), config.overflow_batch)
+    return LocalShortTerm(config.capacity, ttl, config.overflow_batch)
+
 
 _FULL_COVERAGE = 0.999
 """Vector similarity is trusted only for texts the embedder knows every token of."""
@@ -159,9 +197,11 @@ class MemoryPlatform:
                 {
                     TASK_EXTRACT: self.extract_session,
                     TASK_CONSOLIDATE: lambda user: self.consolidate(user).model_dump(mode="json"),
+                    TASK_SUMMARIZE: self.summarize_messages,
                 }
             )
         )
+        self._short_term = _short_term_buffer(self.settings)
         # Items left without vectors by an earlier crash get embedded in the background.
         self._indexer.notify(None)
 
@@ -530,7 +570,7 @@ class MemoryPlatform:
         user = self._user(user_id)
         if not isinstance(session_id, str) or not session_id.strip():
             raise InvalidInputError("must be a non-empty string", "session_id")
-        items = []
+        items: list[dict[str, Any]] = []
         for index, raw in enumerate(messages):
             try:
                 message = raw if isinstance(raw, Message) else Message.model_validate(dict(raw))
@@ -547,7 +587,143 @@ class MemoryPlatform:
                     "metadata": {"role": message.role},
                 }
             )
-        return self.add_episodes(user, items)
+        ids = self.add_episodes(user, items)
+        overflow = self._short_term.push(
+            user,
+            session_id,
+            [
+                BufferedMessage(
+                    episode_id=eid,
+                    role=item["metadata"]["role"],
+                    content=item["text"],
+                    timestamp=item["timestamp"],
+                )
+                for eid, item in zip(ids, items, strict=True)
+            ],
+        )
+        batch = self.settings.short_term.overflow_batch
+        for start in range(0, len(overflow), batch):
+            chunk = [m.episode_id for m in overflow[start : start + batch]]
+            job = "summarize-" + uuid.uuid5(uuid.NAMESPACE_URL, "|".join([user, *chunk])).hex
+            self._jobs.submit(TASK_SUMMARIZE, [user, session_id, chunk], job)
+        return ids
+
+    def recent_messages(self, user_id: str, session_id: str) -> list[BufferedMessage]:
+        """The session's short-term buffer: its latest messages, oldest first."""
+        return self._short_term.recent(self._user(user_id), session_id)
+
+    def summarize_messages(
+        self, user_id: str, session_id: str, episode_ids: Sequence[str]
+    ) -> dict[str, Any]:
+        """Summarise messages that left the short-term buffer into a mid-term episode.
+
+        Idempotent: the same messages give the same summary id and are summarised once.
+        Without an LLM it reports ``skipped``; the messages stay stored as episodes.
+        """
+        user = self._user(user_id)
+        episodes = sorted(
+            self.store.get_episodes(user, episode_ids), key=lambda e: (e.timestamp, e.id)
+        )
+        if not episodes:
+            return {"status": "skipped", "reason": "no such messages"}
+        if self.llm is None:
+            log.info("summary of %d messages of %s skipped: no LLM configured", len(episodes), user)
+            return {"status": "skipped", "reason": "no LLM configured (MEMORY_LLM_BASE_URL)"}
+        summary_id = uuid.uuid5(
+            uuid.NAMESPACE_URL, "summary|" + "|".join([user, *(e.id for e in episodes)])
+        ).hex
+        if self.store.get_episodes(user, [summary_id]):
+            return {"status": "duplicate", "episode_id": summary_id}
+        transcript = "\n".join(
+            f"[{e.timestamp:%Y-%m-%d %H:%M}] {e.speaker}: {e.text}" for e in episodes
+        )
+        summary = self.llm.complete_json(
+            [
+                {"role": "system", "content": _SUMMARY_PROMPT},
+                {"role": "user", "content": transcript[-60_000:]},
+            ],
+            Summary,
+        )
+        episode = Episode(
+            id=summary_id,
+            user_id=user,
+            session_id=session_id,
+            text=summary.summary,
+            speaker=MID_TERM_SPEAKER,
+            timestamp=episodes[-1].timestamp,
+            keywords=summary.keywords,
+            importance=summary.importance,
+            metadata={
+                "layer": "mid_term",
+                "time_range": [
+                    episodes[0].timestamp.isoformat(),
+                    episodes[-1].timestamp.isoformat(),
+                ],
+                "episode_ids": [e.id for e in episodes],
+            },
+        )
+        with suppress(ConflictError):  # a concurrent run wrote it first
+            self.store.add_episodes([episode])
+        self._indexer.notify(user)
+        return {"status": "done", "episode_id": summary_id, "messages": len(episodes)}
+
+    def promote_summaries(self, user_id: str) -> dict[str, Any]:
+        """Move mid-term summaries recalled often enough into the graph (seed 002 §2.3).
+
+        Each summary goes through session extraction (knowledge and memories) once; later
+        runs report it as already promoted.
+        """
+        user = self._user(user_id)
+        threshold = self.settings.short_term.promote_after_accesses
+        counts = {"promoted": 0, "already": 0, "skipped": 0}
+        for summary in self.store.find_episodes(user, MID_TERM_SPEAKER, min_access=threshold):
+            report = self.extract_knowledge(
+                user,
+                f"promoted:{summary.id}",
+                [Message(role="user", content=summary.text, timestamp=summary.timestamp)],
+            )
+            key = {"done": "promoted", "duplicate": "already"}.get(report.status, "skipped")
+            counts[key] += 1
+        return counts
+
+    def refresh_decay(self, user_id: str, now: datetime | None = None) -> dict[str, int]:
+        """Archive consolidated memories that have faded (seed 000 §5.3).
+
+        strength = importance · exp(-λ · days) · (1 + ln(1 + accesses)); below
+        ``consolidation.archive_below`` a memory is archived: kept, but hidden from search
+        unless ``include_invalid=True``.
+        """
+        user = self._user(user_id)
+        now = now or datetime.now(UTC)
+        rates = self.settings.retrieval.decay_rates
+        floor = self.settings.consolidation.archive_below
+        archived = checked = 0
+        offset = 0
+        while True:
+            page = self.store.list_memories(
+                user, MemoryStatus.CONSOLIDATED, limit=500, offset=offset
+            )
+            if not page:
+                break
+            offset += len(page)
+            for memory in page:
+                checked += 1
+                strength = (
+                    memory.importance
+                    * recency(
+                        memory.event_time or memory.created_at, now, memory.memory_type.value, rates
+                    )
+                    * (1 + math.log1p(memory.access_count))
+                )
+                if strength < floor:
+                    self.store.update_memory(user, memory.id, status=MemoryStatus.ARCHIVED)
+                    archived += 1
+                    offset -= 1  # the page shrank under us
+        return {"checked": checked, "archived": archived}
+
+    def daily_maintenance(self, user_id: str) -> dict[str, Any]:
+        """The daily task: decay refresh and promotion of mid-term summaries."""
+        return {"decay": self.refresh_decay(user_id), "promotion": self.promote_summaries(user_id)}
 
     def end_session(self, user_id: str, session_id: str) -> str:
         """The session is over: queue its knowledge extraction; returns the job id.

@@ -15,7 +15,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from memory_platform import BackendUnavailable, MemoryPlatform, TransientStorageError
-from memory_platform.jobs import TASK_CONSOLIDATE, TASK_CONSOLIDATE_ALL, TASK_EXTRACT
+from memory_platform.jobs import (
+    TASK_CONSOLIDATE,
+    TASK_CONSOLIDATE_ALL,
+    TASK_EXTRACT,
+    TASK_MAINTAIN,
+    TASK_MAINTAIN_ALL,
+    TASK_SUMMARIZE,
+)
 from memory_platform.llm import LLMUnavailableError
 
 from .celery_app import app
@@ -91,4 +98,28 @@ def consolidate_all(self: Any) -> dict[str, Any]:
     users = platform().store.users_with_staged()
     for user in users:
         consolidate_user.delay(user)
+    return {"queued": len(users)}
+
+
+@app.task(name=TASK_SUMMARIZE, **_RETRY)
+def summarize_messages(
+    self: Any, user_id: str, session_id: str, episode_ids: list[str]
+) -> dict[str, Any]:
+    """Short-term overflow: summarise the batch into a mid-term episode."""
+    return platform().summarize_messages(user_id, session_id, episode_ids)
+
+
+@app.task(name=TASK_MAINTAIN, **_RETRY)
+def daily_maintenance(self: Any, user_id: str) -> dict[str, Any]:
+    """Decay refresh and promotion of often-recalled summaries, for one user."""
+    with user_lock(user_id):
+        return platform().daily_maintenance(user_id)
+
+
+@app.task(name=TASK_MAINTAIN_ALL, bind=True)
+def daily_maintenance_all(self: Any) -> dict[str, Any]:
+    """Beat (daily): queue the maintenance of every user."""
+    users = platform().store.list_users()
+    for user in users:
+        daily_maintenance.delay(user)
     return {"queued": len(users)}

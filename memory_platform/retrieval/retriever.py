@@ -31,7 +31,15 @@ from ..builder import memory_time_text, subject_node_id
 from ..config import RetrievalSettings
 from ..embeddings import Embedder
 from ..errors import InvalidInputError
-from ..models import Episode, ExpansionHit, LinkType, Memory, MemoryType, VectorKind
+from ..models import (
+    Episode,
+    ExpansionHit,
+    LinkType,
+    Memory,
+    MemoryStatus,
+    MemoryType,
+    VectorKind,
+)
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import relation_filter
 from ..textutil import lexical_tokens
@@ -188,10 +196,14 @@ class HybridRetriever:
             max_results=max_results,
         )
         final = self._assemble(results, related, max_results)
-        if record_access:
-            touched = [r.id for r in final if r.kind == "memory"]
-            if touched:
-                self._access_pool.submit(self._record_access, user_id, touched, now)
+        if record_access and final:
+            self._access_pool.submit(
+                self._record_access,
+                user_id,
+                [r.id for r in final if r.kind == "memory"],
+                [r.id for r in final if r.kind == "episode"],
+                now,
+            )
         return final
 
     # -- steps -------------------------------------------------------------------------
@@ -314,7 +326,8 @@ class HybridRetriever:
     ) -> bool:
         if c.memory is not None:
             m = c.memory
-            if m.invalid_at is not None and not include_invalid:
+            hidden = m.invalid_at is not None or m.status == MemoryStatus.ARCHIVED
+            if hidden and not include_invalid:
                 return False
             if types and m.memory_type not in types:
                 return False
@@ -514,8 +527,15 @@ class HybridRetriever:
             **common,
         )
 
-    def _record_access(self, user: str, memory_ids: list[str], at: datetime) -> None:
+    def _record_access(
+        self, user: str, memory_ids: list[str], episode_ids: list[str], at: datetime
+    ) -> None:
         try:
-            self._store.record_access(user, memory_ids, at)
+            if memory_ids:
+                self._store.record_access(user, memory_ids, at)
+            if episode_ids:
+                self._store.record_episode_access(user, episode_ids)
         except Exception:  # counting accesses must never fail a search; keep the trace
-            log.exception("could not record access for %d memories", len(memory_ids))
+            log.exception(
+                "could not record access for %d items", len(memory_ids) + len(episode_ids)
+            )

@@ -323,6 +323,20 @@ class GraphStore(ABC):
         """Users that have memories waiting for consolidation."""
 
     @abstractmethod
+    def list_users(self, limit: int = 10_000) -> list[str]:
+        """Every user with memories or episodes."""
+
+    @abstractmethod
+    def find_episodes(
+        self, user_id: str, speaker: str, min_access: int = 0, limit: int = 1000
+    ) -> list[Episode]:
+        """A user's episodes of one speaker accessed at least ``min_access`` times, oldest first."""
+
+    @abstractmethod
+    def record_episode_access(self, user_id: str, episode_ids: Sequence[str]) -> None:
+        """Add one to ``access_count`` of each episode."""
+
+    @abstractmethod
     def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
         """For each episode with a ``NEXT`` successor, that successor's id."""
 

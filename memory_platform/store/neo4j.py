@@ -639,6 +639,26 @@ class Neo4jGraphStore(GraphStore):
     def users_with_staged(self, limit: int = 1000) -> list[str]:
         return [r["user_id"] for r in self._read("memory/users_with_staged", limit=limit)]
 
+    def list_users(self, limit: int = 10_000) -> list[str]:
+        return [r["user_id"] for r in self._read("user/list", limit=limit)]
+
+    def find_episodes(
+        self, user_id: str, speaker: str, min_access: int = 0, limit: int = 1000
+    ) -> list[Episode]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "episode/find", user_id=user, speaker=speaker, min_access=min_access, limit=limit
+        )
+        return [_episode_from_props(r["episode"]) for r in rows]
+
+    def record_episode_access(self, user_id: str, episode_ids: Sequence[str]) -> None:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(episode_ids))
+        if ids:
+            self._write(
+                lambda tx: self._run(tx, "episode/record_access", episode_ids=ids, user_id=user)
+            )
+
     def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
         user = self._check_user(user_id)
         rows = self._read(

@@ -885,6 +885,43 @@ class SQLiteGraphStore(GraphStore):
             )
         ]
 
+    def list_users(self, limit: int = 10_000) -> list[str]:
+        return [
+            r[0]
+            for r in self._read(
+                "SELECT user_id FROM (SELECT DISTINCT user_id FROM memories UNION"
+                " SELECT DISTINCT user_id FROM episodes) ORDER BY user_id LIMIT ?",
+                (limit,),
+            )
+        ]
+
+    def find_episodes(
+        self, user_id: str, speaker: str, min_access: int = 0, limit: int = 1000
+    ) -> list[Episode]:
+        user = self._check_user(user_id)
+        return [
+            _episode_from_row(r)
+            for r in self._read(
+                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE user_id = ? AND speaker = ?"
+                " AND access_count >= ? ORDER BY timestamp, id LIMIT ?",
+                (user, speaker, min_access, limit),
+            )
+        ]
+
+    def record_episode_access(self, user_id: str, episode_ids: Sequence[str]) -> None:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(episode_ids))
+        if not ids:
+            return
+        with self._tx() as conn:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                conn.execute(
+                    "UPDATE episodes SET access_count = access_count + 1"
+                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    (user, *chunk),
+                )
+
     def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
         user = self._check_user(user_id)
         ids = list(dict.fromkeys(episode_ids))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -11,6 +12,11 @@ from pathlib import Path
 
 import pytest
 import redis
+
+from memory_platform import MemoryPlatform, Settings
+from memory_platform.embeddings import Embedder
+from tests.support.openai_stub import OpenAIStub
+from tests.workers.worker import Worker
 
 
 def _free_port() -> int:
@@ -58,3 +64,52 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield url
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub() as server:
+        yield server
+
+
+@pytest.fixture
+def env(tmp_path: Path, redis_url: str, stub: OpenAIStub) -> dict[str, str]:
+    redis.Redis.from_url(redis_url).flushall()
+    values = {
+        "MEMORY_SQLITE_PATH": str(tmp_path / "memories.db"),
+        "MEMORY_REDIS_URL": redis_url,
+        "MEMORY_LLM_BASE_URL": stub.base_url,
+        "MEMORY_LLM_MAX_RETRIES": "3",
+        # a dead worker's task comes back after 20 s; its user lock expires after 10 s
+        "MEMORY_WORKER__VISIBILITY_TIMEOUT": "20",
+        "MEMORY_WORKER__RESTORE_INTERVAL": "1",
+        "MEMORY_WORKER__LOCK_TIMEOUT": "10",
+        "MEMORY_WORKER__LOCK_WAIT": "30",
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    return {**os.environ, **values}
+
+
+@pytest.fixture
+def worker(env: dict[str, str], tmp_path: Path) -> Iterator[Worker]:
+    running = Worker(env, tmp_path / "worker.log")
+    running.start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def client(
+    env: dict[str, str], embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[MemoryPlatform]:
+    for key in (
+        "MEMORY_SQLITE_PATH",
+        "MEMORY_REDIS_URL",
+        "MEMORY_LLM_BASE_URL",
+        "MEMORY_LLM_MAX_RETRIES",
+    ):
+        monkeypatch.setenv(key, env[key])
+    mp = MemoryPlatform(Settings(_env_file=None), embedder=embedder)
+    yield mp
+    mp.close()

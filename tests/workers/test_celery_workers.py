@@ -7,26 +7,19 @@ The LLM is the scripted OpenAI-compatible stub on 127.0.0.1, so the worker runs 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
-from memory_platform import MemoryPlatform, Settings
-from memory_platform.embeddings import Embedder
+from memory_platform import MemoryPlatform
 from tests.support.openai_stub import OpenAIStub
+from tests.workers.worker import Worker
 
 pytestmark = pytest.mark.workers
 
-ROOT = Path(__file__).resolve().parents[2]
 GOOD = {
     "knowledge": [
         {
@@ -57,96 +50,6 @@ MESSAGES = [
         "timestamp": datetime(2025, 11, 5, 9, 1, tzinfo=UTC),
     },
 ]
-
-
-class Worker:
-    """A ``celery worker`` subprocess in its own process group."""
-
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self._env = env
-        self._log = log
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        handle = self._log.open("ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker",
-             "-Q", "extraction,consolidation", "--pool=threads", "--concurrency=2",
-             "--loglevel=INFO", "--without-gossip", "--without-mingle", "-n", f"test-{time.time_ns()}@%h"],
-            cwd=ROOT, env=self._env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while "ready." not in self._log.read_text(errors="replace"):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    "the worker did not start:\n" + self._log.read_text(errors="replace")[-3000:]
-                )
-            time.sleep(0.2)
-
-    def log_tail(self) -> str:
-        return self._log.read_text(errors="replace")[-4000:]
-
-    def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-@pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    with OpenAIStub() as server:
-        yield server
-
-
-@pytest.fixture
-def env(tmp_path: Path, redis_url: str, stub: OpenAIStub) -> dict[str, str]:
-    redis.Redis.from_url(redis_url).flushall()
-    values = {
-        "MEMORY_SQLITE_PATH": str(tmp_path / "memories.db"),
-        "MEMORY_REDIS_URL": redis_url,
-        "MEMORY_LLM_BASE_URL": stub.base_url,
-        "MEMORY_LLM_MAX_RETRIES": "3",
-        # a dead worker's task comes back after 20 s; its user lock expires after 10 s
-        "MEMORY_WORKER__VISIBILITY_TIMEOUT": "20",
-        "MEMORY_WORKER__RESTORE_INTERVAL": "1",
-        "MEMORY_WORKER__LOCK_TIMEOUT": "10",
-        "MEMORY_WORKER__LOCK_WAIT": "30",
-        "HF_HUB_OFFLINE": "1",
-        "TOKENIZERS_PARALLELISM": "false",
-    }
-    return {**os.environ, **values}
-
-
-@pytest.fixture
-def worker(env: dict[str, str], tmp_path: Path) -> Iterator[Worker]:
-    running = Worker(env, tmp_path / "worker.log")
-    running.start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture
-def client(
-    env: dict[str, str], embedder: Embedder, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[MemoryPlatform]:
-    for key in (
-        "MEMORY_SQLITE_PATH",
-        "MEMORY_REDIS_URL",
-        "MEMORY_LLM_BASE_URL",
-        "MEMORY_LLM_MAX_RETRIES",
-    ):
-        monkeypatch.setenv(key, env[key])
-    mp = MemoryPlatform(Settings(_env_file=None), embedder=embedder)
-    yield mp
-    mp.close()
 
 
 def wait_for(

@@ -1,0 +1,149 @@
+"""Short- and mid-term layers (seed 002; seed 003 §2.1 working memory).
+
+Short term: the latest messages of each session, capacity-bounded (default 200) and
+expiring after a quiet spell (default 60 minutes), in Redis when configured, else in
+process. Priority is recency: when the buffer overflows, its oldest batch (default 50)
+leaves it and is summarised by the LLM into a mid-term episode (summary, keywords, time
+range, importance). Every message is also stored as an episode when it arrives, so
+nothing is lost if a summary cannot be made. Summaries recalled often enough (default 10
+accesses) are promoted into the graph by the daily task.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from datetime import datetime
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "MID_TERM_SPEAKER",
+    "BufferedMessage",
+    "LocalShortTerm",
+    "RedisShortTerm",
+    "ShortTermBuffer",
+    "Summary",
+]
+
+MID_TERM_SPEAKER = "mid-term summary"
+"""The speaker of mid-term summary episodes, by which they are found again."""
+
+
+class BufferedMessage(BaseModel):
+    """A message in the short-term buffer; ``episode_id`` is where it is stored for good."""
+
+    episode_id: str
+    role: str
+    content: str
+    timestamp: datetime
+
+
+class Summary(BaseModel):
+    """What the LLM makes of an overflowing batch of messages."""
+
+    summary: str = Field(min_length=1, max_length=4000)
+    keywords: list[str] = Field(default_factory=list, max_length=20)
+    importance: float = Field(0.5, ge=0.0, le=1.0)
+
+
+class ShortTermBuffer(Protocol):
+    """The latest messages of each session."""
+
+    def push(
+        self, user_id: str, session_id: str, items: list[BufferedMessage]
+    ) -> list[BufferedMessage]:
+        """Append messages; returns the oldest ones pushed out by overflow (in batches)."""
+        ...
+
+    def recent(self, user_id: str, session_id: str) -> list[BufferedMessage]:
+        """The buffered messages, oldest first (empty once expired)."""
+        ...
+
+    def clear(self, user_id: str, session_id: str) -> None: ...
+
+
+class LocalShortTerm:
+    """The buffer in this process (the embedded default)."""
+
+    def __init__(self, capacity: int, ttl_seconds: float, batch: int) -> None:
+        self._capacity, self._ttl, self._batch = capacity, ttl_seconds, batch
+        self._sessions: dict[tuple[str, str], tuple[float, deque[BufferedMessage]]] = {}
+        self._lock = threading.Lock()
+
+    def _live(self, key: tuple[str, str]) -> deque[BufferedMessage]:
+        touched, items = self._sessions.get(key, (0.0, deque()))
+        if time.monotonic() - touched > self._ttl:
+            items = deque()
+        return items
+
+    def push(
+        self, user_id: str, session_id: str, items: list[BufferedMessage]
+    ) -> list[BufferedMessage]:
+        key = (user_id, session_id)
+        with self._lock:
+            buffer = self._live(key)
+            buffer.extend(items)
+            overflow: list[BufferedMessage] = []
+            while len(buffer) > self._capacity:
+                overflow.extend(buffer.popleft() for _ in range(min(self._batch, len(buffer))))
+            self._sessions[key] = (time.monotonic(), buffer)
+            return overflow
+
+    def recent(self, user_id: str, session_id: str) -> list[BufferedMessage]:
+        with self._lock:
+            return list(self._live((user_id, session_id)))
+
+    def clear(self, user_id: str, session_id: str) -> None:
+        with self._lock:
+            self._sessions.pop((user_id, session_id), None)
+
+
+# Append, refresh the time-to-live, and pop whole batches from the head while the list is
+# over capacity, atomically: two chat servers pushing to one session never both summarise
+# the same messages.
+_PUSH = """
+for i = 1, #ARGV - 3 do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+local capacity = tonumber(ARGV[#ARGV - 2])
+local batch = tonumber(ARGV[#ARGV - 1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[#ARGV]))
+local out = {}
+while redis.call('LLEN', KEYS[1]) > capacity do
+  local head = redis.call('LRANGE', KEYS[1], 0, batch - 1)
+  redis.call('LTRIM', KEYS[1], batch, -1)
+  for _, item in ipairs(head) do table.insert(out, item) end
+end
+return out
+"""
+
+
+class RedisShortTerm:
+    """The buffer in Redis: a list per session, shared by every process of the platform."""
+
+    def __init__(self, client: Any, capacity: int, ttl_seconds: int, batch: int) -> None:
+        self._client = client
+        self._capacity, self._ttl, self._batch = capacity, ttl_seconds, batch
+        self._push = client.register_script(_PUSH)
+
+    @staticmethod
+    def key(user_id: str, session_id: str) -> str:
+        return f"memory-platform:stm:{json.dumps([user_id, session_id], ensure_ascii=False)}"
+
+    def push(
+        self, user_id: str, session_id: str, items: list[BufferedMessage]
+    ) -> list[BufferedMessage]:
+        if not items:
+            return []
+        args = [m.model_dump_json() for m in items] + [self._capacity, self._batch, self._ttl]
+        popped = self._push(keys=[self.key(user_id, session_id)], args=args)
+        return [BufferedMessage.model_validate_json(raw) for raw in popped]
+
+    def recent(self, user_id: str, session_id: str) -> list[BufferedMessage]:
+        raw = self._client.lrange(self.key(user_id, session_id), 0, -1)
+        return [BufferedMessage.model_validate_json(item) for item in raw]
+
+    def clear(self, user_id: str, session_id: str) -> None:
+        self._client.delete(self.key(user_id, session_id))

@@ -1,0 +1,179 @@
+"""Short-term buffer, mid-term summaries, promotion and decay refresh (in process)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memory_platform import MemoryPlatform, MemoryStatus, Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.layers import MID_TERM_SPEAKER, BufferedMessage, LocalShortTerm
+from tests.support.openai_stub import OpenAIStub
+
+USER = "layers-user"
+T0 = datetime(2025, 11, 5, 9, tzinfo=UTC)
+
+
+def messages(n: int, start: int = 0) -> list[dict]:
+    return [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": f"message {i} about hiking trips",
+            "timestamp": T0 + timedelta(minutes=i),
+        }
+        for i in range(start, start + n)
+    ]
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    with OpenAIStub() as server:
+        yield server
+
+
+@pytest.fixture
+def mp(tmp_path: Path, embedder: Embedder, stub: OpenAIStub) -> Iterator[MemoryPlatform]:
+    settings = Settings(
+        sqlite_path=tmp_path / "m.db",
+        llm_base_url=stub.base_url,
+        short_term={"capacity": 5, "overflow_batch": 3, "promote_after_accesses": 2},
+        _env_file=None,
+    )
+    platform = MemoryPlatform(settings, embedder=embedder)
+    yield platform
+    platform.close()
+
+
+def _wait_for_summary(mp: MemoryPlatform, count: int = 1) -> list:
+    deadline = time.monotonic() + 30
+    while True:
+        found = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def test_buffer_keeps_the_latest_and_summarises_the_oldest_batch(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    stub.reply(
+        json.dumps(
+            {
+                "summary": "They planned hiking trips.",
+                "keywords": ["hiking", "trip"],
+                "importance": 0.7,
+            }
+        )
+    )
+
+    ids = mp.add_messages(USER, "s1", messages(6))
+
+    recent = mp.recent_messages(USER, "s1")
+    assert [m.episode_id for m in recent] == ids[3:]  # 6 > capacity 5: the oldest batch of 3 left
+    [summary] = _wait_for_summary(mp)
+    assert summary.text == "They planned hiking trips." and summary.keywords == ["hiking", "trip"]
+    assert summary.importance == pytest.approx(0.7) and summary.session_id == "s1"
+    assert summary.metadata["episode_ids"] == ids[:3]
+    assert summary.metadata["time_range"] == [
+        T0.isoformat(),
+        (T0 + timedelta(minutes=2)).isoformat(),
+    ]
+    assert mp.stats(USER).episodes == 7  # every message kept, plus the summary
+    assert "message 0 about hiking trips" in stub.requests[0]["body"]["messages"][1]["content"]
+
+
+def test_summaries_recalled_often_are_promoted_once(mp: MemoryPlatform, stub: OpenAIStub) -> None:
+    stub.reply(
+        json.dumps(
+            {
+                "summary": "The user loves hiking in the Alps.",
+                "keywords": ["hiking"],
+                "importance": 0.8,
+            }
+        )
+    )
+    mp.add_messages(USER, "s1", messages(6))
+    [summary] = _wait_for_summary(mp)
+    mp.store.record_episode_access(USER, [summary.id])
+    mp.store.record_episode_access(USER, [summary.id])
+    stub.reply(json.dumps({
+        "knowledge": [{"content": "The user loves hiking in the Alps", "type": "WorldModel", "score": 70}],
+        "memories": [{"subject": "I", "memory_type": "fact", "topic": "loves", "object": "hiking in the Alps"}],
+    }))  # fmt: skip
+
+    first = mp.promote_summaries(USER)
+    second = mp.promote_summaries(USER)
+
+    assert first == {"promoted": 1, "already": 0, "skipped": 0}
+    assert second == {"promoted": 0, "already": 1, "skipped": 0}
+    assert mp.stats(USER).memories == 1
+    assert [p.content for p in mp.latest_knowledge(USER)] == ["The user loves hiking in the Alps"]
+
+
+def test_searching_counts_episode_accesses(mp: MemoryPlatform) -> None:
+    ids = mp.add_messages(USER, "s1", messages(2))
+    mp.wait_for_indexing(USER)
+    mp.search(USER, "hiking trips", kinds=("episode",))
+    mp._retriever.close()  # flush the background access writes
+    assert {e.access_count for e in mp.store.get_episodes(USER, ids)} == {1}
+
+
+def test_without_an_llm_the_summary_is_skipped_and_nothing_lost(platform: MemoryPlatform) -> None:
+    ids = platform.add_messages(USER, "s1", messages(3))
+    assert platform.summarize_messages(USER, "s1", ids)["status"] == "skipped"
+    assert platform.stats(USER).episodes == 3
+
+
+def test_local_buffer_expires_after_its_ttl() -> None:
+    buffer = LocalShortTerm(capacity=10, ttl_seconds=0.2, batch=2)
+    item = BufferedMessage(episode_id="e1", role="user", content="hi", timestamp=T0)
+    assert buffer.push("u", "s", [item]) == []
+    assert len(buffer.recent("u", "s")) == 1
+    time.sleep(0.3)
+    assert buffer.recent("u", "s") == []
+
+
+def test_faded_memories_are_archived_and_hidden_from_search(platform: MemoryPlatform) -> None:
+    old = platform.create_memory(
+        USER,
+        subject="I",
+        memory_type="event",
+        topic="ate",
+        object="a sandwich",
+        importance=0.2,
+        reference_time=T0 - timedelta(days=400),
+    )
+    fresh = platform.create_memory(
+        USER,
+        subject="I",
+        memory_type="event",
+        topic="ate",
+        object="a sandwich again",
+        importance=0.2,
+        reference_time=T0,
+    )
+    kept = platform.create_memory(
+        USER,
+        subject="I",
+        memory_type="relation",
+        topic="married",
+        object="Sam",
+        importance=0.9,
+        reference_time=T0 - timedelta(days=400),
+    )
+    platform.consolidate(USER)
+
+    report = platform.refresh_decay(USER, now=T0)
+
+    assert report == {"checked": 3, "archived": 1}
+    assert platform.get_memory(USER, old).memory.status == MemoryStatus.ARCHIVED
+    assert platform.get_memory(USER, fresh).memory.status == MemoryStatus.CONSOLIDATED
+    assert platform.get_memory(USER, kept).memory.status == MemoryStatus.CONSOLIDATED
+    platform.wait_for_indexing(USER)
+    assert old not in [r.id for r in platform.search(USER, "sandwich")]
+    assert old in [r.id for r in platform.search(USER, "sandwich", include_invalid=True)]

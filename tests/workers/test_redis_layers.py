@@ -1,0 +1,85 @@
+"""The short-term buffer in a real Redis, and its overflow summarised by a real worker."""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import redis
+
+from memory_platform import MemoryPlatform
+from memory_platform.layers import MID_TERM_SPEAKER, BufferedMessage, RedisShortTerm
+from tests.support.openai_stub import OpenAIStub
+from tests.workers.worker import Worker
+
+pytestmark = pytest.mark.workers
+
+T0 = datetime(2025, 11, 5, 9, tzinfo=UTC)
+
+
+def item(i: int) -> BufferedMessage:
+    return BufferedMessage(
+        episode_id=f"e{i:04d}", role="user", content=f"m{i}", timestamp=T0 + timedelta(seconds=i)
+    )
+
+
+def test_redis_buffer_caps_expires_and_pops_each_message_once(redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    client.flushall()
+    buffer = RedisShortTerm(client, capacity=10, ttl_seconds=60, batch=4)
+
+    assert buffer.push("u", "s", [item(i) for i in range(8)]) == []
+    popped = buffer.push("u", "s", [item(i) for i in range(8, 14)])
+
+    assert [m.episode_id for m in popped] == ["e0000", "e0001", "e0002", "e0003"]
+    assert [m.episode_id for m in buffer.recent("u", "s")] == [f"e{i:04d}" for i in range(4, 14)]
+    assert 0 < client.ttl(RedisShortTerm.key("u", "s")) <= 60
+
+    # many writers at once: every message is either still buffered or popped exactly once
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda i: buffer.push("u", "s", [item(i)]), range(100, 200)))
+    popped_again = [m.episode_id for batch in results for m in batch]
+    kept = [m.episode_id for m in buffer.recent("u", "s")]
+    assert len(popped_again) == len(set(popped_again))
+    assert sorted(popped_again + kept) == sorted(
+        [f"e{i:04d}" for i in range(4, 14)] + [f"e{i:04d}" for i in range(100, 200)]
+    )
+    assert len(kept) <= 10
+
+
+def test_overflow_is_summarised_by_the_worker(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stub.reply(
+        json.dumps(
+            {"summary": "Planning a trip to Chengdu.", "keywords": ["Chengdu"], "importance": 0.6}
+        )
+    )
+    client._short_term._capacity = 4  # type: ignore[attr-defined]  # a small buffer for the test
+    client._short_term._batch = 3  # type: ignore[attr-defined]
+
+    ids = client.add_messages(
+        "alice",
+        "s1",
+        [
+            {
+                "role": "user",
+                "content": f"line {i} about Chengdu",
+                "timestamp": T0 + timedelta(minutes=i),
+            }
+            for i in range(5)
+        ],
+    )
+
+    deadline = time.monotonic() + 90
+    while not client.store.find_episodes("alice", MID_TERM_SPEAKER):
+        assert time.monotonic() < deadline, worker.log_tail()
+        time.sleep(0.3)
+    [summary] = client.store.find_episodes("alice", MID_TERM_SPEAKER)
+    assert (
+        summary.text == "Planning a trip to Chengdu." and summary.metadata["episode_ids"] == ids[:3]
+    )
+    assert [m.episode_id for m in client.recent_messages("alice", "s1")] == ids[3:]
