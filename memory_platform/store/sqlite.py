@@ -409,17 +409,27 @@ class SQLiteGraphStore(GraphStore):
         return _memory_from_row(row)
 
     def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:
+        self._count_access(
+            "UPDATE memories SET access_count = access_count + 1, last_accessed = ?",
+            (_ts(at),),
+            user_id,
+            memory_ids,
+        )
+
+    def _count_access(
+        self, update: str, values: tuple[Any, ...], user_id: str, ids: Sequence[str]
+    ) -> None:
+        """Run a fixed access-count UPDATE over the user's ids, in parameter-sized slices."""
         user = self._check_user(user_id)
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
             return
         with self._tx() as conn:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
                 conn.execute(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed = ?"
-                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
-                    (_ts(at), user, *chunk),
+                    f"{update} WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    (*values, user, *chunk),
                 )
 
     def delete_memory(self, user_id: str, memory_id: str) -> bool:
@@ -909,18 +919,9 @@ class SQLiteGraphStore(GraphStore):
         ]
 
     def record_episode_access(self, user_id: str, episode_ids: Sequence[str]) -> None:
-        user = self._check_user(user_id)
-        ids = list(dict.fromkeys(episode_ids))
-        if not ids:
-            return
-        with self._tx() as conn:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                conn.execute(
-                    "UPDATE episodes SET access_count = access_count + 1"
-                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
-                    (user, *chunk),
-                )
+        self._count_access(
+            "UPDATE episodes SET access_count = access_count + 1", (), user_id, episode_ids
+        )
 
     def next_episode_ids(self, user_id: str, episode_ids: Sequence[str]) -> dict[str, str]:
         user = self._check_user(user_id)
