@@ -167,6 +167,10 @@ def bench(
     scale: Annotated[
         str, typer.Option(help="store size: tiny (smoke), 1k, 10k or 100k memories")
     ] = "1k",
+    backend: Annotated[
+        str,
+        typer.Option(help="sqlite (a fresh file) or neo4j (MEMORY_NEO4J_URI; writes bench users)"),
+    ] = "sqlite",
     out: Annotated[
         Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
     ] = None,
@@ -182,8 +186,15 @@ def bench(
 
     if scale not in SCALES:
         raise _fail(f"--scale must be one of {', '.join(SCALES)}")
-    with tempfile.TemporaryDirectory() as tmp:
-        report = run_latency(scale, workdir or Path(tmp), progress=err_console.print)
+    if backend not in ("sqlite", "neo4j"):
+        raise _fail("--backend must be sqlite or neo4j")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            report = run_latency(
+                scale, workdir or Path(tmp), progress=err_console.print, backend=backend
+            )
+    except MemoryPlatformError as exc:
+        raise _fail(str(exc)) from exc
     table = markdown([report])
     console.print(table)
     if out is not None:

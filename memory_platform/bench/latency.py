@@ -7,12 +7,15 @@ same run (vector-only search: embed the query, nearest memories, nothing else).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from ..config import Settings
+from ..config import Settings, load_settings
 from ..models import VectorKind
 from ..platform import MemoryPlatform
 from .metrics import latency_summary, machine_description
@@ -37,15 +40,27 @@ def _disk_bytes(path: Path) -> int:
 
 
 def run_latency(
-    scale: str, workdir: Path, progress: Callable[[str], None] = lambda _m: None
+    scale: str,
+    workdir: Path,
+    progress: Callable[[str], None] = lambda _m: None,
+    backend: str = "sqlite",
 ) -> dict[str, Any]:
-    """Populate a store of the given scale and measure writes and searches."""
+    """Populate a store of the given scale and measure writes, searches, ingest,
+    consolidation, and a fresh process's cold start and peak memory."""
     count = SCALES[scale]
     path = workdir / f"bench-{scale}.db"
     for old in workdir.glob(path.name + "*"):
         old.unlink()
-    settings = Settings(backend="sqlite", sqlite_path=path, _env_file=None)
-    report: dict[str, Any] = {"scale": scale, "memories": count, "machine": machine_description()}
+    if backend == "neo4j":
+        settings = load_settings(backend="neo4j")  # MEMORY_NEO4J_URI and credentials
+    else:
+        settings = Settings(backend="sqlite", sqlite_path=path, _env_file=None)
+    report: dict[str, Any] = {
+        "scale": scale,
+        "backend": backend,
+        "memories": count,
+        "machine": machine_description(),
+    }
     with MemoryPlatform(settings) as mp:
         mp.embedder.embed(["warm up"])
         started = time.perf_counter()
@@ -57,14 +72,92 @@ def run_latency(
             "seconds": round(seconds, 2),
             "memories_per_second": round(count / seconds, 1),
             "links": work.links,
-            "bytes_on_disk_per_memory": round(_disk_bytes(path) / count),
         }
+        if backend == "sqlite":
+            report["populate"]["bytes_on_disk_per_memory"] = round(_disk_bytes(path) / count)
         user = work.user_id
         report["create_memory"] = _bench_create(mp, user, calls=40 if scale == "tiny" else 200)
         progress(f"create_memory p95 {report['create_memory']['call']['p95_ms']} ms")
         report["search"] = _bench_search(mp, user)
         progress("search measured")
+        report["ingest_episodes"] = _bench_ingest(mp, episodes=200 if scale == "tiny" else 2000)
+        progress(f"ingest {report['ingest_episodes']['episodes_per_second']} episodes/s")
+        report["consolidation"] = _bench_consolidation(mp, memories=50 if scale == "tiny" else 500)
+        progress(f"consolidation {report['consolidation']['memories_per_second']} memories/s")
+    if backend == "sqlite":
+        report["fresh_process"] = _bench_fresh_process(path, user)
+        progress(f"cold start {report['fresh_process']['cold_start_seconds']} s")
     return report
+
+
+def _bench_ingest(mp: MemoryPlatform, episodes: int) -> dict[str, Any]:
+    """Bulk add_episodes, until every episode is embedded and searchable."""
+    items = [
+        {
+            "text": f"Turn {i}: {QUERIES[i % len(QUERIES)]} — and something about day {i}",
+            "timestamp": datetime(2024, 6, 1, tzinfo=UTC) + timedelta(seconds=30 * i),
+            "session_id": f"session-{i // 40}",
+            "speaker": "Ann" if i % 2 else "Bob",
+        }
+        for i in range(episodes)
+    ]
+    started = time.perf_counter()
+    for start in range(0, episodes, 500):
+        mp.add_episodes("bench-ingest", items[start : start + 500])
+    stored = time.perf_counter() - started
+    mp.wait_for_indexing("bench-ingest", timeout=3600)
+    searchable = time.perf_counter() - started
+    return {
+        "episodes": episodes,
+        "stored_per_second": round(episodes / stored, 1),
+        "episodes_per_second": round(episodes / searchable, 1),
+    }
+
+
+def _bench_consolidation(mp: MemoryPlatform, memories: int) -> dict[str, Any]:
+    """Consolidate a fresh user's staged memories (merging, discovery, conflicts)."""
+    work = populate(mp.store, mp.embedder, memories, user_id="bench-consolidation", seed=11)
+    started = time.perf_counter()
+    result = mp.consolidate(work.user_id)
+    seconds = time.perf_counter() - started
+    return {
+        "memories": result.memories,
+        "seconds": round(seconds, 2),
+        "memories_per_second": round(result.memories / seconds, 1),
+        "nodes_merged": result.nodes_merged,
+        "related_links": result.related_links,
+        "conflicts": result.conflicts,
+    }
+
+
+_FRESH = """
+import json, resource, sys, time
+started = time.perf_counter()
+from memory_platform import MemoryPlatform, Settings
+mp = MemoryPlatform(Settings(sqlite_path=sys.argv[1], _env_file=None))
+mp.search(sys.argv[2], "what did I buy at the supermarket", record_access=False)
+cold = time.perf_counter() - started
+for query in json.loads(sys.argv[3]):
+    mp.search(sys.argv[2], query, expand_depth=2, mode="deep", record_access=False)
+mp.close()
+print(json.dumps({"cold": cold, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def _bench_fresh_process(path: Path, user: str) -> dict[str, Any]:
+    """A new process: time to open the store and answer a first search (model load
+    included), and its peak resident memory after searching every kind of vector."""
+    out = subprocess.run(
+        [sys.executable, "-c", _FRESH, str(path), user, json.dumps(QUERIES)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    values = json.loads(out.strip().splitlines()[-1])
+    return {
+        "cold_start_seconds": round(values["cold"], 2),
+        "peak_rss_mb": round(values["rss_kb"] / 1024, 1),
+    }
 
 
 def _bench_create(mp: MemoryPlatform, user: str, calls: int) -> dict[str, Any]:
@@ -135,8 +228,9 @@ def markdown(reports: list[dict[str, Any]]) -> str:
     """A table of one or more latency reports."""
     lines = [
         "| scale | populate (memories/s) | bytes/memory | create_memory p50 / p95 ms | until searchable p50 / p95 ms "
-        "| vector-only p50 / p95 ms | search d0 p50 / p95 | d1 p50 / p95 | d2 p50 / p95 |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| vector-only p50 / p95 ms | search d0 p50 / p95 | d1 p50 / p95 | d2 p50 / p95 "
+        "| add_episodes (episodes/s, embedded) | consolidation (memories/s) | cold start s | peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in reports:
         s = r["search"]
@@ -145,8 +239,10 @@ def markdown(reports: list[dict[str, Any]]) -> str:
             return f"{d['median_ms']:.1f} / {d['p95_ms']:.1f}"
 
         lines.append(
-            f"| {r['scale']} | {r['populate']['memories_per_second']:.0f} | {r['populate']['bytes_on_disk_per_memory']} "
+            f"| {r['scale']} | {r['populate']['memories_per_second']:.0f} | {r['populate'].get('bytes_on_disk_per_memory', '–')} "
             f"| {pair(r['create_memory']['call'])} | {pair(r['create_memory']['until_vector_searchable'])} "
-            f"| {pair(s['vector_only_baseline'])} | {pair(s['depth_0'])} | {pair(s['depth_1'])} | {pair(s['depth_2'])} |"
+            f"| {pair(s['vector_only_baseline'])} | {pair(s['depth_0'])} | {pair(s['depth_1'])} | {pair(s['depth_2'])} "
+            f"| {r['ingest_episodes']['episodes_per_second']:.0f} | {r['consolidation']['memories_per_second']:.0f} "
+            f"| {r.get('fresh_process', {}).get('cold_start_seconds', '–')} | {r.get('fresh_process', {}).get('peak_rss_mb', '–')} |"
         )
     return "\n".join(lines)

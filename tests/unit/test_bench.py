@@ -166,5 +166,17 @@ def test_bench_smoke_run_produces_well_formed_results(tmp_path: Path) -> None:
         assert section["n"] > 0 and 0 < section["median_ms"] <= section["p95_ms"]
     for key in ("vector_only_baseline", "depth_0", "depth_1", "depth_2"):
         assert report["search"][key]["n"] == 30
+    assert (
+        report["ingest_episodes"]["episodes"] == 200
+        and report["ingest_episodes"]["episodes_per_second"] > 0
+    )
+    assert (
+        report["consolidation"]["memories"] == 50
+        and report["consolidation"]["memories_per_second"] > 0
+    )
+    assert (
+        report["fresh_process"]["cold_start_seconds"] > 0
+        and report["fresh_process"]["peak_rss_mb"] > 0
+    )
     assert "| tiny |" in out.with_suffix(".md").read_text(encoding="utf-8")
     assert runner.invoke(app, ["bench", "--scale", "huge"]).exit_code == 1
