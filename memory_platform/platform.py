@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from .builder import build_memory
 from .config import Settings, load_settings
-from .consolidation import ConsolidationReport, Consolidator
+from .consolidation import Consolidator
 from .embeddings import Embedder, coverage, make_embedder
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .extraction import ExtractionReport, SessionExtractor, latest_points, sample_points
@@ -196,7 +196,7 @@ class MemoryPlatform:
             else InProcessJobs(
                 {
                     TASK_EXTRACT: self.extract_session,
-                    TASK_CONSOLIDATE: lambda user: self.consolidate(user).model_dump(mode="json"),
+                    TASK_CONSOLIDATE: self.consolidate,
                     TASK_SUMMARIZE: self.summarize_messages,
                 }
             )
@@ -863,21 +863,28 @@ class MemoryPlatform:
 
     # -- consolidation -------------------------------------------------------------------
 
-    def consolidate(self, user_id: str) -> ConsolidationReport:
+    def consolidate(self, user_id: str) -> dict[str, Any]:
         """Consolidate the user's staged memories now (seed 000 §12.4).
 
         Merges duplicate nodes, discovers relations, invalidates memories contradicted by
         newer ones (nothing is deleted) and marks the memories consolidated. Without an
         LLM configured, the rule-based parts run and the report says the LLM was not used.
+
+        Returns:
+            The report as a dict (see :class:`ConsolidationReport` for the fields).
         """
         user = self._user(user_id)
-        return Consolidator(
-            self.store,
-            self.settings,
-            llm=self.llm,
-            ensure_embedded=lambda u: self._indexer.flush(u, timeout=600),
-            understands=lambda text: coverage(self.embedder, text) >= _FULL_COVERAGE,
-        ).run(user)
+        return (
+            Consolidator(
+                self.store,
+                self.settings,
+                llm=self.llm,
+                ensure_embedded=lambda u: self._indexer.flush(u, timeout=600),
+                understands=lambda text: coverage(self.embedder, text) >= _FULL_COVERAGE,
+            )
+            .run(user)
+            .model_dump(mode="json")
+        )
 
     # -- reading and deleting --------------------------------------------------------
 

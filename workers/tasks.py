@@ -89,7 +89,7 @@ def extract_session(self: Any, user_id: str, session_id: str) -> dict[str, Any]:
 def consolidate_user(self: Any, user_id: str) -> dict[str, Any]:
     """Merge, link and resolve a user's staged memories."""
     with user_lock(user_id):
-        return platform().consolidate(user_id).model_dump(mode="json")
+        return platform().consolidate(user_id)
 
 
 @app.task(name=TASK_CONSOLIDATE_ALL, bind=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..config import Settings, load_settings
+from ..consolidation import ConsolidationReport
 from ..models import VectorKind
 from ..platform import MemoryPlatform
 from .metrics import latency_summary, machine_description
@@ -118,7 +119,7 @@ def _bench_consolidation(mp: MemoryPlatform, memories: int) -> dict[str, Any]:
     """Consolidate a fresh user's staged memories (merging, discovery, conflicts)."""
     work = populate(mp.store, mp.embedder, memories, user_id="bench-consolidation", seed=11)
     started = time.perf_counter()
-    result = mp.consolidate(work.user_id)
+    result = ConsolidationReport.model_validate(mp.consolidate(work.user_id))
     seconds = time.perf_counter() - started
     return {
         "memories": result.memories,
