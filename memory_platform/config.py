@@ -147,6 +147,31 @@ class WorkerSettings(BaseModel):
     lock_wait: int = Field(60, ge=0, description="seconds a task waits for the user's lock")
 
 
+class ApiSettings(BaseModel):
+    """The HTTP API: API keys, each bound to the users it may read and write.
+
+    ``keys`` maps a key to user-id patterns (``fnmatch`` style: ``"alice"``,
+    ``"team-a-*"``, ``"*"`` for every user). In the environment:
+    ``MEMORY_API__KEYS='{"k-123": ["alice", "bob"]}'``.
+    """
+
+    keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)
+    allow_anonymous: bool = Field(
+        False, description="serve without keys, every user open (local development only)"
+    )
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+
+    @model_validator(mode="after")
+    def _keys_usable(self) -> ApiSettings:
+        for key, users in self.keys.items():
+            if len(key) < 8:
+                raise ValueError("every API key needs at least 8 characters")
+            if not users:
+                raise ValueError("every API key needs at least one user pattern")
+        return self
+
+
 class Settings(BaseSettings):
     """Everything the platform can be configured with; build once and pass it in."""
 
@@ -191,6 +216,7 @@ class Settings(BaseSettings):
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     short_term: ShortTermSettings = Field(default_factory=ShortTermSettings)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
 
     @model_validator(mode="after")
     def _backend_requirements(self) -> Settings:

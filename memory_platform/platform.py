@@ -6,7 +6,7 @@ import logging
 import math
 import random
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -62,6 +62,7 @@ from .timeparse import normalize_time
 from .tools.arguments import CreateMemoryArgs, SearchMemoriesArgs
 from .tools.executor import ToolExecutor
 from .tools.schemas import tool_definitions
+from .transfer import ImportReport, dump_line, export_user, import_records, parse_lines
 
 __all__ = ["MemoryPlatform"]
 
@@ -911,6 +912,29 @@ class MemoryPlatform:
     def delete_user(self, user_id: str) -> None:
         """Delete everything stored for a user."""
         self.store.delete_user(self._user(user_id))
+
+    def export_user(self, user_id: str) -> Iterator[str]:
+        """A user's memories, links, episodes and knowledge as JSON Lines (no newlines);
+        see :mod:`memory_platform.transfer` for the format."""
+        for record in export_user(self.store, self._user(user_id)):
+            yield dump_line(record)
+
+    def import_user(self, lines: Iterable[str], user_id: str | None = None) -> ImportReport:
+        """Import an export (its lines) for ``user_id`` (default: the exported user).
+
+        The whole file is validated before anything is written; ids are kept and what the
+        store already holds is skipped, so a failed import can be run again. Vectors are
+        rebuilt in the background (:meth:`wait_for_indexing` waits for them).
+
+        Raises:
+            InvalidInputError: the file is not a complete, valid export.
+            ConflictError: an id in the file belongs to another user of this store.
+        """
+        records = parse_lines(lines)
+        target = None if user_id is None else self._user(user_id)
+        report = import_records(self.store, records, target)
+        self._indexer.notify(report.user_id)
+        return report
 
     def stats(self, user_id: str | None = None) -> StoreStats:
         """Counts of what one user, or the whole store, holds."""

@@ -319,6 +319,10 @@ class GraphStore(ABC):
         """A session's episodes in time order."""
 
     @abstractmethod
+    def list_episodes(self, user_id: str, limit: int = 1000, offset: int = 0) -> list[Episode]:
+        """A user's episodes ordered by session, time and id (for export and paging)."""
+
+    @abstractmethod
     def users_with_staged(self, limit: int = 1000) -> list[str]:
         """Users that have memories waiting for consolidation."""
 

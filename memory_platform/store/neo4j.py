@@ -636,6 +636,11 @@ class Neo4jGraphStore(GraphStore):
         rows = self._read("episode/for_session", user_id=user, session_id=session_id, limit=limit)
         return [_episode_from_props(r["episode"]) for r in rows]
 
+    def list_episodes(self, user_id: str, limit: int = 1000, offset: int = 0) -> list[Episode]:
+        user = self._check_user(user_id)
+        rows = self._read("episode/list", user_id=user, limit=limit, offset=offset)
+        return [_episode_from_props(r["episode"]) for r in rows]
+
     def users_with_staged(self, limit: int = 1000) -> list[str]:
         return [r["user_id"] for r in self._read("memory/users_with_staged", limit=limit)]
 

@@ -886,6 +886,17 @@ class SQLiteGraphStore(GraphStore):
             )
         ]
 
+    def list_episodes(self, user_id: str, limit: int = 1000, offset: int = 0) -> list[Episode]:
+        user = self._check_user(user_id)
+        return [
+            _episode_from_row(r)
+            for r in self._read(
+                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE user_id = ?"
+                " ORDER BY coalesce(session_id, ''), timestamp, id LIMIT ? OFFSET ?",
+                (user, limit, offset),
+            )
+        ]
+
     def users_with_staged(self, limit: int = 1000) -> list[str]:
         return [
             r[0]

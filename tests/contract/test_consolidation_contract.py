@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
 
@@ -13,25 +13,10 @@ from memory_platform.consolidation import decide_merge
 from memory_platform.embeddings import Embedder
 from memory_platform.models import LinkType, MemoryStatus, NodeType
 from memory_platform.store import GraphStore
+from tests.support.memories import T0, create
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.contract
-
-CST = timezone(timedelta(hours=8))
-T0 = datetime(2025, 11, 5, 10, 0, tzinfo=CST)
-
-
-def create(
-    mp: MemoryPlatform, user: str, when: datetime = T0, session: str | None = None, **args: object
-) -> str:
-    record = mp.create_memory_record(user, _args(args), reference_time=when, session_id=session)
-    return record.memory.id
-
-
-def _args(values: dict[str, object]):  # type: ignore[no-untyped-def]
-    from memory_platform.tools.arguments import CreateMemoryArgs
-
-    return CreateMemoryArgs.model_validate(values)
 
 
 def node_of(mp: MemoryPlatform, user: str, memory_id: str, kind: NodeType) -> str:

@@ -1,0 +1,132 @@
+"""Export and import on every backend: lossless round trips, refusals that write nothing."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from memory_platform import MemoryPlatform
+from memory_platform.errors import InvalidInputError
+from memory_platform.models import KnowledgePoint, KnowledgeVersion
+from tests.support.memories import T0, create
+
+pytestmark = pytest.mark.contract
+
+
+def rich_user(mp: MemoryPlatform, user: str) -> None:
+    """Everything an export must carry: shared and merged nodes, discovered and explicit
+    links, an invalidated memory, accessed memories, episodes with and without a session,
+    and a knowledge version."""
+    create(mp, user, subject="我", memory_type="观点", topic="喜欢", object="咖啡", session="s1")
+    hate = create(
+        mp,
+        user,
+        T0 + timedelta(hours=1),
+        session="s1",
+        subject="我",
+        memory_type="观点",
+        topic="讨厌",
+        object="咖啡",
+        attributes={"原因": "太苦"},
+    )
+    bought = create(mp, user, subject="小明", memory_type="事件", topic="买了", object="Coffee")
+    create(mp, user, subject="Tom", memory_type="fact", topic="bought", object="coffee!")
+    linked = mp.link_memories(user, bought, hate, "导致")
+    assert linked["success"], linked
+    mp.consolidate(user)  # merges Coffee/coffee!, invalidates the older opinion
+    mp.add_episodes(
+        user,
+        [
+            {"text": "I like tea", "session_id": "s1", "speaker": "alice", "timestamp": T0},
+            {"text": "me too", "session_id": "s1", "speaker": "bob", "timestamp": T0},
+            {"text": "a note", "metadata": {"dia_id": "D1:3", "n": [1, 2]}},
+        ],
+    )
+    mp.store.add_knowledge_version(
+        KnowledgeVersion(
+            user_id=user,
+            session_id="s1",
+            points=[KnowledgePoint(content="likes tea", score=80, metadata={"from": "s1"})],
+        )
+    )
+    mp.search(user, "咖啡")  # access counts and times are part of what is exported
+
+
+def comparable(lines: list[str]) -> list[dict]:
+    """The records of an export, without the one field that must differ (its time)."""
+    records = [json.loads(line) for line in lines]
+    records[0].pop("exported_at")
+    return records
+
+
+def test_export_import_round_trips_losslessly(mp: MemoryPlatform, users) -> None:
+    user = users()
+    rich_user(mp, user)
+    mp.wait_for_indexing(user)
+    vectors = mp.stats(user).vectors
+    raw = list(mp.export_user(user))
+    before = comparable(raw)
+    kinds = [line["type"] for line in before]
+    assert kinds[0] == "header" and kinds[-1] == "end"
+    assert before[-1]["counts"] == {"memory": 4, "link": 5, "episode": 3, "knowledge": 1}
+    assert any(
+        n["merged_from"] for line in before if line["type"] == "memory" for n in line["nodes"]
+    )
+    assert any(line["memory"]["invalid_at"] for line in before if line["type"] == "memory")
+    assert sorted(line["link"]["type"] for line in before if line["type"] == "link") == [
+        "CAUSES",  # explicit, from link_memories
+        "CONFLICTS_WITH",
+        "RELATED_TO",  # the two opinions share 咖啡
+        "RELATED_TO",  # discovered through the merged coffee node
+        "SUPERSEDES",
+    ]
+
+    mp.delete_user(user)
+    report = mp.import_user(iter(raw))
+
+    assert report.imported == {"memory": 4, "link": 5, "episode": 3, "knowledge": 1}
+    assert comparable(list(mp.export_user(user))) == before
+    mp.wait_for_indexing(user)
+    assert mp.stats(user).vectors == vectors  # rebuilt from the text
+    found = mp.search(user, "Tom bought coffee", record_access=False)
+    assert found and found[0].text.startswith("Tom")
+
+
+def test_a_second_import_skips_what_is_there(mp: MemoryPlatform, users) -> None:
+    user = users()
+    rich_user(mp, user)
+    lines = list(mp.export_user(user))
+
+    again = mp.import_user(lines)
+
+    assert again.imported["memory"] == 0 and again.skipped == {
+        "memory": 4,
+        "link": 0,
+        "episode": 3,
+        "knowledge": 1,
+    }
+    assert mp.stats(user).memories == 4 and mp.stats(user).episodes == 3
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda lines: lines[:-1], "truncated"),
+        (lambda lines: lines[1:], "no header"),
+        (lambda lines: [*lines[:2], "{not json", *lines[2:]], "line 3"),
+        (lambda lines: [lines[0], *lines[2:]], "end line counts"),
+    ],
+)
+def test_a_damaged_file_is_refused_before_anything_is_written(
+    mp: MemoryPlatform, users, damage, message: str
+) -> None:
+    source, target = users(), users()
+    rich_user(mp, source)
+    lines = list(mp.export_user(source))
+
+    with pytest.raises(InvalidInputError, match=message):
+        mp.import_user(damage(lines), user_id=target)
+
+    assert mp.stats(target).memories == 0 and mp.stats(target).episodes == 0
