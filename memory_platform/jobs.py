@@ -82,6 +82,8 @@ class JobRunner(Protocol):
 
     def status(self, job_id: str) -> dict[str, Any]: ...
 
+    def health(self) -> dict[str, Any]: ...
+
     def close(self) -> None: ...
 
 
@@ -114,6 +116,13 @@ class InProcessJobs:
             return {"job_id": job_id, "state": "FAILURE", "result": None, "error": str(error)}
         return {"job_id": job_id, "state": "SUCCESS", "result": future.result(), "error": None}
 
+    def health(self) -> dict[str, Any]:
+        """Always ready: the jobs run on this process's own threads."""
+        return {
+            "redis": {"ok": True, "detail": "not configured: jobs run in process"},
+            "workers": {"ok": True, "mode": "in-process", "count": 1, "names": []},
+        }
+
     def close(self) -> None:
         self._pool.shutdown(wait=True)
 
@@ -143,6 +152,23 @@ class CeleryJobs:
         payload = result.result if state == "SUCCESS" else None
         error = str(result.result) if state == "FAILURE" else None
         return {"job_id": job_id, "state": state, "result": payload, "error": error}
+
+    def health(self, timeout: float = 1.0) -> dict[str, Any]:
+        """Whether the broker answers and which workers reply to a ping."""
+        try:
+            with self._app.connection_for_write() as conn:
+                conn.ensure_connection(max_retries=1, timeout=timeout)
+        except Exception as exc:  # any broker failure means "not ready"
+            return {
+                "redis": {"ok": False, "detail": f"broker unreachable: {exc}"},
+                "workers": {"ok": False, "mode": "celery", "count": 0, "names": []},
+            }
+        replies = self._app.control.ping(timeout=timeout) or []
+        names = sorted(name for reply in replies for name in reply)
+        return {
+            "redis": {"ok": True, "detail": "broker answers"},
+            "workers": {"ok": bool(names), "mode": "celery", "count": len(names), "names": names},
+        }
 
     def close(self) -> None:
         self._app.close()

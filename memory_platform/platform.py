@@ -43,6 +43,7 @@ from .models import (
     Episode,
     KnowledgePoint,
     KnowledgeVersion,
+    Memory,
     MemoryLink,
     MemoryStatus,
     MemoryType,
@@ -743,10 +744,37 @@ class MemoryPlatform:
         user = self._user(user_id)
         return self._jobs.submit(TASK_CONSOLIDATE, [user], f"consolidate-{new_id()}")
 
-    def job_status(self, job_id: str) -> dict[str, Any]:
+    def job_status(self, job_id: str, user_id: str | None = None) -> dict[str, Any]:
         """``{"job_id", "state", "result", "error"}``; state is Celery's (PENDING, STARTED,
-        RETRY, SUCCESS, FAILURE) or UNKNOWN for a job this process never saw."""
-        return self._jobs.status(job_id)
+        RETRY, SUCCESS, FAILURE) or UNKNOWN for a job this process never saw.
+
+        With ``user_id``, a finished job whose result belongs to another user is reported
+        as not found (the HTTP API asks this way).
+
+        Raises:
+            NotFoundError: the job's result belongs to another user.
+        """
+        status = self._jobs.status(job_id)
+        result = status.get("result")
+        if user_id is not None and isinstance(result, dict):
+            owner = result.get("user_id")
+            if owner is not None and owner != self._user(user_id):
+                raise NotFoundError("job", job_id)
+        return status
+
+    def health(self) -> dict[str, Any]:
+        """Readiness of the parts a request needs: the store, Redis and the workers.
+
+        ``ready`` is False when the store or Redis does not answer; no worker running is
+        reported but does not make the platform unready (jobs wait in the queue).
+        """
+        try:
+            self.store.list_users(limit=1)
+            store: dict[str, Any] = {"ok": True, "backend": self.settings.backend}
+        except Exception as exc:  # any failure here means "not ready"
+            store = {"ok": False, "backend": self.settings.backend, "detail": str(exc)}
+        jobs = self._jobs.health()
+        return {"ready": store["ok"] and jobs["redis"]["ok"], "store": store, **jobs}
 
     def extract_session(self, user_id: str, session_id: str) -> dict[str, Any]:
         """Extract a recorded session now (what the worker's task runs)."""
@@ -899,6 +927,16 @@ class MemoryPlatform:
         if record is None:
             raise NotFoundError("memory", memory_id)
         return record
+
+    def list_memories(
+        self,
+        user_id: str,
+        status: MemoryStatus | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Memory]:
+        """A user's memories (hubs only), oldest first, optionally of one status."""
+        return self.store.list_memories(self._user(user_id), status, limit=limit, offset=offset)
 
     def delete_memory(self, user_id: str, memory_id: str) -> None:
         """Delete a memory, its links and the nodes no other memory uses.

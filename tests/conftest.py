@@ -11,6 +11,7 @@ import pytest
 from memory_platform import MemoryPlatform
 from memory_platform.config import Settings
 from memory_platform.embeddings import Embedder, make_embedder
+from tests.support.openai_stub import OpenAIStub
 
 # Nothing may reach the network for model weights.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -36,3 +37,10 @@ def platform(sqlite_settings: Settings, embedder: Embedder) -> Iterator[MemoryPl
     mp = MemoryPlatform(sqlite_settings, embedder=embedder)
     yield mp
     mp.close()
+
+
+@pytest.fixture
+def stub() -> Iterator[OpenAIStub]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (the only stand-in: the LLM)."""
+    with OpenAIStub() as server:
+        yield server

@@ -50,12 +50,6 @@ GOOD = {
 
 
 @pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    with OpenAIStub() as server:
-        yield server
-
-
-@pytest.fixture
 def mp(tmp_path: Path, embedder: Embedder, stub: OpenAIStub) -> Iterator[MemoryPlatform]:
     settings = Settings(
         sqlite_path=tmp_path / "m.db", llm_base_url=stub.base_url, llm_max_retries=3, _env_file=None

@@ -31,12 +31,6 @@ def messages(n: int, start: int = 0) -> list[dict]:
 
 
 @pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    with OpenAIStub() as server:
-        yield server
-
-
-@pytest.fixture
 def mp(tmp_path: Path, embedder: Embedder, stub: OpenAIStub) -> Iterator[MemoryPlatform]:
     settings = Settings(
         sqlite_path=tmp_path / "m.db",

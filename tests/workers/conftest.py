@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,14 +14,9 @@ import redis
 
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.embeddings import Embedder
+from tests.support.net import free_port
 from tests.support.openai_stub import OpenAIStub
 from tests.workers.worker import Worker
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +26,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.fail(
             "redis-server is not installed; scripts/test.sh installs it (apt-get install redis-server)"
         )
-    port = _free_port()
+    port = free_port()
     folder: Path = tmp_path_factory.mktemp("redis")
     proc = subprocess.Popen(
         [
@@ -64,12 +58,6 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield url
     proc.terminate()
     proc.wait(timeout=10)
-
-
-@pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    with OpenAIStub() as server:
-        yield server
 
 
 @pytest.fixture

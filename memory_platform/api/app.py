@@ -1,0 +1,373 @@
+"""Routes of the HTTP API, versioned under ``/v1``; every route goes through the facade.
+
+Each ``/v1/users/{user_id}/...`` route first checks the API key against the user id, so
+one key can never reach another user's data. Platform errors become 4xx/5xx JSON bodies
+``{"error": ..., "field": ...}``; request validation errors are 422 with the same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
+
+from .._version import __version__
+from ..config import Settings, load_settings
+from ..errors import (
+    BackendUnavailable,
+    ConflictError,
+    InvalidInputError,
+    MemoryPlatformError,
+    NotFoundError,
+    TransientStorageError,
+)
+from ..llm import LLMUnavailableError
+from ..models import Memory, MemoryStatus
+from ..platform import MemoryPlatform
+from ..store import MemoryRecord, StoreStats
+from ..tools.arguments import CreateMemoryArgs, LinkMemoriesArgs
+from ..transfer import ImportReport
+from .auth import KeyRing
+from .schemas import (
+    ErrorBody,
+    JobAccepted,
+    JobStatus,
+    KnowledgeResponse,
+    MessagesRequest,
+    MessagesResponse,
+    RecentMessages,
+    SearchRequest,
+    SearchResponse,
+    ToolCallsRequest,
+)
+
+_api_key = APIKeyHeader(name="X-API-Key", auto_error=False, description="an API key")
+_bearer = HTTPBearer(auto_error=False, description="the same API key as a bearer token")
+
+_STATUS: list[tuple[type[Exception], int]] = [
+    (InvalidInputError, 422),
+    (NotFoundError, 404),
+    (ConflictError, 409),
+    (BackendUnavailable, 503),
+    (TransientStorageError, 503),
+    (LLMUnavailableError, 503),
+]  # anything else of the platform is a 500 with its message
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (401, 403, 404, 409, 422, 503)
+}
+
+
+def create_app(platform: MemoryPlatform | None = None, settings: Settings | None = None) -> FastAPI:
+    """The API over ``platform`` (kept open), or over one opened from ``settings`` (or the
+    environment) at start-up and closed at shutdown.
+
+    Raises:
+        ConfigurationError: no API keys configured and anonymous access not allowed.
+    """
+    config = platform.settings if platform is not None else (settings or load_settings())
+    keys = KeyRing(config.api)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = platform is None
+        app.state.platform = platform if platform is not None else MemoryPlatform(config)
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.platform.close()
+
+    app = FastAPI(
+        title="memory-platform",
+        version=__version__,
+        summary="Knowledge-graph long-term memory for LLM agents.",
+        lifespan=lifespan,
+    )
+    app.state.keys = keys
+    if platform is not None:
+        app.state.platform = platform
+    _install_error_handlers(app)
+    app.include_router(_system_routes())
+    app.include_router(_user_routes(), prefix="/v1")
+    return app
+
+
+def _mp(request: Request) -> MemoryPlatform:
+    return request.app.state.platform  # type: ignore[no-any-return]
+
+
+Platform = Annotated[MemoryPlatform, Depends(_mp)]
+
+
+def _authorize(
+    request: Request,
+    user_id: str,
+    api_key: Annotated[str | None, Depends(_api_key)],
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    keys: KeyRing = request.app.state.keys
+    patterns = keys.patterns(api_key or (bearer.credentials if bearer else None))
+    if patterns is None:
+        raise _HTTPError(401, "missing or unknown API key (X-API-Key or Bearer)")
+    if not keys.allows(patterns, user_id):
+        raise _HTTPError(403, f"this API key may not access user {user_id!r}")
+    return user_id
+
+
+User = Annotated[str, Depends(_authorize)]
+"""The path's user id, once the request's API key is allowed to access it."""
+ReferenceTime = Annotated[
+    datetime | None,
+    Query(description="when the user's message was sent; relative times resolve to it"),
+]
+
+
+class _HTTPError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(_HTTPError)
+    async def _http_error(request: Request, exc: _HTTPError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()]
+        first = exc.errors()[0]["loc"] if exc.errors() else ()
+        return JSONResponse(
+            {"error": "; ".join(problems), "field": ".".join(str(p) for p in first) or None},
+            status_code=422,
+        )
+
+    @app.exception_handler(MemoryPlatformError)
+    async def _platform_error(request: Request, exc: MemoryPlatformError) -> JSONResponse:
+        status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
+        field = exc.field if isinstance(exc, InvalidInputError) else None
+        return JSONResponse({"error": str(exc), "field": field}, status_code=status)
+
+
+def _system_routes() -> APIRouter:
+    router = APIRouter(tags=["system"])
+
+    @router.get("/health", summary="Liveness: the process answers")
+    def health() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    @router.get(
+        "/ready",
+        summary="Readiness: store, Redis and workers",
+        responses={503: {"description": "the store or Redis does not answer"}},
+    )
+    def ready(mp: Platform) -> JSONResponse:
+        report = mp.health()
+        return JSONResponse(report, status_code=200 if report["ready"] else 503)
+
+    @router.get("/v1/tools", summary="The tool definitions to pass to an LLM as `tools=`")
+    def tools(mp: Platform, lang: Literal["zh", "en"] = "zh") -> list[dict[str, Any]]:
+        return mp.tool_definitions(lang)
+
+    return router
+
+
+def _user_routes() -> APIRouter:
+    router = APIRouter(prefix="/users/{user_id}", responses=_ERRORS)
+
+    @router.post("/tools/{name}", tags=["tools"], summary="Run one tool call")
+    def execute_tool(
+        user_id: User,
+        name: str,
+        mp: Platform,
+        arguments: Annotated[dict[str, Any], Body(description="the call's arguments")],
+        reference_time: ReferenceTime = None,
+    ) -> dict[str, Any]:
+        """Always 200: the result is for the LLM, ``{"success": false, "error"}`` on bad
+        arguments."""
+        return mp.execute_tool(user_id, name, arguments, reference_time)
+
+    @router.post("/tool-calls", tags=["tools"], summary="Run every tool call of a message")
+    def tool_calls(
+        user_id: User, body: ToolCallsRequest, mp: Platform, reference_time: ReferenceTime = None
+    ) -> list[dict[str, Any]]:
+        """The ``role: tool`` messages to append to the conversation."""
+        return mp.handle_tool_calls(user_id, body.message, reference_time)
+
+    @router.post("/memories", status_code=201, tags=["memories"], summary="Create a memory")
+    def create_memory(
+        user_id: User,
+        args: CreateMemoryArgs,
+        mp: Platform,
+        reference_time: ReferenceTime = None,
+        session_id: str | None = None,
+    ) -> MemoryRecord:
+        return mp.create_memory_record(user_id, args, reference_time, session_id, source="api")
+
+    @router.get("/memories", tags=["memories"], summary="List memories, oldest first")
+    def list_memories(
+        user_id: User,
+        mp: Platform,
+        status: MemoryStatus | None = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> list[Memory]:
+        return mp.list_memories(user_id, status, limit=limit, offset=offset)
+
+    @router.get("/memories/{memory_id}", tags=["memories"], summary="A memory and its graph")
+    def get_memory(user_id: User, memory_id: str, mp: Platform) -> MemoryRecord:
+        return mp.get_memory(user_id, memory_id)
+
+    @router.delete(
+        "/memories/{memory_id}", status_code=204, tags=["memories"], summary="Delete a memory"
+    )
+    def delete_memory(user_id: User, memory_id: str, mp: Platform) -> Response:
+        mp.delete_memory(user_id, memory_id)
+        return Response(status_code=204)
+
+    @router.post("/links", tags=["memories"], summary="Link two memories")
+    def link(
+        user_id: User, args: LinkMemoriesArgs, mp: Platform, reference_time: ReferenceTime = None
+    ) -> JSONResponse:
+        """200 with both memory ids; 422 with candidates when a description is ambiguous."""
+        result = mp.link_memories(
+            user_id,
+            args.source_memory_description,
+            args.target_memory_description,
+            args.relation_type,
+            args.importance,
+            reference_time,
+        )
+        return JSONResponse(result, status_code=200 if result.get("success") else 422)
+
+    @router.post("/search", tags=["search"], summary="Search with graph expansion")
+    def search(
+        user_id: User, body: SearchRequest, mp: Platform, reference_time: ReferenceTime = None
+    ) -> SearchResponse:
+        results = mp.search(
+            user_id,
+            body.query,
+            memory_types=[t.value for t in body.memory_types] if body.memory_types else None,
+            time_range=body.time_range.model_dump() if body.time_range else None,
+            max_results=body.max_results,
+            expand_depth=body.expand_depth,
+            mode=body.mode,
+            relation_types=body.relation_types,
+            include_invalid=body.include_invalid,
+            kinds=body.kinds,
+            reference_time=reference_time,
+            record_access=body.record_access,
+        )
+        return SearchResponse(results=results, context=mp.format_context(results))
+
+    @router.post(
+        "/sessions/{session_id}/messages",
+        status_code=201,
+        tags=["sessions"],
+        summary="Record chat messages",
+    )
+    def add_messages(
+        user_id: User, session_id: str, body: MessagesRequest, mp: Platform
+    ) -> MessagesResponse:
+        return MessagesResponse(episode_ids=mp.add_messages(user_id, session_id, body.messages))
+
+    @router.get(
+        "/sessions/{session_id}/messages", tags=["sessions"], summary="The short-term buffer"
+    )
+    def recent(user_id: User, session_id: str, mp: Platform) -> RecentMessages:
+        return RecentMessages(messages=mp.recent_messages(user_id, session_id))
+
+    @router.post(
+        "/sessions/{session_id}/end",
+        status_code=202,
+        tags=["sessions"],
+        summary="End a session: queue its knowledge extraction",
+    )
+    def end_session(user_id: User, session_id: str, mp: Platform) -> JobAccepted:
+        return JobAccepted(job_id=mp.end_session(user_id, session_id))
+
+    @router.post("/consolidate", status_code=202, tags=["jobs"], summary="Queue consolidation")
+    def consolidate(user_id: User, mp: Platform) -> JobAccepted:
+        return JobAccepted(job_id=mp.enqueue_consolidation(user_id))
+
+    @router.get("/jobs/{job_id}", tags=["jobs"], summary="State and result of a job")
+    def job(user_id: User, job_id: str, mp: Platform) -> JobStatus:
+        return JobStatus.model_validate(mp.job_status(job_id, user_id=user_id))
+
+    @router.get("/knowledge/latest", tags=["knowledge"], summary="The newest knowledge points")
+    def latest(
+        user_id: User,
+        mp: Platform,
+        top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
+        min_score: Annotated[float | None, Query(ge=0, le=100)] = None,
+    ) -> KnowledgeResponse:
+        return KnowledgeResponse(points=mp.latest_knowledge(user_id, top_k, min_score))
+
+    @router.get("/knowledge/sample", tags=["knowledge"], summary="Points sampled by score")
+    def sample(
+        user_id: User,
+        mp: Platform,
+        top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
+        min_score: Annotated[float | None, Query(ge=0, le=100)] = None,
+        seed: int | None = None,
+    ) -> KnowledgeResponse:
+        return KnowledgeResponse(points=mp.sample_knowledge(user_id, top_k, min_score, seed))
+
+    @router.get("/stats", tags=["users"], summary="Counts of what the user holds")
+    def stats(user_id: User, mp: Platform) -> StoreStats:
+        return mp.stats(user_id)
+
+    @router.get(
+        "/export",
+        tags=["users"],
+        summary="Everything of the user as JSON Lines",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"application/x-ndjson": {}}}},
+    )
+    def export(user_id: User, mp: Platform) -> StreamingResponse:
+        lines = mp.export_user(user_id)
+
+        def body() -> Iterator[str]:
+            for line in lines:
+                yield line + "\n"
+
+        return StreamingResponse(
+            body(),
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="{user_id}.jsonl"'},
+        )
+
+    @router.post(
+        "/import",
+        tags=["users"],
+        summary="Import an export (JSON Lines body)",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+            }
+        },
+    )
+    async def import_user(user_id: User, request: Request) -> ImportReport:
+        """Validated whole before anything is written; what exists is skipped."""
+        raw = await request.body()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError("the body is not UTF-8 text", "body") from exc
+        return await run_in_threadpool(_mp(request).import_user, text.splitlines(), user_id)
+
+    @router.delete("", status_code=204, tags=["users"], summary="Delete everything of a user")
+    def delete_user(user_id: User, mp: Platform) -> Response:
+        mp.delete_user(user_id)
+        return Response(status_code=204)
+
+    return router

@@ -1,0 +1,65 @@
+"""Request and response bodies of the HTTP API (the tool argument models are reused)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..layers import BufferedMessage
+from ..models import KnowledgePoint, Message
+from ..retrieval import SearchResult
+from ..tools.arguments import SearchMemoriesArgs
+
+
+class SearchRequest(SearchMemoriesArgs):
+    """``search_memories`` arguments plus the options of :meth:`MemoryPlatform.search`."""
+
+    mode: Literal["auto", "fast", "deep"] = "auto"
+    relation_types: list[str] | None = None
+    include_invalid: bool = False
+    kinds: tuple[Literal["memory", "episode"], ...] = ("memory", "episode")
+    record_access: bool = True
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResult]
+    context: str = Field(description="the <memory_context> block for a prompt, two layers")
+
+
+class MessagesRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[Message] = Field(min_length=1, max_length=1000)
+
+
+class MessagesResponse(BaseModel):
+    episode_ids: list[str]
+
+
+class RecentMessages(BaseModel):
+    messages: list[BufferedMessage]
+
+
+class JobAccepted(BaseModel):
+    job_id: str
+
+
+class JobStatus(BaseModel):
+    job_id: str
+    state: str
+    result: Any = None
+    error: str | None = None
+
+
+class KnowledgeResponse(BaseModel):
+    points: list[KnowledgePoint]
+
+
+class ToolCallsRequest(BaseModel):
+    message: dict[str, Any] = Field(description="an assistant message with tool_calls")
+
+
+class ErrorBody(BaseModel):
+    error: str
+    field: str | None = None

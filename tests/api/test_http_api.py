@@ -1,0 +1,339 @@
+"""The HTTP API through a real HTTP client against uvicorn on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from memory_platform import MemoryPlatform, Settings
+from memory_platform.api import create_app
+from memory_platform.config import ApiSettings
+from memory_platform.embeddings import Embedder
+from memory_platform.errors import ConfigurationError
+from tests.support.net import serve
+from tests.support.openai_stub import OpenAIStub
+from tests.unit.test_extraction import GOOD
+
+ALICE_KEY = "alice-key-0123"
+TEAM_KEY = "team-key-0123"
+ADMIN_KEY = "admin-key-0123"
+KEYS = {ALICE_KEY: ["alice"], TEAM_KEY: ["team-*"], ADMIN_KEY: ["*"]}
+WHEN = {"reference_time": "2025-11-05T10:00:00+08:00"}
+
+
+@pytest.fixture
+def mp(tmp_path: Path, embedder: Embedder, stub: OpenAIStub) -> Iterator[MemoryPlatform]:
+    settings = Settings(
+        sqlite_path=tmp_path / "api.db",
+        llm_base_url=stub.base_url,
+        api=ApiSettings(keys=KEYS),
+        _env_file=None,
+    )
+    with MemoryPlatform(settings, embedder=embedder) as platform:
+        yield platform
+
+
+@pytest.fixture
+def base_url(mp: MemoryPlatform) -> Iterator[str]:
+    with serve(create_app(mp)) as url:
+        yield url
+
+
+@pytest.fixture
+def alice(base_url: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=base_url, headers={"X-API-Key": ALICE_KEY}, timeout=30) as client:
+        yield client
+
+
+def memory(subject: str, topic: str, obj: str, kind: str = "事实", **attributes: str) -> dict:
+    return {
+        "subject": subject,
+        "memory_type": kind,
+        "topic": topic,
+        "object": obj,
+        "attributes": attributes,
+    }
+
+
+def test_memories_links_and_layered_search(alice: httpx.Client, mp: MemoryPlatform) -> None:
+    created = alice.post(
+        "/v1/users/alice/memories", json=memory("我", "心情", "不好", 时间="今天"), params=WHEN
+    )
+    assert created.status_code == 201, created.text
+    mood = created.json()["memory"]
+    assert mood["user_id"] == "alice" and mood["status"] == "staged"
+    assert {n["kind"] for n in created.json()["nodes"]} == {"Subject", "Topic", "Object", "Value"}
+    tool = alice.post(
+        "/v1/users/alice/tools/create_memory",
+        json=memory("我", "睡眠", "不好", "事件", 时间="昨晚"),
+        params=WHEN,
+    )
+    assert tool.status_code == 200 and tool.json()["success"], tool.text
+    linked = alice.post(
+        "/v1/users/alice/links",
+        json={
+            "source_memory_description": tool.json()["memory_id"],
+            "target_memory_description": mood["id"],
+            "relation_type": "导致",
+        },
+    )
+    assert linked.status_code == 200 and linked.json()["success"], linked.text
+    mp.wait_for_indexing("alice")
+
+    found = alice.post(
+        "/v1/users/alice/search", json={"query": "我为什么今天不开心?", "expand_depth": 1}
+    )
+
+    assert found.status_code == 200, found.text
+    results = found.json()["results"]
+    assert [r["layer"] for r in results] == ["direct", "related"]
+    assert results[0]["id"] == mood["id"]
+    assert set(results[0]["components"]) >= {"semantic", "importance", "graph", "recency"}
+    assert "<memory_context>" in found.json()["context"]
+    record = alice.get(f"/v1/users/alice/memories/{mood['id']}").json()
+    assert [link["type"] for link in record["links"]] == ["CAUSES"]
+    listed = alice.get("/v1/users/alice/memories", params={"limit": 1, "offset": 1}).json()
+    assert [m["id"] for m in listed] == [tool.json()["memory_id"]]
+
+    assert alice.delete(f"/v1/users/alice/memories/{mood['id']}").status_code == 204
+    gone = alice.get(f"/v1/users/alice/memories/{mood['id']}")
+    assert gone.status_code == 404 and mood["id"] in gone.json()["error"]
+
+
+def test_an_ambiguous_link_is_refused_with_candidates(alice: httpx.Client) -> None:
+    for obj in ("咖啡", "红茶"):
+        alice.post("/v1/users/alice/memories", json=memory("我", "喜欢", obj, "观点"))
+    refused = alice.post(
+        "/v1/users/alice/links",
+        json={
+            "source_memory_description": "我喜欢",
+            "target_memory_description": "no such memory at all",
+            "relation_type": "related",
+        },
+    )
+    assert refused.status_code == 422
+    assert refused.json()["success"] is False and refused.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "user", "status"),
+    [
+        ({}, "alice", 401),
+        ({"X-API-Key": "wrong-key-0123"}, "alice", 401),
+        ({"X-API-Key": ALICE_KEY}, "bob", 403),
+        ({"Authorization": f"Bearer {ALICE_KEY}"}, "alice", 200),
+        ({"Authorization": f"Bearer {ALICE_KEY}"}, "bob", 403),
+        ({"X-API-Key": TEAM_KEY}, "team-red", 200),
+        ({"X-API-Key": TEAM_KEY}, "alice", 403),
+        ({"X-API-Key": ADMIN_KEY}, "anyone", 200),
+    ],
+)
+def test_each_key_reaches_only_its_users(
+    base_url: str, headers: dict[str, str], user: str, status: int
+) -> None:
+    with httpx.Client(base_url=base_url, headers=headers) as client:
+        for method, path in (("GET", "stats"), ("POST", "search"), ("DELETE", "")):
+            body = {"query": "anything"} if method == "POST" else None
+            response = client.request(method, f"/v1/users/{user}/{path}".rstrip("/"), json=body)
+            expected = 204 if (status == 200 and method == "DELETE") else status
+            assert response.status_code == expected, (method, path, response.text)
+            if status >= 400:
+                assert response.json()["error"]
+
+
+def test_another_users_data_is_refused_even_with_its_memory_id(
+    base_url: str, alice: httpx.Client
+) -> None:
+    with httpx.Client(base_url=base_url, headers={"X-API-Key": ADMIN_KEY}) as admin:
+        bob_memory = admin.post("/v1/users/bob/memories", json=memory("我", "住在", "上海")).json()[
+            "memory"
+        ]["id"]
+    assert alice.get(f"/v1/users/bob/memories/{bob_memory}").status_code == 403
+    assert alice.get(f"/v1/users/alice/memories/{bob_memory}").status_code == 404
+    assert alice.delete(f"/v1/users/alice/memories/{bob_memory}").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("search", {}, "body.query"),
+        ("search", {"query": "x", "max_results": 1000}, "body.max_results"),
+        ("search", {"query": "x", "mode": "slow"}, "body.mode"),
+        ("search", {"query": "x", "unknown": 1}, "body.unknown"),
+        ("memories", {"subject": "我", "memory_type": "diary", "topic": "t"}, "body.memory_type"),
+        ("memories", {"subject": "", "memory_type": "事实", "topic": "t"}, "body.subject"),
+        ("memories", [1, 2], "body"),
+        ("links", {"source_memory_description": "a"}, "body.target_memory_description"),
+        ("sessions/s1/messages", {"messages": []}, "body.messages"),
+        ("sessions/s1/messages", {"messages": [{"role": "robot", "content": "x"}]}, "body"),
+    ],
+)
+def test_invalid_requests_get_a_clear_422(
+    alice: httpx.Client, path: str, body: object, field: str
+) -> None:
+    response = alice.post(f"/v1/users/alice/{path}", json=body)
+    assert response.status_code == 422, response.text
+    assert response.json()["field"].startswith(field)
+    assert response.json()["error"]
+
+
+def test_malformed_json_and_bad_query_parameters_are_4xx(alice: httpx.Client) -> None:
+    broken = alice.post(
+        "/v1/users/alice/search",
+        content=b'{"query": ',
+        headers={"Content-Type": "application/json"},
+    )
+    assert broken.status_code == 422 and "JSON" in broken.json()["error"]
+    assert alice.get("/v1/users/alice/memories", params={"limit": -1}).status_code == 422
+    assert alice.get("/v1/users/alice/memories", params={"status": "lost"}).status_code == 422
+    bad_time = alice.post(
+        "/v1/users/alice/search", json={"query": "x"}, params={"reference_time": "soon"}
+    )
+    assert bad_time.status_code == 422 and bad_time.json()["field"] == "query.reference_time"
+
+
+def test_tool_calls_never_fail_the_request(alice: httpx.Client) -> None:
+    unknown = alice.post("/v1/users/alice/tools/forget_everything", json={})
+    assert unknown.status_code == 200 and unknown.json()["success"] is False
+    assert "create_memory" in unknown.json()["error"]
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {
+                    "name": "create_memory",
+                    "arguments": json.dumps(memory("我", "喜欢", "爬山", "观点")),
+                },
+            },
+            {
+                "id": "call_2",
+                "type": "function",
+                "function": {"name": "search_memories", "arguments": "{not json"},
+            },
+        ],
+    }
+    replies = alice.post("/v1/users/alice/tool-calls", json={"message": message}).json()
+    assert [r["tool_call_id"] for r in replies] == ["call_1", "call_2"]
+    outcome = [json.loads(r["content"])["success"] for r in replies]
+    assert outcome == [True, False]
+
+
+def test_a_session_ends_in_an_extraction_job_and_knowledge(
+    alice: httpx.Client, stub: OpenAIStub
+) -> None:
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    messages = [
+        {"role": "user", "content": "我下周要去成都出差,顺便想吃火锅"},
+        {"role": "assistant", "content": "好的,记下了"},
+    ]
+    added = alice.post("/v1/users/alice/sessions/s1/messages", json={"messages": messages})
+    assert added.status_code == 201 and len(added.json()["episode_ids"]) == 2
+    recent = alice.get("/v1/users/alice/sessions/s1/messages").json()["messages"]
+    assert [m["role"] for m in recent] == ["user", "assistant"]
+
+    ended = alice.post("/v1/users/alice/sessions/s1/end")
+    assert ended.status_code == 202
+    job_id = ended.json()["job_id"]
+    state = poll(alice, f"/v1/users/alice/jobs/{job_id}")
+
+    assert state["state"] == "SUCCESS" and state["result"]["status"] == "done", state
+    latest = alice.get("/v1/users/alice/knowledge/latest").json()["points"]
+    assert [p["content"] for p in latest][:2] == ["用户喜欢吃辣,尤其是火锅", "出差前提醒用户订酒店"]
+    sampled = alice.get("/v1/users/alice/knowledge/sample", params={"top_k": 1, "seed": 3})
+    assert len(sampled.json()["points"]) == 1
+    with httpx.Client(base_url=str(alice.base_url), headers={"X-API-Key": ADMIN_KEY}) as admin:
+        assert admin.get(f"/v1/users/bob/jobs/{job_id}").status_code == 404
+
+
+def poll(client: httpx.Client, path: str, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        state = client.get(path).json()
+        if state["state"] in ("SUCCESS", "FAILURE") or time.monotonic() > deadline:
+            return state
+        time.sleep(0.1)
+
+
+def test_consolidation_job_runs_for_the_user(alice: httpx.Client) -> None:
+    alice.post("/v1/users/alice/memories", json=memory("我", "喜欢", "Coffee", "观点"))
+    alice.post("/v1/users/alice/memories", json=memory("Tom", "bought", "coffee!", "事件"))
+    job = alice.post("/v1/users/alice/consolidate")
+    assert job.status_code == 202
+    state = poll(alice, f"/v1/users/alice/jobs/{job.json()['job_id']}")
+    assert state["state"] == "SUCCESS" and state["result"]["nodes_merged"] == 1, state
+    assert alice.get("/v1/users/alice/stats").json()["staged"] == 0
+
+
+def test_export_delete_import_round_trip(alice: httpx.Client, mp: MemoryPlatform) -> None:
+    alice.post("/v1/users/alice/memories", json=memory("我", "住在", "上海"), params=WHEN)
+    alice.post(
+        "/v1/users/alice/sessions/s1/messages",
+        json={"messages": [{"role": "user", "content": "hi"}]},
+    )
+    exported = alice.get("/v1/users/alice/export")
+    assert exported.headers["content-type"].startswith("application/x-ndjson")
+    lines = exported.text.splitlines()
+    assert json.loads(lines[-1])["counts"] == {"memory": 1, "link": 0, "episode": 1, "knowledge": 0}
+
+    assert alice.delete("/v1/users/alice").status_code == 204
+    assert alice.get("/v1/users/alice/stats").json()["memories"] == 0
+    truncated = alice.post("/v1/users/alice/import", content="\n".join(lines[:-1]))
+    assert truncated.status_code == 422 and "truncated" in truncated.json()["error"]
+    assert alice.get("/v1/users/alice/stats").json()["memories"] == 0
+
+    imported = alice.post(
+        "/v1/users/alice/import",
+        content=exported.content,
+        headers={"Content-Type": "application/x-ndjson"},
+    )
+
+    assert imported.status_code == 200, imported.text
+    assert imported.json()["imported"] == {"memory": 1, "link": 0, "episode": 1, "knowledge": 0}
+    again = alice.get("/v1/users/alice/export").text.splitlines()
+    assert again[1:] == lines[1:]
+
+
+def test_health_readiness_tools_and_openapi(base_url: str) -> None:
+    with httpx.Client(base_url=base_url) as client:
+        assert client.get("/health").json()["status"] == "ok"
+        ready = client.get("/ready").json()
+        assert ready["ready"] is True and ready["store"]["ok"] is True
+        assert ready["workers"]["mode"] == "in-process"
+        tools = client.get("/v1/tools", params={"lang": "en"}).json()
+        assert [t["function"]["name"] for t in tools] == [
+            "create_memory",
+            "link_memories",
+            "search_memories",
+        ]
+        spec = client.get("/openapi.json").json()
+    assert spec["info"]["title"] == "memory-platform"
+    assert all(path.startswith(("/v1/", "/health", "/ready")) for path in spec["paths"])
+    assert {"/v1/users/{user_id}/search", "/v1/users/{user_id}/export"} <= set(spec["paths"])
+    assert {"APIKeyHeader", "HTTPBearer"} <= set(spec["components"]["securitySchemes"])
+
+
+def test_readiness_fails_when_redis_does_not_answer(tmp_path: Path, embedder: Embedder) -> None:
+    settings = Settings(
+        sqlite_path=tmp_path / "r.db",
+        redis_url="redis://127.0.0.1:1/0",
+        api=ApiSettings(allow_anonymous=True),
+        _env_file=None,
+    )
+    with MemoryPlatform(settings, embedder=embedder) as mp, serve(create_app(mp)) as url:
+        response = httpx.get(f"{url}/ready", timeout=30)
+    assert response.status_code == 503
+    assert response.json()["redis"]["ok"] is False and response.json()["store"]["ok"] is True
+
+
+def test_an_api_without_keys_refuses_to_start(tmp_path: Path) -> None:
+    settings = Settings(sqlite_path=tmp_path / "x.db", _env_file=None)
+    with pytest.raises(ConfigurationError, match="MEMORY_API__KEYS"):
+        create_app(settings=settings)
