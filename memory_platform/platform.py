@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -614,6 +615,10 @@ class MemoryPlatform:
         """The session's short-term buffer: its latest messages, oldest first."""
         return self._short_term.recent(self._user(user_id), session_id)
 
+    def clear_recent(self, user_id: str, session_id: str) -> None:
+        """Empty the session's short-term buffer; the messages stay stored as episodes."""
+        self._short_term.clear(self._user(user_id), session_id)
+
     def summarize_messages(
         self, user_id: str, session_id: str, episode_ids: Sequence[str]
     ) -> dict[str, Any]:
@@ -951,24 +956,49 @@ class MemoryPlatform:
         """Delete everything stored for a user."""
         self.store.delete_user(self._user(user_id))
 
-    def export_user(self, user_id: str) -> Iterator[str]:
-        """A user's memories, links, episodes and knowledge as JSON Lines (no newlines);
-        see :mod:`memory_platform.transfer` for the format."""
+    def export_user(self, user_id: str) -> list[str]:
+        """A user's memories, links, episodes and knowledge as JSON Lines (one string per
+        line, no newlines); see :mod:`memory_platform.transfer` for the format."""
+        return list(self.iter_export(user_id))
+
+    def iter_export(self, user_id: str) -> Iterator[str]:
+        """:meth:`export_user` line by line, for streaming a large user."""
         for record in export_user(self.store, self._user(user_id)):
             yield dump_line(record)
 
-    def import_user(self, lines: Iterable[str], user_id: str | None = None) -> ImportReport:
-        """Import an export (its lines) for ``user_id`` (default: the exported user).
+    def import_user(
+        self,
+        data: str | Path | Iterable[str | Mapping[str, Any]],
+        user_id: str | None = None,
+    ) -> ImportReport:
+        """Import an export for ``user_id`` (default: the user it was exported from).
 
-        The whole file is validated before anything is written; ids are kept and what the
-        store already holds is skipped, so a failed import can be run again. Vectors are
-        rebuilt in the background (:meth:`wait_for_indexing` waits for them).
+        ``data`` is what :meth:`export_user` returned (lines, or their parsed dicts), the
+        whole JSON Lines text, or a path to a ``.jsonl`` file. ``import_user(user_id,
+        data)`` is accepted too, mirroring ``export_user(user_id)``. The file is validated
+        whole before anything is written; ids are kept and what the store already holds is
+        skipped, so a failed import can be run again. Vectors are rebuilt in the
+        background (:meth:`wait_for_indexing` waits for them).
 
         Raises:
-            InvalidInputError: the file is not a complete, valid export.
+            InvalidInputError: the data is not a complete, valid export.
             ConflictError: an id in the file belongs to another user of this store.
         """
-        records = parse_lines(lines)
+        if isinstance(data, str) and not data.lstrip().startswith("{"):
+            other: Any = user_id
+            if other is not None and not (
+                isinstance(other, str) and not other.lstrip().startswith("{")
+            ):
+                data, user_id = other, str(data)  # called as import_user(user_id, data)
+            elif Path(data).is_file():
+                data = Path(data)
+        if isinstance(data, Path):
+            with data.open(encoding="utf-8") as handle:
+                records = parse_lines(handle)
+        elif isinstance(data, str):
+            records = parse_lines(data.splitlines())
+        else:
+            records = parse_lines(data)
         target = None if user_id is None else self._user(user_id)
         report = import_records(self.store, records, target)
         self._indexer.notify(report.user_id)

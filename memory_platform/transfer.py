@@ -13,7 +13,7 @@ what the target already holds, so an interrupted import can simply be run again.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -129,18 +129,22 @@ def dump_line(record: BaseModel) -> str:
     return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)
 
 
-def parse_lines(lines: Iterable[str]) -> list[ExportRecord]:
-    """Validate a whole export: header first, end last with matching counts.
+def parse_lines(lines: Iterable[str | Mapping[str, Any]]) -> list[ExportRecord]:
+    """Validate a whole export (its lines, or the lines parsed into dicts): header first,
+    end last with matching counts.
 
     Raises:
         InvalidInputError: naming the first bad line and what is wrong with it.
     """
     records: list[ExportRecord] = []
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        if isinstance(line, str) and not line.strip():
             continue
         try:
-            records.append(_RECORD.validate_json(line))
+            if isinstance(line, str):
+                records.append(_RECORD.validate_json(line))
+            else:
+                records.append(_RECORD.validate_python(line))
         except ValidationError as exc:
             problem = exc.errors()[0]
             where = ".".join(str(p) for p in problem["loc"])

@@ -333,7 +333,7 @@ def _user_routes() -> APIRouter:
         responses={200: {"content": {"application/x-ndjson": {}}}},
     )
     def export(user_id: User, mp: Platform) -> StreamingResponse:
-        lines = mp.export_user(user_id)
+        lines = mp.iter_export(user_id)
 
         def body() -> Iterator[str]:
             for line in lines:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from memory_platform.api import create_app
 from memory_platform.config import ApiSettings
 from memory_platform.embeddings import Embedder
 from memory_platform.errors import ConfigurationError
+from tests.support.jobs import wait_for
 from tests.support.net import serve
 from tests.support.openai_stub import OpenAIStub
 from tests.unit.test_extraction import GOOD
@@ -242,7 +242,7 @@ def test_a_session_ends_in_an_extraction_job_and_knowledge(
     ended = alice.post("/v1/users/alice/sessions/s1/end")
     assert ended.status_code == 202
     job_id = ended.json()["job_id"]
-    state = poll(alice, f"/v1/users/alice/jobs/{job_id}")
+    state = wait_for(lambda: alice.get(f"/v1/users/alice/jobs/{job_id}").json())
 
     assert state["state"] == "SUCCESS" and state["result"]["status"] == "done", state
     latest = alice.get("/v1/users/alice/knowledge/latest").json()["points"]
@@ -253,21 +253,12 @@ def test_a_session_ends_in_an_extraction_job_and_knowledge(
         assert admin.get(f"/v1/users/bob/jobs/{job_id}").status_code == 404
 
 
-def poll(client: httpx.Client, path: str, timeout: float = 60) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        state = client.get(path).json()
-        if state["state"] in ("SUCCESS", "FAILURE") or time.monotonic() > deadline:
-            return state
-        time.sleep(0.1)
-
-
 def test_consolidation_job_runs_for_the_user(alice: httpx.Client) -> None:
     alice.post("/v1/users/alice/memories", json=memory("我", "喜欢", "Coffee", "观点"))
     alice.post("/v1/users/alice/memories", json=memory("Tom", "bought", "coffee!", "事件"))
     job = alice.post("/v1/users/alice/consolidate")
     assert job.status_code == 202
-    state = poll(alice, f"/v1/users/alice/jobs/{job.json()['job_id']}")
+    state = wait_for(lambda: alice.get(f"/v1/users/alice/jobs/{job.json()['job_id']}").json())
     assert state["state"] == "SUCCESS" and state["result"]["nodes_merged"] == 1, state
     assert alice.get("/v1/users/alice/stats").json()["staged"] == 0
 

@@ -130,3 +130,29 @@ def test_a_damaged_file_is_refused_before_anything_is_written(
         mp.import_user(damage(lines), user_id=target)
 
     assert mp.stats(target).memories == 0 and mp.stats(target).episodes == 0
+
+
+def test_import_accepts_lines_dicts_text_files_and_either_argument_order(
+    mp: MemoryPlatform, users, tmp_path
+) -> None:
+    source = users()
+    create(mp, source, subject="我", memory_type="事实", topic="住在", object="上海")
+    lines = mp.export_user(source)
+    file = tmp_path / "export.jsonl"
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    mp.delete_user(source)
+
+    shapes = [
+        lambda: mp.import_user(lines),
+        lambda: mp.import_user([json.loads(line) for line in lines]),
+        lambda: mp.import_user("\n".join(lines)),
+        lambda: mp.import_user(file),
+        lambda: mp.import_user(str(file)),
+        lambda: mp.import_user(source, lines),
+        lambda: mp.import_user(lines, user_id=source),
+    ]
+    for shape in shapes:
+        report = shape()
+        assert report.user_id == source
+        assert mp.stats(source).memories == 1
+        mp.delete_user(source)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
 from memory_platform import MemoryPlatform
+from tests.support.jobs import wait_for
 from tests.support.openai_stub import OpenAIStub
 from tests.workers.worker import Worker
 
@@ -50,19 +49,6 @@ MESSAGES = [
         "timestamp": datetime(2025, 11, 5, 9, 1, tzinfo=UTC),
     },
 ]
-
-
-def wait_for(
-    job: Callable[[], dict[str, Any]], states: set[str], timeout: float = 120
-) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        status = job()
-        if status["state"] in states:
-            return status
-        if time.monotonic() > deadline:
-            raise AssertionError(f"job still {status['state']} after {timeout}s")
-        time.sleep(0.3)
 
 
 def test_session_end_extracts_knowledge_visible_to_search(

@@ -10,9 +10,10 @@ import pytest
 from memory_platform import MemoryPlatform
 from memory_platform.api import create_app
 from memory_platform.config import ApiSettings
+from tests.support.jobs import wait_for
 from tests.support.net import serve
 from tests.support.openai_stub import OpenAIStub
-from tests.workers.test_celery_workers import GOOD, MESSAGES, wait_for
+from tests.workers.test_celery_workers import GOOD, MESSAGES
 from tests.workers.worker import Worker
 
 pytestmark = pytest.mark.workers
