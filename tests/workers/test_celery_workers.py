@@ -157,3 +157,26 @@ def test_concurrent_consolidations_of_one_user_are_serialised(
     first, second = sorted(results, key=lambda r: r["started_at"])
     assert first["finished_at"] <= second["started_at"]
     assert client.stats("alice").staged == 0
+
+
+def test_beat_schedules_consolidation_that_a_worker_runs(
+    env: dict[str, str], client: MemoryPlatform, worker: Worker, tmp_path
+) -> None:
+    client.execute_tool(
+        "alice",
+        "create_memory",
+        {"subject": "我", "memory_type": "观点", "topic": "喜欢", "object": "Coffee"},
+    )
+    assert client.stats("alice").staged == 1
+    beat = Worker(
+        {**env, "MEMORY_CONSOLIDATION__INTERVAL_HOURS": "0.0005"}, tmp_path / "beat.log", "beat"
+    )
+    beat.start()  # consolidate_all every 1.8 s
+    try:
+        deadline = time.monotonic() + 90
+        while client.stats("alice").staged:
+            assert time.monotonic() < deadline, beat.log_tail() + worker.log_tail()
+            time.sleep(0.5)
+    finally:
+        beat.stop()
+    assert "memory.consolidate_all" in beat.log_tail()

@@ -13,23 +13,34 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Worker:
-    """A ``celery worker`` subprocess in its own process group."""
+    """``memory-platform worker`` (or ``beat``) as a subprocess in its own process group."""
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, command: str = "worker") -> None:
         self._env = env
         self._log = log
+        self._command = command
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         handle = self._log.open("ab")
+        if self._command == "worker":
+            args = [
+                "worker",
+                "--pool=threads",
+                "--concurrency=2",
+                "--name",
+                f"test-{time.time_ns()}@%h",
+            ]
+            started = "ready."
+        else:
+            args = ["beat", "--schedule", str(self._log.with_suffix(".schedule"))]
+            started = "beat: Starting"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker",
-             "-Q", "extraction,consolidation", "--pool=threads", "--concurrency=2",
-             "--loglevel=INFO", "--without-gossip", "--without-mingle", "-n", f"test-{time.time_ns()}@%h"],
+            [sys.executable, "-m", "memory_platform.cli", *args],
             cwd=ROOT, env=self._env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         deadline = time.monotonic() + 60
-        while "ready." not in self._log.read_text(errors="replace"):
+        while started not in self._log.read_text(errors="replace"):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(
                     "the worker did not start:\n" + self._log.read_text(errors="replace")[-3000:]

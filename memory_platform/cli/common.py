@@ -1,0 +1,70 @@
+"""What every command shares: consoles, the one-line error exit, opening the platform."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from ..config import Settings, load_settings
+from ..errors import MemoryPlatformError
+
+console = Console(soft_wrap=True)  # one message, one line; tables still fit the terminal
+err_console = Console(stderr=True, soft_wrap=True)
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db", help="SQLite file to use (default: MEMORY_SQLITE_PATH, or the configured backend)"
+    ),
+]
+UserOption = Annotated[str, typer.Option("--user", "-u", help="whose memory")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="print JSON instead of a table")]
+
+
+def fail(message: str) -> typer.Exit:
+    """Print one red line to stderr; the caller raises the returned exit (code 1)."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=1)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the platform's errors, bad files and bad values into one line and exit 1."""
+    try:
+        yield
+    except MemoryPlatformError as exc:
+        raise fail(str(exc)) from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise fail(f"{where}: {first['msg']}" if where else str(first["msg"])) from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise fail(str(exc)) from exc
+
+
+def settings_for(db: Path | None, **overrides: Any) -> Settings:
+    """Settings from the environment, with ``--db`` selecting an embedded store file."""
+    if db is not None:
+        overrides.update(backend="sqlite", sqlite_path=db)
+    return load_settings(**overrides)
+
+
+@contextmanager
+def open_platform(db: Path | None, **overrides: Any) -> Iterator[Any]:
+    """A :class:`MemoryPlatform` for one command, closed (indexing finished) at the end."""
+    from ..platform import MemoryPlatform
+
+    with user_errors(), MemoryPlatform(settings_for(db, **overrides)) as mp:
+        yield mp
+
+
+def print_json(value: Any) -> None:
+    """JSON on stdout (unicode kept), for ``--json`` and for piping."""
+    print(json.dumps(value, ensure_ascii=False, indent=2, default=str))

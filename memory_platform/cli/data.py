@@ -1,0 +1,195 @@
+"""Moving data in and out: ``ingest`` (JSONL of messages or episodes), ``export``, ``import``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from ..models import MAX_ID_CHARS, Message
+from .common import DbOption, console, err_console, fail, open_platform, print_json
+
+_BATCH = 500
+
+
+class _Episode(BaseModel):
+    """One JSONL line of raw conversation (``mp.add_episode``'s keywords)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    timestamp: datetime | None = None
+    session_id: str | None = Field(None, max_length=MAX_ID_CHARS)
+    speaker: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    user_id: str | None = None
+
+
+class _ChatMessage(Message):
+    """One JSONL line of a chat (``mp.add_messages``), with its session."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str | None = Field(None, max_length=MAX_ID_CHARS)
+    user_id: str | None = None
+
+
+def _read_lines(path: Path, user: str | None, session: str | None) -> list[tuple[str, Any]]:
+    """Validate the whole file first, so a bad line stops the ingest before any write."""
+    items: list[tuple[str, Any]] = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise fail(f"{path}:{number}: not JSON ({exc.msg})") from exc
+            if not isinstance(raw, dict):
+                raise fail(f"{path}:{number}: each line must be a JSON object")
+            model: type[BaseModel] = _ChatMessage if "role" in raw else _Episode
+            try:
+                item: Any = model.model_validate(raw)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                kind = "message" if model is _ChatMessage else "episode"
+                raise fail(f"{path}:{number}: {kind} {where}: {first['msg']}") from exc
+            item.user_id = item.user_id or user
+            if item.user_id is None:
+                raise fail(f"{path}:{number}: no user_id in the line and no --user given")
+            item.session_id = item.session_id or session
+            if isinstance(item, _ChatMessage) and item.session_id is None:
+                raise fail(f"{path}:{number}: a message needs a session_id (or --session)")
+            items.append(("message" if isinstance(item, _ChatMessage) else "episode", item))
+    return items
+
+
+def ingest(
+    path: Annotated[Path, typer.Argument(help="JSONL file: one message or episode per line")],
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="user of lines without user_id")
+    ] = None,
+    session: Annotated[str | None, typer.Option(help="session of lines without session_id")] = None,
+    end_sessions: Annotated[
+        bool, typer.Option("--end-sessions", help="queue extraction of each chat session")
+    ] = False,
+    wait: Annotated[bool, typer.Option(help="wait until everything is vector-indexed")] = True,
+    db: DbOption = None,
+) -> None:
+    """Bulk-load conversation from JSON Lines, with a progress bar.
+
+    A line with "role" and "content" is a chat message (add_messages); a line with
+    "text" is an episode (add_episodes). Optional keys: timestamp, session_id,
+    speaker (episodes) or name (messages), metadata, user_id. The whole file is
+    checked before anything is written.
+    """
+    if not path.is_file():
+        raise fail(f"no such file: {path}")
+    items = _read_lines(path, user, session)
+    episodes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    chats: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for kind, item in items:
+        if kind == "episode":
+            episodes[item.user_id].append(item.model_dump(exclude={"user_id"}, exclude_none=True))
+        else:
+            chats[(item.user_id, item.session_id)].append(
+                item.model_dump(exclude={"user_id", "session_id"}, exclude_none=True)
+            )
+    jobs: list[str] = []
+    with open_platform(db) as mp, _progress() as progress:
+        task = progress.add_task("ingesting", total=len(items))
+        for owner, batch in episodes.items():
+            for start in range(0, len(batch), _BATCH):
+                chunk = batch[start : start + _BATCH]
+                mp.add_episodes(owner, chunk)
+                progress.advance(task, len(chunk))
+        for (owner, session_id), messages in chats.items():
+            for start in range(0, len(messages), _BATCH):
+                chunk = messages[start : start + _BATCH]
+                mp.add_messages(owner, session_id, chunk)
+                progress.advance(task, len(chunk))
+            if end_sessions:
+                jobs.append(mp.end_session(owner, session_id))
+        if wait:
+            progress.update(task, description="embedding")
+            mp.wait_for_indexing(timeout=3600)
+    users = {u for u in episodes} | {u for u, _ in chats}
+    console.print(
+        f"ingested {len(items)} lines for {len(users)} user(s): "
+        f"{sum(map(len, episodes.values()))} episodes, "
+        f"{sum(map(len, chats.values()))} messages in {len(chats)} session(s)",
+        highlight=False,
+    )
+    for job in jobs:
+        console.print(f"queued extraction: {job}", highlight=False)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=False,
+    )
+
+
+def export(
+    user: Annotated[str, typer.Option("--user", "-u", help="whose memory")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="file to write (default: stdout)")
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Write a user's memories, links, episodes and knowledge as JSON Lines."""
+    with open_platform(db) as mp:
+        if out is None:
+            for line in mp.iter_export(user):
+                sys.stdout.write(line + "\n")
+            return
+        out.parent.mkdir(parents=True, exist_ok=True)
+        partial = out.with_name(out.name + ".partial")
+        count = 0
+        with partial.open("w", encoding="utf-8") as handle:
+            for line in mp.iter_export(user):
+                handle.write(line + "\n")
+                count += 1
+        partial.replace(out)  # a failed export never leaves a half file under the name
+    err_console.print(f"exported {count - 2} records of {user} to {out}", highlight=False)
+
+
+def import_(
+    path: Annotated[Path, typer.Argument(help="a JSONL file written by export")],
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="import as this user (default: as exported)")
+    ] = None,
+    wait: Annotated[bool, typer.Option(help="wait until everything is vector-indexed")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    db: DbOption = None,
+) -> None:
+    """Import an export; the file is checked whole first, and what exists is skipped."""
+    if not path.is_file():
+        raise fail(f"no such file: {path}")
+    with open_platform(db) as mp:
+        report = mp.import_user(path, user_id=user)
+        if wait:
+            mp.wait_for_indexing(report.user_id, timeout=3600)
+    if as_json:
+        print_json(report.model_dump())
+        return
+    done = ", ".join(f"{v} {k}" for k, v in report.imported.items())
+    skipped = sum(report.skipped.values())
+    console.print(
+        f"imported into {report.user_id}: {done}"
+        + (f" ({skipped} already present, skipped)" if skipped else ""),
+        highlight=False,
+    )

@@ -1,0 +1,175 @@
+"""Looking at memory: ``search``, ``stats``, ``viz``, and ``consolidate`` on demand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.table import Table
+
+from ..retrieval.context import relation_label
+from .common import (
+    DbOption,
+    JsonFlag,
+    UserOption,
+    console,
+    err_console,
+    fail,
+    open_platform,
+    print_json,
+)
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="a question or keywords")],
+    user: UserOption,
+    depth: Annotated[int, typer.Option(min=0, max=2, help="graph expansion depth")] = 1,
+    mode: Annotated[str, typer.Option(help="auto, fast or deep")] = "auto",
+    max_results: Annotated[int, typer.Option(min=1, max=100)] = 10,
+    memory_type: Annotated[
+        list[str] | None, typer.Option("--type", help="only this memory type (repeatable)")
+    ] = None,
+    include_invalid: Annotated[bool, typer.Option(help="also invalidated memories")] = False,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Search a user's memory: direct matches, then what the graph connects to them."""
+    if mode not in ("auto", "fast", "deep"):
+        raise fail("--mode must be auto, fast or deep")
+    chosen: Literal["auto", "fast", "deep"] = mode  # type: ignore[assignment]
+    with open_platform(db) as mp:
+        results = mp.search(
+            user,
+            query,
+            memory_types=memory_type,
+            max_results=max_results,
+            expand_depth=depth,
+            mode=chosen,
+            include_invalid=include_invalid,
+            record_access=False,
+        )
+        context = mp.format_context(results)
+    if as_json:
+        print_json(
+            {
+                "query": query,
+                "results": [r.model_dump(mode="json") for r in results],
+                "context": context,
+            }
+        )
+        return
+    if not results:
+        console.print(f"no memories of {user} match {query!r}", highlight=False)
+        return
+    table = Table(title=f"{query}  ({user}, depth {depth})")
+    for column in ("#", "layer", "score", "kind", "time", "text", "via"):
+        table.add_column(column, overflow="fold")
+    for rank, r in enumerate(results, start=1):
+        via = relation_label(r.path[-1].relation, r.path[-1].direction) if r.path else ""
+        table.add_row(
+            str(rank),
+            r.layer,
+            f"{r.score:.3f}",
+            r.memory_type or r.kind,
+            r.time or "",
+            r.text,
+            via,
+        )
+    console.print(table)
+
+
+def stats(
+    user: Annotated[
+        str | None, typer.Option("--user", "-u", help="one user (default: the whole store)")
+    ] = None,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Counts of memories, nodes, edges, links, episodes, knowledge and vectors."""
+    with open_platform(db) as mp:
+        counts = mp.stats(user)
+        users = None if user else len(mp.store.list_users())
+    if as_json:
+        print_json({**({"users": users} if users is not None else {}), **counts.model_dump()})
+        return
+    table = Table(title=f"memory of {user}" if user else "whole store")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    if users is not None:
+        table.add_row("users", str(users))
+    table.add_row("memories", str(counts.memories))
+    table.add_row("  staged", str(counts.staged))
+    table.add_row("  invalidated", str(counts.invalid))
+    for kind, n in sorted(counts.nodes.items()):
+        table.add_row(f"{kind} nodes", str(n))
+    table.add_row("structural edges", str(counts.structural_edges))
+    table.add_row("memory links", str(counts.links))
+    table.add_row("episodes", str(counts.episodes))
+    table.add_row("knowledge versions", str(counts.knowledge_versions))
+    table.add_row("knowledge points", str(counts.knowledge_points))
+    for kind, n in sorted(counts.vectors.items()):
+        table.add_row(f"{kind} vectors", str(n))
+    console.print(table)
+
+
+def viz(
+    user: UserOption,
+    out: Annotated[Path, typer.Option("--out", "-o", help="graph.html or graph.dot")] = Path(
+        "memory-graph.html"
+    ),
+    fmt: Annotated[
+        str | None, typer.Option("--format", help="html or dot (default: from --out)")
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, help="newest memories shown")] = 300,
+    db: DbOption = None,
+) -> None:
+    """Draw a user's memory graph: a standalone HTML page or Graphviz DOT, by node type."""
+    from ..viz import to_dot, to_html, user_graph
+
+    chosen = fmt or ("dot" if out.suffix in (".dot", ".gv") else "html")
+    if chosen not in ("html", "dot"):
+        raise fail("--format must be html or dot")
+    with open_platform(db) as mp:
+        view = user_graph(mp.store, user, limit=limit)
+    if not view.nodes:
+        raise fail(f"user {user!r} has no memories to draw")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(to_dot(view) if chosen == "dot" else to_html(view), encoding="utf-8")
+    memories = sum(1 for n in view.nodes if n.kind == "Memory")
+    err_console.print(
+        f"wrote {out} ({chosen}): {memories} memories, {len(view.nodes)} nodes, "
+        f"{len(view.edges)} edges",
+        highlight=False,
+    )
+
+
+def consolidate(
+    user: Annotated[str | None, typer.Option("--user", "-u", help="one user")] = None,
+    all_users: Annotated[
+        bool, typer.Option("--all", help="every user with staged memories")
+    ] = False,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Consolidate now, in this process: merge nodes, discover links, resolve conflicts."""
+    if (user is None) == (not all_users):
+        raise fail("give either --user or --all")
+    with open_platform(db) as mp:
+        users = [user] if user else mp.store.users_with_staged()
+        reports = []
+        for name in users:
+            err_console.print(f"consolidating {name} …", highlight=False)
+            reports.append(mp.consolidate(name))
+    if as_json:
+        print_json(reports)
+        return
+    table = Table(title="consolidation")
+    columns = ("user_id", "memories", "nodes_merged", "related_links", "causal_links", "conflicts")
+    for column in columns:
+        table.add_column(column.replace("_", " "))
+    for report in reports:
+        table.add_row(*(str(report[c]) for c in columns))
+    console.print(table)
+    if not reports:
+        console.print("nothing staged: no user to consolidate")

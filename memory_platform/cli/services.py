@@ -1,0 +1,90 @@
+"""Long-running services and store setup: ``serve``, ``worker``, ``beat``, ``init-db``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..errors import ConfigurationError
+from .common import DbOption, console, fail, open_platform, settings_for, user_errors
+
+
+def serve(
+    db: DbOption = None,
+    host: Annotated[str | None, typer.Option(help="bind address (default: api.host)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (default: api.port, 8000)")] = None,
+) -> None:
+    """Run the HTTP API (FastAPI on uvicorn). API keys come from MEMORY_API__KEYS."""
+    try:
+        import uvicorn
+
+        from ..api import create_app
+    except ImportError as exc:
+        raise fail("the HTTP API needs its extra: pip install 'memory-platform[api]'") from exc
+    with user_errors():
+        settings = settings_for(db)
+        app = create_app(settings=settings)
+    uvicorn.run(
+        app,
+        host=host or settings.api.host,
+        port=port or settings.api.port,
+        log_level="info",
+        proxy_headers=True,
+    )
+
+
+def _celery_app() -> object:
+    with user_errors():
+        if not settings_for(None).redis_url:
+            raise ConfigurationError(
+                "workers need Redis: set MEMORY_REDIS_URL (e.g. redis://localhost:6379/0)"
+            )
+    try:
+        from workers.celery_app import app
+    except ImportError as exc:
+        raise fail("the workers need their extra: pip install 'memory-platform[workers]'") from exc
+    return app
+
+
+def worker(
+    queues: Annotated[str, typer.Option(help="comma-separated queues to consume")] = (
+        "extraction,consolidation"
+    ),
+    concurrency: Annotated[int, typer.Option(min=1, help="parallel tasks")] = 2,
+    pool: Annotated[str, typer.Option(help="prefork, threads or solo")] = "prefork",
+    name: Annotated[str | None, typer.Option(help="node name (default: celery@hostname)")] = None,
+    loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING")] = "INFO",
+) -> None:
+    """Run a Celery worker on the queues (needs MEMORY_REDIS_URL)."""
+    app = _celery_app()
+    argv = ["worker", "-Q", queues, f"--concurrency={concurrency}", f"--pool={pool}"]
+    argv += [f"--loglevel={loglevel}", "--without-gossip"]
+    if name:
+        argv += ["-n", name]
+    app.worker_main(argv=argv)  # type: ignore[attr-defined]
+
+
+def beat(
+    schedule: Annotated[
+        str, typer.Option(help="file where beat keeps its last run times")
+    ] = "celerybeat-schedule",
+    loglevel: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING")] = "INFO",
+) -> None:
+    """Run Celery beat: consolidation every interval_hours, daily maintenance (one replica)."""
+    app = _celery_app()
+    app.start(argv=["beat", f"--schedule={schedule}", f"--loglevel={loglevel}"])  # type: ignore[attr-defined]
+
+
+def init_db(db: DbOption = None) -> None:
+    """Create or migrate the store's schema (tables, indexes, vector indexes); idempotent."""
+    with open_platform(db) as mp:
+        settings = mp.settings
+        where = (
+            f"SQLite at {settings.sqlite_path}"
+            if settings.backend == "sqlite"
+            else f"Neo4j at {settings.neo4j_uri} (database {settings.neo4j_database})"
+        )
+        users = len(mp.store.list_users())
+        signature = mp.store.signature
+    console.print(f"schema ready: {where}; {users} users; vectors: {signature}", highlight=False)

@@ -1,0 +1,260 @@
+"""The ``memory-platform`` commands through typer's runner, with real files and stores."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from memory_platform.cli import app
+from memory_platform.viz import LINK_COLOURS, PALETTE
+from tests.support.net import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+CHAT = [
+    {"role": "user", "content": "I moved to Berlin last year", "session_id": "s1"},
+    {"role": "assistant", "content": "How do you like it?", "session_id": "s1"},
+    {"role": "user", "content": "I love the lakes", "session_id": "s1", "name": "alice"},
+    {
+        "text": "Tom went hiking in the Alps",
+        "speaker": "tom",
+        "timestamp": "2025-01-02T10:00:00Z",
+        "metadata": {"dia_id": "D1:1"},
+    },
+    {"text": "Bob's note about taxes", "user_id": "bob"},
+]
+
+
+def run(*args: str) -> object:
+    result = runner.invoke(app, list(args))
+    return result
+
+
+def write_jsonl(path: Path, rows: list[object]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for key in list(os.environ):
+        if key.startswith("MEMORY_"):
+            monkeypatch.delenv(key)
+
+
+def test_ingest_then_search_and_stats(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    source = write_jsonl(tmp_path / "chat.jsonl", CHAT)
+
+    ingested = runner.invoke(app, ["ingest", str(source), "--user", "alice", "--db", db])
+
+    assert ingested.exit_code == 0, ingested.output
+    assert (
+        "ingested 5 lines for 2 user(s): 2 episodes, 3 messages in 1 session(s)" in ingested.stdout
+    )
+    assert "5/5" in ingested.stderr  # the progress bar reached the end
+    stats = json.loads(runner.invoke(app, ["stats", "--json", "--db", db]).stdout)
+    assert stats["users"] == 2 and stats["episodes"] == 5 and stats["vectors"]["episode"] == 5
+    found = runner.invoke(
+        app, ["search", "when did she move to Berlin?", "-u", "alice", "--db", db, "--json"]
+    )
+    body = json.loads(found.stdout)
+    assert body["results"][0]["text"] == "I moved to Berlin last year"
+    assert body["results"][0]["metadata"] == {"role": "user"}
+    assert "<memory_context>" in body["context"]
+    assert all("taxes" not in r["text"] for r in body["results"])  # bob's line stays bob's
+    hiking = json.loads(
+        runner.invoke(app, ["search", "hiking", "-u", "alice", "--db", db, "--json"]).stdout
+    )
+    assert hiking["results"][0]["metadata"] == {"dia_id": "D1:1"}
+    table = runner.invoke(app, ["search", "Berlin", "-u", "alice", "--db", db])
+    assert table.exit_code == 0 and "Berlin" in table.stdout and "layer" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([CHAT[0], "not an object"], "chat.jsonl:2: each line must be a JSON object"),
+        (
+            [CHAT[0], {"role": "robot", "content": "x", "session_id": "s"}],
+            "chat.jsonl:2: message role",
+        ),
+        ([CHAT[0], {"text": ""}], "chat.jsonl:2: episode text"),
+        ([CHAT[0], {"txt": "typo"}], "chat.jsonl:2: episode"),
+        ([{"role": "user", "content": "no session"}], "chat.jsonl:1: a message needs a session_id"),
+    ],
+)
+def test_a_bad_line_stops_ingest_before_anything_is_written(
+    tmp_path: Path, rows: list[object], message: str
+) -> None:
+    db = str(tmp_path / "m.db")
+    source = write_jsonl(tmp_path / "chat.jsonl", rows)
+
+    result = runner.invoke(app, ["ingest", str(source), "-u", "alice", "--db", db])
+
+    assert result.exit_code == 1
+    assert message in result.stderr and "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1
+    stats = json.loads(runner.invoke(app, ["stats", "--json", "--db", db]).stdout)
+    assert stats["episodes"] == 0
+
+
+def test_a_file_that_is_not_json_lines_is_one_clear_error(tmp_path: Path) -> None:
+    source = tmp_path / "chat.jsonl"
+    source.write_text('{"text": "fine"}\n{"text": \n', encoding="utf-8")
+    result = runner.invoke(app, ["ingest", str(source), "-u", "a", "--db", str(tmp_path / "m.db")])
+    assert result.exit_code == 1 and "chat.jsonl:2: not JSON" in result.stderr
+    missing = runner.invoke(app, ["ingest", "nowhere.jsonl", "-u", "a"])
+    assert missing.exit_code == 1 and "no such file: nowhere.jsonl" in missing.stderr
+
+
+def demo_db(tmp_path: Path) -> str:
+    db = str(tmp_path / "demo.db")
+    assert runner.invoke(app, ["demo", "--db", db, "--json"]).exit_code == 0
+    return db
+
+
+@pytest.mark.slow
+def test_export_import_round_trips_through_files(tmp_path: Path) -> None:
+    source = demo_db(tmp_path)
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    target = str(tmp_path / "copy.db")
+
+    exported = runner.invoke(app, ["export", "-u", "demo-user", "--db", source, "-o", str(first)])
+    imported = runner.invoke(app, ["import", str(first), "--db", target, "--json"])
+    runner.invoke(app, ["export", "-u", "demo-user", "--db", target, "-o", str(second)])
+
+    assert exported.exit_code == 0 and "exported 20 records" in exported.stderr
+    assert json.loads(imported.stdout)["imported"] == {
+        "memory": 15,
+        "link": 5,
+        "episode": 0,
+        "knowledge": 0,
+    }
+    strip = lambda path: [  # noqa: E731 - the time of the export is the one expected difference
+        re.sub(r'"exported_at": "[^"]+"', "", line) for line in path.read_text().splitlines()
+    ]
+    assert strip(first) == strip(second)
+    to_stdout = runner.invoke(app, ["export", "-u", "demo-user", "--db", target])
+    assert to_stdout.stdout.splitlines()[1:] == second.read_text().splitlines()[1:]
+    again = runner.invoke(app, ["import", str(first), "--db", target])
+    assert "15 memory" not in again.stdout and "already present, skipped" in again.stdout
+    truncated = tmp_path / "cut.jsonl"
+    truncated.write_text("\n".join(first.read_text().splitlines()[:-1]), encoding="utf-8")
+    refused = runner.invoke(app, ["import", str(truncated), "--db", target, "-u", "other"])
+    assert refused.exit_code == 1 and "truncated" in refused.stderr
+
+
+@pytest.mark.slow
+def test_viz_draws_every_memory_coloured_by_type(tmp_path: Path) -> None:
+    db = demo_db(tmp_path)
+    page, dot = tmp_path / "g.html", tmp_path / "g.dot"
+
+    html_run = runner.invoke(app, ["viz", "-u", "demo-user", "--db", db, "-o", str(page)])
+    dot_run = runner.invoke(app, ["viz", "-u", "demo-user", "--db", db, "-o", str(dot)])
+
+    assert html_run.exit_code == 0 and dot_run.exit_code == 0, html_run.output
+    html = page.read_text()
+    assert (
+        html.startswith("<!DOCTYPE html>")
+        and "<script" not in html
+        and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    )
+    kinds = re.findall(r'data-kind="(\w+)"', html)
+    assert kinds.count("Memory") == 15 and set(kinds) == set(PALETTE)
+    for kind, (fill, _) in PALETTE.items():
+        if kind != "Memory":  # memories are coloured by status (staged here)
+            assert re.search(rf'data-kind="{kind}".*?fill="{fill}"', html)
+    assert html.count(f'stroke="{LINK_COLOURS["CAUSES"]}"') >= 3  # the demo's causal links
+    text = dot.read_text()
+    assert text.startswith('digraph "memory:demo-user" {') and text.rstrip().endswith("}")
+    assert text.count("shape=box") == 15
+    assert len(re.findall(r"-> .*label=\"CAUSES\"", text)) == 5 - text.count('label="REFERS_TO"')
+    nobody = runner.invoke(app, ["viz", "-u", "nobody", "--db", db])
+    assert nobody.exit_code == 1 and "no memories" in nobody.stderr
+
+
+def test_consolidate_init_db_and_usage_errors(tmp_path: Path) -> None:
+    db = str(tmp_path / "c.db")
+    init = runner.invoke(app, ["init-db", "--db", db])
+    assert init.exit_code == 0 and "schema ready: SQLite at" in init.stdout
+    assert runner.invoke(app, ["init-db", "--db", db]).exit_code == 0  # idempotent
+    rows = [{"text": "x"}]
+    write_jsonl(tmp_path / "x.jsonl", rows)
+    neither = runner.invoke(app, ["consolidate", "--db", db])
+    assert neither.exit_code == 1 and "give either --user or --all" in neither.stderr
+    nothing = runner.invoke(app, ["consolidate", "--all", "--db", db])
+    assert nothing.exit_code == 0 and "nothing staged" in nothing.stdout
+    bad_mode = runner.invoke(app, ["search", "x", "-u", "a", "--mode", "slow", "--db", db])
+    assert bad_mode.exit_code == 1 and "--mode must be auto, fast or deep" in bad_mode.stderr
+    no_redis = runner.invoke(app, ["worker"])
+    assert no_redis.exit_code == 1 and "MEMORY_REDIS_URL" in no_redis.stderr
+    no_keys = runner.invoke(app, ["serve", "--db", db])
+    assert no_keys.exit_code == 1 and "MEMORY_API__KEYS" in no_keys.stderr
+    for result in (neither, bad_mode, no_redis, no_keys):
+        assert "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_consolidate_merges_a_users_duplicates(tmp_path: Path) -> None:
+    db = demo_db(tmp_path)
+    result = runner.invoke(app, ["consolidate", "-u", "demo-user", "--db", db, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)[0]
+    assert report["user_id"] == "demo-user" and report["memories"] == 15
+    stats = json.loads(
+        runner.invoke(app, ["stats", "-u", "demo-user", "--json", "--db", db]).stdout
+    )
+    assert stats["staged"] == 0
+
+
+@pytest.mark.slow
+def test_serve_answers_over_http(tmp_path: Path) -> None:
+    port = free_port()
+    env = {
+        **os.environ,
+        "MEMORY_SQLITE_PATH": str(tmp_path / "s.db"),
+        "MEMORY_API__KEYS": json.dumps({"serve-test-key": ["alice"]}),
+        "HF_HUB_OFFLINE": "1",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memory_platform.cli", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
+            time.sleep(0.3)
+        headers = {"X-API-Key": "serve-test-key"}
+        created = httpx.post(
+            f"{base}/v1/users/alice/memories",
+            json={"subject": "I", "memory_type": "fact", "topic": "live in", "object": "Berlin"},
+            headers=headers,
+        )
+        assert created.status_code == 201, created.text
+        assert httpx.get(f"{base}/v1/users/alice/stats", headers=headers).json()["memories"] == 1
+        assert httpx.get(f"{base}/v1/users/bob/stats", headers=headers).status_code == 403
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
