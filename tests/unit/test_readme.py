@@ -36,3 +36,61 @@ def test_quickstart_runs(
     out = capsys.readouterr().out
     assert "<direct_matches>" in out and "睡眠" in out
     assert (tmp_path / "memories.db").exists()
+
+
+def blocks(heading: str, language: str) -> list[str]:
+    """Every ``language`` block of one README section."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    section = text[start : end if end != -1 else len(text)]
+    return re.findall(rf"```{language}\n(.*?)\n```", section, re.DOTALL)
+
+
+@pytest.mark.slow
+def test_langchain_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    exec(compile(python_block("## LangChain"), "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert '"success": true' in out and "I live in Berlin" in out
+
+
+@pytest.mark.slow
+def test_http_example_runs_against_the_served_api(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+    import shlex
+
+    from memory_platform import MemoryPlatform, Settings
+    from memory_platform.api import create_app
+    from tests.support.net import serve
+
+    shell = blocks("## HTTP API", "bash")[0]
+    keys = shlex.split(shell.splitlines()[0].removeprefix("export "))[0].split("=", 1)[1]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEMORY_API__KEYS", keys)
+    assert json.loads(keys)  # the documented variable is valid JSON
+    with (
+        MemoryPlatform(Settings(sqlite_path=tmp_path / "api.db")) as mp,
+        serve(create_app(mp)) as url,
+    ):
+        code = python_block("## HTTP API").replace("http://127.0.0.1:8000", url)
+        exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "<memory_context>" in out and "心情" in out
+
+
+def test_documented_commands_exist() -> None:
+    from typer.main import get_command
+
+    from memory_platform.cli import app
+
+    names = set(get_command(app).commands)  # type: ignore[attr-defined]
+    for line in blocks("## Command line", "bash")[0].splitlines():
+        words = line.split("#")[0].split()
+        assert words[0] == "memory-platform"
+        for word in " ".join(words[1:]).split(" | ") if "|" in line else [words[1]]:
+            assert word.split()[0] in names, line
