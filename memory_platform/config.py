@@ -180,6 +180,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         env_file=".env",
         env_file_encoding="utf-8",
+        env_ignore_empty=True,  # VAR= (as compose writes ${VAR:-}) means "not set"
         extra="ignore",
         validate_default=True,
     )
@@ -247,6 +248,22 @@ class Settings(BaseSettings):
         if toml_path is not None:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
         return tuple(sources)
+
+
+def environment_variables() -> list[str]:
+    """Every ``MEMORY_*`` variable the settings read, nested sections included (sorted).
+
+    Deployment files are checked against this list, so a misspelt variable fails a test
+    instead of being silently ignored in production.
+    """
+    names: list[str] = []
+    for name, info in Settings.model_fields.items():
+        kind = info.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            names.extend(f"MEMORY_{name}__{sub}".upper() for sub in kind.model_fields)
+        else:
+            names.append(f"MEMORY_{name}".upper())
+    return sorted(names)
 
 
 def _toml_path(*sources: PydanticBaseSettingsSource) -> Path | None:

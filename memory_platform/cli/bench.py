@@ -34,7 +34,7 @@ def bench(
     """
     import tempfile
 
-    from .bench.latency import SCALES, markdown, run_latency
+    from ..bench.latency import SCALES, markdown, run_latency
 
     if scale not in SCALES:
         raise _fail(f"--scale must be one of {', '.join(SCALES)}")
@@ -73,7 +73,7 @@ def eval_locomo(
     """
     import tempfile
 
-    from .bench.locomo import markdown, run_locomo
+    from ..bench.locomo import markdown, run_locomo
 
     if not data.is_file():
         raise _fail(f"no LoCoMo file at {data}")

@@ -181,6 +181,18 @@ class Neo4jGraphStore(GraphStore):
         with self._translate(), self._driver.session(database=self._database) as session:
             return session.execute_read(work)  # type: ignore[no-any-return]
 
+    def run_saved_query(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run a saved inspection query of ``cypher/browser/`` (read-only) by file name.
+
+        For tools and tests that show what Neo4j Browser shows; values go as parameters.
+        """
+
+        def work(tx: Any) -> list[dict[str, Any]]:
+            return [record.data() for record in tx.run(cypher(f"browser/{name}"), **params)]
+
+        with self._translate(), self._driver.session(database=self._database) as session:
+            return session.execute_read(work)  # type: ignore[no-any-return]
+
     @staticmethod
     def _run(tx: Any, name: str, **params: Any) -> list[Any]:
         return list(tx.run(cypher(f"neo4j/{name}"), **params))

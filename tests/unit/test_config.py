@@ -80,3 +80,20 @@ def test_missing_or_broken_toml_file_is_a_clear_error(tmp_path: Path) -> None:
     broken.write_text("[retrieval\n", encoding="utf-8")
     with pytest.raises(ConfigurationError):
         load_settings(_env_file=None, config_file=broken)
+
+
+def test_empty_variables_mean_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_LLM_BASE_URL", "")
+    monkeypatch.setenv("MEMORY_REDIS_URL", "")
+    settings = load_settings(_env_file=None)
+    assert settings.llm_base_url is None and settings.redis_url is None
+
+
+def test_api_keys_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_API__KEYS", '{"a-long-key-1": ["alice", "team-*"]}')
+    assert load_settings(_env_file=None).api.keys == {"a-long-key-1": ["alice", "team-*"]}
+    monkeypatch.setenv("MEMORY_API__KEYS", '{"short": ["alice"]}')
+    with pytest.raises(ConfigurationError, match="at least 8 characters"):
+        load_settings(_env_file=None)
+    monkeypatch.delenv("MEMORY_API__KEYS")
+    assert "a-long-key-1" not in repr(Settings(api={"keys": {"a-long-key-1": ["x"]}}))

