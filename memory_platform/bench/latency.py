@@ -20,12 +20,14 @@ from ..consolidation import ConsolidationReport
 from ..models import VectorKind
 from ..platform import MemoryPlatform
 from .metrics import latency_summary, machine_description
-from .workload import QUERIES, populate
+from .workload import QUERIES, populate, populate_tenants
 
 __all__ = ["SCALES", "run_latency"]
 
 SCALES = {"tiny": 100, "1k": 1_000, "10k": 10_000, "100k": 100_000}
-"""Store sizes; ``tiny`` is the smoke run of the test suite."""
+"""Memories of the measured user; ``tiny`` is the smoke run of the test suite."""
+TENANTS = {"tiny": 5, "1k": 50, "10k": 200, "100k": 1_000}
+"""Other users in the store at each scale; together they hold as many memories again."""
 
 _SEARCHABLE_PROBES = 20
 _SEARCH_ROUNDS = 3
@@ -69,17 +71,33 @@ def run_latency(
             mp.store, mp.embedder, count, progress=lambda n: progress(f"populated {n}/{count}")
         )
         seconds = time.perf_counter() - started
+        tenants = populate_tenants(
+            mp.store,
+            mp.embedder,
+            users=TENANTS[scale],
+            memories=count,
+            progress=lambda n: progress(f"other users: {n}/{count} memories"),
+        )
+        seconds = time.perf_counter() - started
+        total = count + tenants.memories
+        report["store"] = {
+            "users": 1 + len(tenants.sizes),
+            "memories": total,
+            "measured_user_memories": count,
+            "median_other_user_memories": tenants.sizes[tenants.median_user()],
+        }
         report["populate"] = {
             "seconds": round(seconds, 2),
-            "memories_per_second": round(count / seconds, 1),
-            "links": work.links,
+            "memories_per_second": round(total / seconds, 1),
+            "links": work.links + tenants.links,
         }
         if backend == "sqlite":
-            report["populate"]["bytes_on_disk_per_memory"] = round(_disk_bytes(path) / count)
+            report["populate"]["bytes_on_disk_per_memory"] = round(_disk_bytes(path) / total)
         user = work.user_id
         report["create_memory"] = _bench_create(mp, user, calls=40 if scale == "tiny" else 200)
         progress(f"create_memory p95 {report['create_memory']['call']['p95_ms']} ms")
         report["search"] = _bench_search(mp, user)
+        report["search_typical_user"] = _bench_typical_user(mp, tenants.median_user())
         progress("search measured")
         report["ingest_episodes"] = _bench_ingest(mp, episodes=200 if scale == "tiny" else 2000)
         progress(f"ingest {report['ingest_episodes']['episodes_per_second']} episodes/s")
@@ -225,13 +243,31 @@ def _bench_search(mp: MemoryPlatform, user: str) -> dict[str, Any]:
     return out
 
 
+def _bench_typical_user(mp: MemoryPlatform, user: str) -> dict[str, Any]:
+    """Depth-1 search for a user of median size in the same store, and a check that no
+    result belongs to anyone else."""
+    samples: list[float] = []
+    foreign = 0
+    for _ in range(_SEARCH_ROUNDS):
+        for query in QUERIES:
+            mp.clear_query_cache()
+            started = time.perf_counter()
+            results = mp.search(user, query, expand_depth=1, mode="deep", record_access=False)
+            samples.append((time.perf_counter() - started) * 1000.0)
+            ids = [r.id for r in results if r.kind == "memory"]
+            foreign += len(ids) - len(mp.store.get_memories(user, ids))
+    return {"depth_1": latency_summary(samples), "results_of_other_users": foreign}
+
+
 def markdown(reports: list[dict[str, Any]]) -> str:
     """A table of one or more latency reports."""
     lines = [
-        "| scale | populate (memories/s) | bytes/memory | create_memory p50 / p95 ms | until searchable p50 / p95 ms "
+        "| scale (measured user) | store: users / memories | populate (memories/s) | bytes/memory "
+        "| create_memory p50 / p95 ms | until searchable p50 / p95 ms "
         "| vector-only p50 / p95 ms | search d0 p50 / p95 | d1 p50 / p95 | d2 p50 / p95 "
-        "| add_episodes (episodes/s, embedded) | consolidation (memories/s) | cold start s | peak RSS MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| typical user d1 p50 / p95 | add_episodes (episodes/s, embedded) "
+        "| consolidation (memories/s) | cold start s | peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in reports:
         s = r["search"]
@@ -239,11 +275,14 @@ def markdown(reports: list[dict[str, Any]]) -> str:
         def pair(d: dict[str, Any]) -> str:
             return f"{d['median_ms']:.1f} / {d['p95_ms']:.1f}"
 
+        store = r.get("store", {"users": 1, "memories": r["memories"]})
+        typical = r.get("search_typical_user", {}).get("depth_1")
         lines.append(
-            f"| {r['scale']} | {r['populate']['memories_per_second']:.0f} | {r['populate'].get('bytes_on_disk_per_memory', '–')} "
+            f"| {r['scale']} | {store['users']} / {store['memories']} "
+            f"| {r['populate']['memories_per_second']:.0f} | {r['populate'].get('bytes_on_disk_per_memory', '–')} "
             f"| {pair(r['create_memory']['call'])} | {pair(r['create_memory']['until_vector_searchable'])} "
             f"| {pair(s['vector_only_baseline'])} | {pair(s['depth_0'])} | {pair(s['depth_1'])} | {pair(s['depth_2'])} "
-            f"| {r['ingest_episodes']['episodes_per_second']:.0f} | {r['consolidation']['memories_per_second']:.0f} "
+            f"| {pair(typical) if typical else '–'} | {r['ingest_episodes']['episodes_per_second']:.0f} | {r['consolidation']['memories_per_second']:.0f} "
             f"| {r.get('fresh_process', {}).get('cold_start_seconds', '–')} | {r.get('fresh_process', {}).get('peak_rss_mb', '–')} |"
         )
     return "\n".join(lines)

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..config import Settings
+from ..config import Settings, load_settings
 from ..models import VectorKind
 from ..platform import MemoryPlatform
 from ..retrieval import HybridRetriever
@@ -131,18 +131,30 @@ def run_locomo(
     workdir: Path,
     limit: int | None = None,
     progress: Callable[[str], None] = lambda _msg: None,
+    backend: str = "sqlite",
 ) -> dict[str, Any]:
-    """Ingest, search every question with every method, and return the metrics."""
+    """Ingest, search every question with every method, and return the metrics.
+
+    ``backend="neo4j"`` uses the configured Neo4j (``MEMORY_NEO4J_URI``); the
+    conversations' users are deleted there first.
+    """
     episodes, questions = load_locomo(data, limit)
-    settings = Settings(backend="sqlite", sqlite_path=workdir / "locomo.db", _env_file=None)
-    settings.sqlite_path.unlink(missing_ok=True)
+    if backend == "neo4j":
+        settings = load_settings(backend="neo4j")
+    else:
+        settings = Settings(backend="sqlite", sqlite_path=workdir / "locomo.db", _env_file=None)
+        for old in workdir.glob("locomo.db*"):
+            old.unlink()
     report: dict[str, Any] = {
         "dataset": Path(data).name,
+        "backend": backend,
         "conversations": len(episodes),
         "questions": len(questions),
         "machine": machine_description(),
     }
     with MemoryPlatform(settings) as mp:
+        for user in episodes:
+            mp.delete_user(user)
         started = time.perf_counter()
         dia: dict[str, str] = {}
         for user, items in episodes.items():

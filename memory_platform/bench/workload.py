@@ -23,7 +23,7 @@ from ..models import LinkType, MemoryLink, MemorySubgraph, NodeType, VectorKind
 from ..store import GraphStore
 from ..tools.arguments import CreateMemoryArgs
 
-__all__ = ["QUERIES", "Workload", "populate"]
+__all__ = ["QUERIES", "Tenants", "Workload", "populate", "populate_tenants"]
 
 _ZH_SUBJECTS = ["我", "小明", "小红", "妈妈", "爸爸", "老师", "同事老王", "室友", "姐姐", "邻居"]
 _EN_SUBJECTS = [
@@ -88,6 +88,22 @@ class Workload:
     links: int
 
 
+@dataclass
+class Tenants:
+    """What :func:`populate_tenants` wrote: other users' memories around the measured one."""
+
+    sizes: dict[str, int]
+    links: int
+
+    @property
+    def memories(self) -> int:
+        return sum(self.sizes.values())
+
+    def median_user(self) -> str:
+        ordered = sorted(self.sizes, key=lambda u: (self.sizes[u], u))
+        return ordered[len(ordered) // 2]
+
+
 def _memories(
     rng: random.Random, count: int, start: datetime
 ) -> Iterator[tuple[CreateMemoryArgs, datetime]]:
@@ -120,11 +136,15 @@ def populate(
     seed: int = 7,
     link_share: float = 0.1,
     progress: Callable[[int], None] = lambda _done: None,
+    words: dict[str, npt.NDArray[np.float32]] | None = None,
 ) -> Workload:
-    """Write ``count`` memories for one user with composed vectors and causal links."""
+    """Write ``count`` memories for one user with composed vectors and causal links.
+
+    ``words`` caches the embedding of each distinct word across calls.
+    """
     rng = random.Random(seed)
     start = datetime(2024, 1, 1, tzinfo=UTC)
-    words: dict[str, npt.NDArray[np.float32]] = {}
+    words = {} if words is None else words
 
     def vector(text: str) -> npt.NDArray[np.float32]:
         if text not in words:
@@ -175,3 +195,31 @@ def populate(
         flush()
     progress(len(ids))
     return Workload(user_id=user_id, memory_ids=ids, links=links)
+
+
+def populate_tenants(
+    store: GraphStore,
+    embedder: Embedder,
+    users: int,
+    memories: int,
+    seed: int = 11,
+    progress: Callable[[int], None] = lambda _done: None,
+) -> Tenants:
+    """Write ``memories`` memories spread over ``users`` other users, sized like real
+    tenants: a few heavy users and a long tail (a Pareto draw, at least one memory each)."""
+    if users <= 0 or memories <= 0:
+        return Tenants(sizes={}, links=0)
+    rng = random.Random(seed)
+    weights = [rng.paretovariate(1.2) for _ in range(users)]
+    total = sum(weights)
+    sizes = [max(1, round(memories * w / total)) for w in weights]
+    words: dict[str, npt.NDArray[np.float32]] = {}
+    written: dict[str, int] = {}
+    links = 0
+    for i, size in enumerate(sizes):
+        user = f"tenant-{i:05d}"
+        work = populate(store, embedder, size, user_id=user, seed=seed + i, words=words)
+        written[user] = size
+        links += work.links
+        progress(sum(written.values()))
+    return Tenants(sizes=written, links=links)

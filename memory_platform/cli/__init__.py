@@ -42,6 +42,7 @@ app.command()(bench.bench)
 
 eval_app = typer.Typer(help="Retrieval-quality evaluations.", no_args_is_help=True)
 eval_app.command("locomo")(bench.eval_locomo)
+eval_app.command("merge")(bench.eval_merge)
 app.add_typer(eval_app, name="eval")
 
 

@@ -1,90 +1,180 @@
-"""``memory-platform bench`` and ``memory-platform eval locomo``: speed and retrieval quality."""
+"""``memory-platform bench`` and ``memory-platform eval``: speed, size and retrieval quality."""
 
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from ..errors import MemoryPlatformError
-from .common import console, err_console
-from .common import fail as _fail
+from .common import console, err_console, fail, user_errors
+
+BACKENDS = ("sqlite", "neo4j")
+DEFAULT_LOCOMO = Path("../shared/data/locomo_dev.json")
+
+BackendOption = Annotated[
+    str,
+    typer.Option(help="sqlite (a fresh file) or neo4j (MEMORY_NEO4J_URI; writes bench users)"),
+]
+WorkdirOption = Annotated[
+    Path | None, typer.Option(help="folder for the stores it creates (default: a temp dir)")
+]
+
+
+def write_report(out: Path, report: dict[str, Any], table: str) -> None:
+    """``out`` (.json) and a Markdown table beside it (.md)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(table + "\n", encoding="utf-8")
+
+
+@contextmanager
+def _workdir(given: Path | None) -> Iterator[Path]:
+    if given is not None:
+        given.mkdir(parents=True, exist_ok=True)
+        yield given
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        yield Path(tmp)
+
+
+def _check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise fail("--backend must be sqlite or neo4j")
 
 
 def bench(
     scale: Annotated[
-        str, typer.Option(help="store size: tiny (smoke), 1k, 10k or 100k memories")
-    ] = "1k",
-    backend: Annotated[
         str,
-        typer.Option(help="sqlite (a fresh file) or neo4j (MEMORY_NEO4J_URI; writes bench users)"),
-    ] = "sqlite",
+        typer.Option(help="memories of the measured user: tiny (smoke), 1k, 10k or 100k"),
+    ] = "1k",
+    backend: BackendOption = "sqlite",
     out: Annotated[
         Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
     ] = None,
-    workdir: Annotated[
-        Path | None, typer.Option(help="folder for the benchmark's store (default: a temp dir)")
-    ] = None,
+    workdir: WorkdirOption = None,
+    run_all: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="every figure: latency at each of --scales, LoCoMo, node dedup, and summary.md",
+        ),
+    ] = False,
+    scales: Annotated[
+        str, typer.Option(help="with --all: comma-separated scales, the first is the main one")
+    ] = "1k",
+    out_dir: Annotated[
+        Path, typer.Option(help="with --all: folder for every report and summary.md")
+    ] = Path("bench-results"),
+    data: Annotated[Path, typer.Option(help="with --all: the LoCoMo file")] = DEFAULT_LOCOMO,
 ) -> None:
     """Speed and size: create, search (depth 0/1/2), ingest, consolidation, disk, RSS.
 
-    Medians and p95, with a vector-only baseline from the same run.
+    Medians and p95, with a vector-only baseline from the same run, in a store shared
+    with many other users. --all reproduces every figure of the README.
     """
-    import tempfile
-
     from ..bench.latency import SCALES, markdown, run_latency
 
+    _check_backend(backend)
+    if run_all:
+        _bench_all(
+            [s.strip() for s in scales.split(",") if s.strip()], backend, out_dir, data, workdir
+        )
+        return
     if scale not in SCALES:
-        raise _fail(f"--scale must be one of {', '.join(SCALES)}")
-    if backend not in ("sqlite", "neo4j"):
-        raise _fail("--backend must be sqlite or neo4j")
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            report = run_latency(
-                scale, workdir or Path(tmp), progress=err_console.print, backend=backend
-            )
-    except MemoryPlatformError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(f"--scale must be one of {', '.join(SCALES)}")
+    with user_errors(), _workdir(workdir) as folder:
+        report = run_latency(scale, folder, progress=err_console.print, backend=backend)
     table = markdown([report])
     console.print(table)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        out.with_suffix(".md").write_text(table + "\n", encoding="utf-8")
+        write_report(out, report, table)
+
+
+def _bench_all(
+    scales: list[str], backend: str, out_dir: Path, data: Path, workdir: Path | None
+) -> None:
+    from ..bench import latency, locomo, merge
+    from ..bench.summary import LATENCY_FILE, LOCOMO_FILE, MERGE_FILE, summary_table
+
+    unknown = [s for s in scales if s not in latency.SCALES]
+    if not scales or unknown:
+        raise fail(f"--scales takes one or more of {', '.join(latency.SCALES)}")
+    if not data.is_file():
+        raise fail(f"no LoCoMo file at {data} (--data)")
+    if backend == "neo4j":
+        err_console.print("node dedup is measured on the embedded store; the rest on Neo4j")
+    reports: dict[str, dict[str, Any]] = {}
+    with user_errors(), _workdir(workdir) as folder:
+        for scale in scales:
+            err_console.print(f"[bold]latency at {scale}[/]")
+            report = latency.run_latency(scale, folder, err_console.print, backend=backend)
+            write_report(
+                out_dir / LATENCY_FILE.format(scale=scale), report, latency.markdown([report])
+            )
+            reports[scale] = report
+        err_console.print("[bold]LoCoMo retrieval quality[/]")
+        quality = locomo.run_locomo(data, folder, progress=err_console.print, backend=backend)
+        write_report(out_dir / LOCOMO_FILE, quality, locomo.markdown(quality))
+        err_console.print("[bold]node dedup quality[/]")
+        dedup = merge.run_merge_eval_in(folder, progress=err_console.print)
+        write_report(out_dir / MERGE_FILE, dedup, merge.markdown(dedup))
+    main, *rest = scales
+    table = summary_table(reports[main], quality, dedup, reports[rest[-1]] if rest else None)
+    (out_dir / "summary.md").write_text(table + "\n", encoding="utf-8")
+    console.print(table)
+    err_console.print(f"wrote every report and summary.md to {out_dir}")
 
 
 def eval_locomo(
-    data: Annotated[Path, typer.Option(help="LoCoMo JSON file (list of conversations)")] = Path(
-        "../shared/data/locomo_dev.json"
+    data: Annotated[Path, typer.Option(help="LoCoMo JSON file (list of conversations)")] = (
+        DEFAULT_LOCOMO
     ),
     out: Annotated[
         Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
     ] = None,
     limit: Annotated[int | None, typer.Option(help="only the first N conversations")] = None,
-    workdir: Annotated[
-        Path | None, typer.Option(help="folder for the evaluation's store (default: a temp dir)")
-    ] = None,
+    backend: BackendOption = "sqlite",
+    workdir: WorkdirOption = None,
 ) -> None:
     """Recall@5/10, MRR and all-evidence@10 per LoCoMo question category.
 
     BM25-only and vector-only baselines are computed in the same run.
     """
-    import tempfile
-
     from ..bench.locomo import markdown, run_locomo
 
+    _check_backend(backend)
     if not data.is_file():
-        raise _fail(f"no LoCoMo file at {data}")
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            report = run_locomo(data, workdir or Path(tmp), limit=limit, progress=err_console.print)
-    except (MemoryPlatformError, ValueError, KeyError) as exc:
-        raise _fail(f"evaluation failed: {exc}") from exc
+        raise fail(f"no LoCoMo file at {data}")
+    with user_errors(), _workdir(workdir) as folder:
+        try:
+            report = run_locomo(
+                data, folder, limit=limit, progress=err_console.print, backend=backend
+            )
+        except (ValueError, KeyError) as exc:
+            raise fail(f"evaluation failed: {exc}") from exc
     table = markdown(report)
     console.print(table)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        out.with_suffix(".md").write_text(table + "\n", encoding="utf-8")
+        write_report(out, report, table)
+
+
+def eval_merge(
+    out: Annotated[
+        Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
+    ] = None,
+    workdir: WorkdirOption = None,
+) -> None:
+    """Node-dedup precision, recall and accuracy on the labelled zh/en pairs."""
+    from ..bench.merge import markdown, run_merge_eval_in
+
+    with user_errors(), _workdir(workdir) as folder:
+        report = run_merge_eval_in(folder, progress=err_console.print)
+    table = markdown(report)
+    console.print(table)
+    if out is not None:
+        write_report(out, report, table)

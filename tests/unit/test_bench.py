@@ -148,16 +148,24 @@ def test_eval_locomo_refuses_a_missing_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_bench_smoke_run_produces_well_formed_results(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
+def test_bench_all_smoke_run_writes_every_report_and_the_summary(tmp_path: Path) -> None:
+    data = tmp_path / "mini.json"
+    data.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    results = tmp_path / "results"
 
     result = runner.invoke(
-        app, ["bench", "--scale", "tiny", "--out", str(out), "--workdir", str(tmp_path)]
-    )
+        app,
+        ["bench", "--all", "--scales", "tiny", "--out-dir", str(results), "--data", str(data),
+         "--workdir", str(tmp_path / "work")],
+    )  # fmt: skip
 
     assert result.exit_code == 0, result.output
-    report = json.loads(out.read_text(encoding="utf-8"))
+    report = json.loads((results / "latency_tiny.json").read_text(encoding="utf-8"))
     assert report["memories"] == 100 and report["machine"]["cpus"] >= 1
+    assert report["store"]["users"] == 6 and report["store"]["memories"] > 100
+    assert report["store"]["measured_user_memories"] == 100
+    assert report["search_typical_user"]["results_of_other_users"] == 0
+    assert report["search_typical_user"]["depth_1"]["n"] == 30
     assert report["populate"]["bytes_on_disk_per_memory"] > 0
     for section in (
         report["create_memory"]["call"],
@@ -166,17 +174,25 @@ def test_bench_smoke_run_produces_well_formed_results(tmp_path: Path) -> None:
         assert section["n"] > 0 and 0 < section["median_ms"] <= section["p95_ms"]
     for key in ("vector_only_baseline", "depth_0", "depth_1", "depth_2"):
         assert report["search"][key]["n"] == 30
-    assert (
-        report["ingest_episodes"]["episodes"] == 200
-        and report["ingest_episodes"]["episodes_per_second"] > 0
-    )
-    assert (
-        report["consolidation"]["memories"] == 50
-        and report["consolidation"]["memories_per_second"] > 0
-    )
-    assert (
-        report["fresh_process"]["cold_start_seconds"] > 0
-        and report["fresh_process"]["peak_rss_mb"] > 0
-    )
-    assert "| tiny |" in out.with_suffix(".md").read_text(encoding="utf-8")
+    assert report["ingest_episodes"]["episodes"] == 200
+    assert report["ingest_episodes"]["episodes_per_second"] > 0
+    assert report["consolidation"]["memories"] == 50
+    assert report["consolidation"]["memories_per_second"] > 0
+    assert report["fresh_process"]["cold_start_seconds"] > 0
+    assert report["fresh_process"]["peak_rss_mb"] > 0
+    assert "| tiny | 6 / " in (results / "latency_tiny.md").read_text(encoding="utf-8")
+    quality = json.loads((results / "locomo_dev.json").read_text(encoding="utf-8"))
+    assert quality["methods"]["platform (blend)"]["1-4"]["n"] == 3
+    dedup = json.loads((results / "merge_quality.json").read_text(encoding="utf-8"))
+    assert dedup["pairs"] >= 200 and 0 <= dedup["accuracy"] <= 1
+    summary = (results / "summary.md").read_text(encoding="utf-8").splitlines()
+    assert summary[0] == "| design target (seed 000 §10) | target | measured |"
+    assert len(summary) == 15 and all(line.count(" | ") == 2 for line in summary[2:])
     assert runner.invoke(app, ["bench", "--scale", "huge"]).exit_code == 1
+    bad = runner.invoke(app, ["bench", "--all", "--scales", "tiny,huge", "--data", str(data)])
+    assert bad.exit_code == 1 and "--scales takes one or more of" in bad.stderr
+
+
+def test_bench_refuses_an_unknown_backend() -> None:
+    result = runner.invoke(app, ["bench", "--backend", "oracle"])
+    assert result.exit_code == 1 and "--backend must be sqlite or neo4j" in result.stderr

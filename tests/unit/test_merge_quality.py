@@ -7,9 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_platform import MemoryPlatform
+from memory_platform.bench.merge import run_merge_eval
+from memory_platform.bench.node_pairs import labelled_pairs
 from memory_platform.models import NodeType
 from memory_platform.tools.arguments import CreateMemoryArgs
-from tests.support.node_pairs import labelled_pairs
 
 T0 = datetime(2025, 11, 5, tzinfo=UTC)
 
@@ -26,28 +27,13 @@ def _write(mp: MemoryPlatform, user: str, subject: str, obj: str, lang: str, hou
 
 @pytest.mark.slow
 def test_merge_precision_and_recall_on_the_labelled_pairs(platform: MemoryPlatform) -> None:
-    pairs = labelled_pairs()
-    assert len(pairs) >= 200
-    assert {p.lang for p in pairs} == {"en", "zh"}
-    outcomes = []
-    for i, pair in enumerate(pairs):
-        user = f"pair-{i}"
-        first = _write(platform, user, pair.subject, pair.a, pair.lang, 0)
-        second = _write(platform, user, pair.subject, pair.b, pair.lang, 1)
-        platform.consolidate(user)
-        merged = _object_id(platform, user, first) == _object_id(platform, user, second)
-        outcomes.append((pair, merged))
+    report = run_merge_eval(platform)
 
-    true_pos = sum(1 for p, m in outcomes if m and p.duplicate)
-    false_pos = [(p.a, p.b) for p, m in outcomes if m and not p.duplicate]
-    false_neg = [(p.a, p.b) for p, m in outcomes if not m and p.duplicate]
-    precision = true_pos / max(1, true_pos + len(false_pos))
-    recall = true_pos / max(1, true_pos + len(false_neg))
-    accuracy = (len(outcomes) - len(false_pos) - len(false_neg)) / len(outcomes)
-    print(f"\nnode merge: precision {precision:.3f} recall {recall:.3f} accuracy {accuracy:.3f}")
-    print(f"false merges: {false_pos}\nmissed: {false_neg}")
-    assert accuracy > 0.9
-    assert precision >= 0.95, false_pos
+    assert report["pairs"] >= 200 and report["languages"] == ["en", "zh"]
+    print(f"\nnode merge: {report['precision']=} {report['recall']=} {report['accuracy']=}")
+    assert report["accuracy"] > 0.9, report["missed"]
+    assert report["precision"] >= 0.95, report["false_merges"]
+    assert platform.stats().memories == 0  # the evaluation cleans up its users
 
 
 def test_duplicates_of_two_users_are_never_merged(platform: MemoryPlatform) -> None:

@@ -3,7 +3,7 @@
 Duplicates are the same thing written differently (case, width, punctuation, spacing,
 plural, a qualifier); near-misses are different things that look or sound alike. Each
 pair carries the subject both memories are about, so the context rule has something to
-compare. Built by hand for the tests; Chinese and English.
+compare. Built by hand; Chinese and English. Used by ``memory-platform eval merge`` and the tests.
 """
 
 from __future__ import annotations
