@@ -7,6 +7,7 @@ one key can never reach another user's data. Platform errors become 4xx/5xx JSON
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -48,6 +49,7 @@ from .schemas import (
     ToolCallsRequest,
 )
 
+_log = logging.getLogger("memory_platform.api")
 _api_key = APIKeyHeader(name="X-API-Key", auto_error=False, description="an API key")
 _bearer = HTTPBearer(auto_error=False, description="the same API key as a bearer token")
 
@@ -150,6 +152,14 @@ def _install_error_handlers(app: FastAPI) -> None:
             status_code=422,
         )
 
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        _log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse(
+            {"error": f"internal error ({type(exc).__name__}); the server log has the details"},
+            status_code=500,
+        )
+
     @app.exception_handler(MemoryPlatformError)
     async def _platform_error(request: Request, exc: MemoryPlatformError) -> JSONResponse:
         status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
@@ -200,7 +210,7 @@ def _user_routes() -> APIRouter:
         user_id: User, body: ToolCallsRequest, mp: Platform, reference_time: ReferenceTime = None
     ) -> list[dict[str, Any]]:
         """The ``role: tool`` messages to append to the conversation."""
-        return mp.handle_tool_calls(user_id, body.message, reference_time)
+        return mp.handle_tool_calls(user_id, body.message.model_dump(), reference_time)
 
     @router.post("/memories", status_code=201, tags=["memories"], summary="Create a memory")
     def create_memory(

@@ -56,8 +56,29 @@ class KnowledgeResponse(BaseModel):
     points: list[KnowledgePoint]
 
 
+class FunctionCall(BaseModel):
+    name: str = Field(max_length=200)
+    arguments: str | dict[str, Any] | None = Field(
+        None, description="the JSON string an LLM sends, or the parsed object"
+    )
+
+
+class ToolCall(BaseModel):
+    id: str = Field(max_length=200)
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class AssistantMessage(BaseModel):
+    """An OpenAI-style assistant message; only its tool calls are used."""
+
+    role: Literal["assistant"] = "assistant"
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list, max_length=100)
+
+
 class ToolCallsRequest(BaseModel):
-    message: dict[str, Any] = Field(description="an assistant message with tool_calls")
+    message: AssistantMessage
 
 
 class ErrorBody(BaseModel):

@@ -103,7 +103,7 @@ def summary_table(
         (
             "start-up to the first answered search (model load included)",
             "< 5 s",
-            f"{cold:.1f} s ({_verdict(cold < 5)})",
+            f"{cold:.2f} s ({_verdict(cold < 5)})",
         ),
         (
             "bulk ingest, `add_episodes` until embedded",

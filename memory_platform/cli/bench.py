@@ -71,6 +71,12 @@ def bench(
         Path, typer.Option(help="with --all: folder for every report and summary.md")
     ] = Path("bench-results"),
     data: Annotated[Path, typer.Option(help="with --all: the LoCoMo file")] = DEFAULT_LOCOMO,
+    summarize: Annotated[
+        bool,
+        typer.Option(
+            "--summarize", help="only rebuild summary.md from the reports already in --out-dir"
+        ),
+    ] = False,
 ) -> None:
     """Speed and size: create, search (depth 0/1/2), ingest, consolidation, disk, RSS.
 
@@ -80,6 +86,9 @@ def bench(
     from ..bench.latency import SCALES, markdown, run_latency
 
     _check_backend(backend)
+    if summarize:
+        _summarize([s.strip() for s in scales.split(",") if s.strip()], out_dir)
+        return
     if run_all:
         _bench_all(
             [s.strip() for s in scales.split(",") if s.strip()], backend, out_dir, data, workdir
@@ -128,6 +137,18 @@ def _bench_all(
     (out_dir / "summary.md").write_text(table + "\n", encoding="utf-8")
     console.print(table)
     err_console.print(f"wrote every report and summary.md to {out_dir}")
+
+
+def _summarize(scales: list[str], out_dir: Path) -> None:
+    from ..bench.summary import summary_from
+
+    main, *rest = scales or ["1k"]
+    try:
+        table = summary_from(out_dir, main=main, large=rest[-1] if rest else None)
+    except FileNotFoundError as exc:
+        raise fail(f"missing report {exc.filename}: run `bench --all` first") from exc
+    (out_dir / "summary.md").write_text(table + "\n", encoding="utf-8")
+    console.print(table)
 
 
 def eval_locomo(

@@ -170,6 +170,8 @@ def test_another_users_data_is_refused_even_with_its_memory_id(
         ("memories", [1, 2], "body"),
         ("links", {"source_memory_description": "a"}, "body.target_memory_description"),
         ("sessions/s1/messages", {"messages": []}, "body.messages"),
+        ("tool-calls", {"message": {"tool_calls": 5}}, "body.message.tool_calls"),
+        ("tool-calls", {"message": {"tool_calls": [{"id": "c", "function": []}]}}, "body.message"),
         ("sessions/s1/messages", {"messages": [{"role": "robot", "content": "x"}]}, "body"),
     ],
 )

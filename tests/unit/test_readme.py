@@ -94,3 +94,15 @@ def test_documented_commands_exist() -> None:
         assert words[0] == "memory-platform"
         for word in " ".join(words[1:]).split(" | ") if "|" in line else [words[1]]:
             assert word.split()[0] in names, line
+
+
+def test_the_results_table_is_the_committed_summary() -> None:
+    from memory_platform.bench.summary import summary_from
+
+    results = README.parent / "benchmarks" / "results"
+    expected = summary_from(results)
+    assert (results / "summary.md").read_text(encoding="utf-8").strip() == expected
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Results") : text.index("\n## ", text.index("## Results") + 3)]
+    table = "\n".join(line for line in section.splitlines() if line.startswith("|"))
+    assert table == expected, "README results differ from benchmarks/results: copy summary.md"
