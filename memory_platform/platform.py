@@ -940,7 +940,15 @@ class MemoryPlatform:
         limit: int = 100,
         offset: int = 0,
     ) -> list[Memory]:
-        """A user's memories (hubs only), oldest first, optionally of one status."""
+        """A user's memories (hubs only), oldest first, optionally of one status.
+
+        Raises:
+            InvalidInputError: ``limit`` outside 1..10,000 or ``offset`` outside 0..10**12.
+        """
+        if not 1 <= limit <= 10_000:
+            raise InvalidInputError("must be between 1 and 10000", "limit")
+        if not 0 <= offset <= 10**12:
+            raise InvalidInputError("must be between 0 and 10**12", "offset")
         return self.store.list_memories(self._user(user_id), status, limit=limit, offset=offset)
 
     def delete_memory(self, user_id: str, memory_id: str) -> None:
@@ -962,9 +970,10 @@ class MemoryPlatform:
         return list(self.iter_export(user_id))
 
     def iter_export(self, user_id: str) -> Iterator[str]:
-        """:meth:`export_user` line by line, for streaming a large user."""
-        for record in export_user(self.store, self._user(user_id)):
-            yield dump_line(record)
+        """:meth:`export_user` line by line, for streaming a large user (the user id is
+        checked now, the lines are read as they are consumed)."""
+        records = export_user(self.store, self._user(user_id))
+        return (dump_line(record) for record in records)
 
     def import_user(
         self,
@@ -1022,4 +1031,6 @@ class MemoryPlatform:
             raise InvalidInputError("must be a non-empty string", "user_id")
         if len(user_id) > 128:
             raise InvalidInputError("longer than 128 characters", "user_id")
+        if not user_id.isprintable():
+            raise InvalidInputError("must not contain control characters", "user_id")
         return user_id.strip()

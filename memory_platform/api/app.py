@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -99,6 +100,13 @@ def create_app(platform: MemoryPlatform | None = None, settings: Settings | None
     app.include_router(_system_routes())
     app.include_router(_user_routes(), prefix="/v1")
     return app
+
+
+def _attachment(filename: str) -> str:
+    """A Content-Disposition for any file name: an ASCII fallback plus the UTF-8 name
+    (RFC 6266), since user ids may be Chinese."""
+    fallback = "".join(c if " " <= c <= "~" and c not in '"\\' else "_" for c in filename)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
 def _mp(request: Request) -> MemoryPlatform:
@@ -228,7 +236,7 @@ def _user_routes() -> APIRouter:
         mp: Platform,
         status: MemoryStatus | None = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[int, Query(ge=0, le=10**12)] = 0,
     ) -> list[Memory]:
         return mp.list_memories(user_id, status, limit=limit, offset=offset)
 
@@ -352,7 +360,7 @@ def _user_routes() -> APIRouter:
         return StreamingResponse(
             body(),
             media_type="application/x-ndjson",
-            headers={"Content-Disposition": f'attachment; filename="{user_id}.jsonl"'},
+            headers={"Content-Disposition": _attachment(f"{user_id}.jsonl")},
         )
 
     @router.post(

@@ -330,3 +330,15 @@ def test_an_api_without_keys_refuses_to_start(tmp_path: Path) -> None:
     settings = Settings(sqlite_path=tmp_path / "x.db", _env_file=None)
     with pytest.raises(ConfigurationError, match="MEMORY_API__KEYS"):
         create_app(settings=settings)
+
+
+def test_odd_user_ids_and_paging_are_4xx_and_unicode_ids_export(base_url: str) -> None:
+    with httpx.Client(base_url=base_url, headers={"X-API-Key": ADMIN_KEY}) as admin:
+        exported = admin.get("/v1/users/用户一/export")
+        control = admin.get("/v1/users/a%0Db/stats")
+        paging = admin.get("/v1/users/x/memories", params={"offset": 10**13})
+    assert exported.status_code == 200
+    disposition = exported.headers["content-disposition"]
+    assert "filename*=UTF-8''%E7%94%A8%E6%88%B7%E4%B8%80.jsonl" in disposition
+    assert control.status_code == 422 and "control characters" in control.json()["error"]
+    assert paging.status_code == 422 and paging.json()["field"] == "query.offset"
