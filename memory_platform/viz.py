@@ -36,6 +36,7 @@ LINK_COLOURS: dict[str, str] = {
     LinkType.SUPERSEDES.value: "#8C564B",
 }
 STRUCTURAL_COLOUR = "#B0B0B0"
+INCLUDES_COLOUR = "#E4E4E4"  # a memory to its own nodes: faint, it is the hub's frame
 
 
 @dataclass
@@ -95,6 +96,9 @@ def user_graph(store: GraphStore, user_id: str, limit: int = 500) -> GraphView:
         )
         for node in record.nodes:
             kind = node.kind.value
+            edges[(memory.id, node.id, "INCLUDES")] = GraphEdge(
+                memory.id, node.id, "INCLUDES", link=False
+            )
             nodes.setdefault(
                 node.id,
                 GraphNode(
@@ -119,6 +123,13 @@ def user_graph(store: GraphStore, user_id: str, limit: int = 500) -> GraphView:
     return GraphView(user_id, list(nodes.values()), list(edges.values()), truncated=offset > 0)
 
 
+def edge_colour(edge: GraphEdge) -> str:
+    """Links by meaning, a memory's own nodes faint, structural edges grey."""
+    if edge.link:
+        return LINK_COLOURS.get(edge.label, STRUCTURAL_COLOUR)
+    return INCLUDES_COLOUR if edge.label == "INCLUDES" else STRUCTURAL_COLOUR
+
+
 def to_dot(view: GraphView) -> str:
     """Graphviz DOT (``dot -Tsvg graph.dot``): filled nodes by type, links in colour."""
 
@@ -139,8 +150,8 @@ def to_dot(view: GraphView) -> str:
             f" color={q(PALETTE.get(node.kind, ('', '#999999'))[1])}, tooltip={q(tooltip)}];"
         )
     for edge in view.edges:
-        colour = LINK_COLOURS.get(edge.label, STRUCTURAL_COLOUR) if edge.link else STRUCTURAL_COLOUR
-        style = "bold" if edge.link else "solid"
+        colour = edge_colour(edge)
+        style = "bold" if edge.link else ("dotted" if edge.label == "INCLUDES" else "solid")
         lines.append(
             f"  {q(edge.source)} -> {q(edge.target)} [label={q(edge.label)},"
             f" color={q(colour)}, fontcolor={q(colour)}, style={style}];"
@@ -194,12 +205,12 @@ def to_html(view: GraphView) -> str:
     where = layout(view)
     e = html.escape
     parts: list[str] = []
-    for edge in view.edges:
+    for edge in sorted(view.edges, key=lambda e: e.link):  # links drawn on top
         if edge.source not in where or edge.target not in where:
             continue
         (x1, y1), (x2, y2) = where[edge.source], where[edge.target]
-        colour = LINK_COLOURS.get(edge.label, STRUCTURAL_COLOUR) if edge.link else STRUCTURAL_COLOUR
-        width = 2.5 if edge.link else 1
+        colour = edge_colour(edge)
+        width = 3 if edge.link else 1
         parts.append(
             f'<line class="edge{" link" if edge.link else ""}" x1="{x1:.1f}" y1="{y1:.1f}"'
             f' x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" stroke-width="{width}"'
@@ -252,7 +263,8 @@ def _short(text: str, width: int = 24) -> str:
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>
-body {{ font-family: Helvetica, Arial, sans-serif; margin: 1rem; color: #222; }}
+body {{ font-family: Helvetica, Arial, "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei",
+  "WenQuanYi Zen Hei", sans-serif; margin: 1rem; color: #222; }}
 .legend span {{ display: inline-flex; align-items: center; margin-right: 1rem; font-size: 13px; }}
 .legend i {{ display: inline-block; width: 14px; height: 14px; margin-right: 4px; border-radius: 3px; }}
 svg {{ border: 1px solid #ddd; width: 100%; height: auto; max-height: 90vh; }}
