@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from .config import Settings
+
 __all__ = [
     "MID_TERM_SPEAKER",
     "BufferedMessage",
@@ -27,6 +29,7 @@ __all__ = [
     "RedisShortTerm",
     "ShortTermBuffer",
     "Summary",
+    "short_term_buffer",
 ]
 
 MID_TERM_SPEAKER = "mid-term summary"
@@ -147,3 +150,15 @@ class RedisShortTerm:
 
     def clear(self, user_id: str, session_id: str) -> None:
         self._client.delete(self.key(user_id, session_id))
+
+
+def short_term_buffer(settings: Settings) -> ShortTermBuffer:
+    """The short-term buffer: in Redis when configured, else in this process."""
+    config = settings.short_term
+    ttl = int(config.ttl_minutes * 60)
+    if settings.redis_url:
+        import redis
+
+        client = redis.Redis.from_url(settings.redis_url)
+        return RedisShortTerm(client, config.capacity, max(ttl, 1), config.overflow_batch)
+    return LocalShortTerm(config.capacity, ttl, config.overflow_batch)

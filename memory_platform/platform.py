@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 import random
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -30,16 +29,10 @@ from .jobs import (
     InProcessJobs,
     JobRunner,
 )
-from .layers import (
-    MID_TERM_SPEAKER,
-    BufferedMessage,
-    LocalShortTerm,
-    RedisShortTerm,
-    ShortTermBuffer,
-    Summary,
-)
+from .layers import MID_TERM_SPEAKER, BufferedMessage, short_term_buffer
 from .linking import resolve_memory
 from .llm import LLMClient
+from .midterm import archive_faded, summarize_episodes
 from .models import (
     Episode,
     KnowledgePoint,
@@ -58,7 +51,6 @@ from .retrieval import HybridRetriever, SearchResult, format_context
 from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
-from .retrieval.scoring import recency
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
 from .timeparse import normalize_time
 from .tools.arguments import CreateMemoryArgs, SearchMemoriesArgs
@@ -71,25 +63,6 @@ __all__ = ["MemoryPlatform"]
 log = logging.getLogger(__name__)
 
 _ROLES = {"user", "assistant", "system", "tool"}
-
-_SUMMARY_PROMPT = (
-    "Summarise this stretch of a conversation for the user's long-term memory. Answer with one "
-    'JSON object: {"summary": "a few sentences in the language of the conversation", '
-    '"keywords": ["up to ten keywords"], "importance": 0 to 1}.'
-)
-
-
-def _short_term_buffer(settings: Settings) -> ShortTermBuffer:
-    """The short-term buffer: in Redis when configured, else in this process."""
-    config = settings.short_term
-    ttl = int(config.ttl_minutes * 60)
-    if settings.redis_url:
-        import redis
-
-        client = redis.Redis.from_url(settings.redis_url)
-        return RedisShortTerm(client, config.capacity, max(ttl, 1), config.overflow_batch)
-    return LocalShortTerm(config.capacity, ttl, config.overflow_batch)
-
 
 _FULL_COVERAGE = 0.999
 """Vector similarity is trusted only for texts the embedder knows every token of."""
@@ -204,7 +177,7 @@ class MemoryPlatform:
                 }
             )
         )
-        self._short_term = _short_term_buffer(self.settings)
+        self._short_term = short_term_buffer(self.settings)
         # Items left without vectors by an earlier crash get embedded in the background.
         self._indexer.notify(None)
 
@@ -628,51 +601,10 @@ class MemoryPlatform:
         Without an LLM it reports ``skipped``; the messages stay stored as episodes.
         """
         user = self._user(user_id)
-        episodes = sorted(
-            self.store.get_episodes(user, episode_ids), key=lambda e: (e.timestamp, e.id)
-        )
-        if not episodes:
-            return {"status": "skipped", "reason": "no such messages"}
-        if self.llm is None:
-            log.info("summary of %d messages of %s skipped: no LLM configured", len(episodes), user)
-            return {"status": "skipped", "reason": "no LLM configured (MEMORY_LLM_BASE_URL)"}
-        summary_id = uuid.uuid5(
-            uuid.NAMESPACE_URL, "summary|" + "|".join([user, *(e.id for e in episodes)])
-        ).hex
-        if self.store.get_episodes(user, [summary_id]):
-            return {"status": "duplicate", "episode_id": summary_id}
-        transcript = "\n".join(
-            f"[{e.timestamp:%Y-%m-%d %H:%M}] {e.speaker}: {e.text}" for e in episodes
-        )
-        summary = self.llm.complete_json(
-            [
-                {"role": "system", "content": _SUMMARY_PROMPT},
-                {"role": "user", "content": transcript[-60_000:]},
-            ],
-            Summary,
-        )
-        episode = Episode(
-            id=summary_id,
-            user_id=user,
-            session_id=session_id,
-            text=summary.summary,
-            speaker=MID_TERM_SPEAKER,
-            timestamp=episodes[-1].timestamp,
-            keywords=summary.keywords,
-            importance=summary.importance,
-            metadata={
-                "layer": "mid_term",
-                "time_range": [
-                    episodes[0].timestamp.isoformat(),
-                    episodes[-1].timestamp.isoformat(),
-                ],
-                "episode_ids": [e.id for e in episodes],
-            },
-        )
-        with suppress(ConflictError):  # a concurrent run wrote it first
-            self.store.add_episodes([episode])
-        self._indexer.notify(user)
-        return {"status": "done", "episode_id": summary_id, "messages": len(episodes)}
+        outcome = summarize_episodes(self.store, self.llm, user, session_id, episode_ids)
+        if outcome["status"] == "done":
+            self._indexer.notify(user)
+        return outcome
 
     def promote_summaries(self, user_id: str) -> dict[str, Any]:
         """Move mid-term summaries recalled often enough into the graph (seed 002 §2.3).
@@ -700,33 +632,13 @@ class MemoryPlatform:
         ``consolidation.archive_below`` a memory is archived: kept, but hidden from search
         unless ``include_invalid=True``.
         """
-        user = self._user(user_id)
-        now = now or datetime.now(UTC)
-        rates = self.settings.retrieval.decay_rates
-        floor = self.settings.consolidation.archive_below
-        archived = checked = 0
-        offset = 0
-        while True:
-            page = self.store.list_memories(
-                user, MemoryStatus.CONSOLIDATED, limit=500, offset=offset
-            )
-            if not page:
-                break
-            offset += len(page)
-            for memory in page:
-                checked += 1
-                strength = (
-                    memory.importance
-                    * recency(
-                        memory.event_time or memory.created_at, now, memory.memory_type.value, rates
-                    )
-                    * (1 + math.log1p(memory.access_count))
-                )
-                if strength < floor:
-                    self.store.update_memory(user, memory.id, status=MemoryStatus.ARCHIVED)
-                    archived += 1
-                    offset -= 1  # the page shrank under us
-        return {"checked": checked, "archived": archived}
+        return archive_faded(
+            self.store,
+            self._user(user_id),
+            now or datetime.now(UTC),
+            self.settings.retrieval.decay_rates,
+            self.settings.consolidation.archive_below,
+        )
 
     def daily_maintenance(self, user_id: str) -> dict[str, Any]:
         """The daily task: decay refresh and promotion of mid-term summaries."""

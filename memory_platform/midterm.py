@@ -1,0 +1,118 @@
+"""Mid-term memory and forgetting (seed 002 §2.3, seed 000 §5.3).
+
+Messages pushed out of the short-term buffer are summarised by the LLM into a mid-term
+episode; consolidated memories whose strength has faded are archived. The facade calls
+these with its store and settings; the daily worker task runs them per user.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import uuid
+from collections.abc import Sequence
+from contextlib import suppress
+from datetime import datetime
+from typing import Any
+
+from .errors import ConflictError
+from .layers import MID_TERM_SPEAKER, Summary
+from .llm import LLMClient
+from .models import Episode, MemoryStatus
+from .retrieval.scoring import recency
+from .store import GraphStore
+
+__all__ = ["SUMMARY_PROMPT", "archive_faded", "summarize_episodes"]
+
+log = logging.getLogger(__name__)
+
+SUMMARY_PROMPT = (
+    "Summarise this stretch of a conversation for the user's long-term memory. Answer with one "
+    'JSON object: {"summary": "a few sentences in the language of the conversation", '
+    '"keywords": ["up to ten keywords"], "importance": 0 to 1}.'
+)
+
+
+def summarize_episodes(
+    store: GraphStore,
+    llm: LLMClient | None,
+    user: str,
+    session_id: str,
+    episode_ids: Sequence[str],
+) -> dict[str, Any]:
+    """Summarise stored messages into one mid-term episode.
+
+    Idempotent: the same messages give the same summary id and are summarised once.
+    Without an LLM it reports ``skipped``; the messages stay stored as episodes.
+    """
+    episodes = sorted(store.get_episodes(user, episode_ids), key=lambda e: (e.timestamp, e.id))
+    if not episodes:
+        return {"status": "skipped", "reason": "no such messages"}
+    if llm is None:
+        log.info("summary of %d messages of %s skipped: no LLM configured", len(episodes), user)
+        return {"status": "skipped", "reason": "no LLM configured (MEMORY_LLM_BASE_URL)"}
+    summary_id = uuid.uuid5(
+        uuid.NAMESPACE_URL, "summary|" + "|".join([user, *(e.id for e in episodes)])
+    ).hex
+    if store.get_episodes(user, [summary_id]):
+        return {"status": "duplicate", "episode_id": summary_id}
+    transcript = "\n".join(
+        f"[{e.timestamp:%Y-%m-%d %H:%M}] {e.speaker}: {e.text}" for e in episodes
+    )
+    summary = llm.complete_json(
+        [
+            {"role": "system", "content": SUMMARY_PROMPT},
+            {"role": "user", "content": transcript[-60_000:]},
+        ],
+        Summary,
+    )
+    episode = Episode(
+        id=summary_id,
+        user_id=user,
+        session_id=session_id,
+        text=summary.summary,
+        speaker=MID_TERM_SPEAKER,
+        timestamp=episodes[-1].timestamp,
+        keywords=summary.keywords,
+        importance=summary.importance,
+        metadata={
+            "layer": "mid_term",
+            "time_range": [episodes[0].timestamp.isoformat(), episodes[-1].timestamp.isoformat()],
+            "episode_ids": [e.id for e in episodes],
+        },
+    )
+    with suppress(ConflictError):  # a concurrent run wrote it first
+        store.add_episodes([episode])
+    return {"status": "done", "episode_id": summary_id, "messages": len(episodes)}
+
+
+def archive_faded(
+    store: GraphStore,
+    user: str,
+    now: datetime,
+    rates: dict[str, float],
+    floor: float,
+) -> dict[str, int]:
+    """Archive consolidated memories whose strength fell below ``floor``.
+
+    strength = importance · exp(-λ · days) · (1 + ln(1 + accesses)), with λ by memory type.
+    An archived memory is kept, but hidden from search unless ``include_invalid=True``.
+    """
+    archived = checked = 0
+    offset = 0
+    while page := store.list_memories(user, MemoryStatus.CONSOLIDATED, limit=500, offset=offset):
+        offset += len(page)
+        for memory in page:
+            checked += 1
+            strength = (
+                memory.importance
+                * recency(
+                    memory.event_time or memory.created_at, now, memory.memory_type.value, rates
+                )
+                * (1 + math.log1p(memory.access_count))
+            )
+            if strength < floor:
+                store.update_memory(user, memory.id, status=MemoryStatus.ARCHIVED)
+                archived += 1
+                offset -= 1  # the page shrank under us
+    return {"checked": checked, "archived": archived}
