@@ -342,3 +342,21 @@ def test_odd_user_ids_and_paging_are_4xx_and_unicode_ids_export(base_url: str) -
     assert "filename*=UTF-8''%E7%94%A8%E6%88%B7%E4%B8%80.jsonl" in disposition
     assert control.status_code == 422 and "control characters" in control.json()["error"]
     assert paging.status_code == 422 and paging.json()["field"] == "query.offset"
+
+
+def test_concurrent_requests_keep_every_write(base_url: str, mp: MemoryPlatform) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def work(i: int) -> tuple[int, int]:
+        with httpx.Client(base_url=base_url, headers={"X-API-Key": ALICE_KEY}, timeout=60) as c:
+            made = c.post("/v1/users/alice/memories", json=memory("我", "去过", f"城市{i}"))
+            found = c.post("/v1/users/alice/search", json={"query": f"城市{i}"})
+            return made.status_code, found.status_code
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(pool.map(work, range(24)))
+
+    assert statuses == [(201, 200)] * 24
+    assert mp.stats("alice").memories == 24
+    mp.wait_for_indexing("alice")
+    assert mp.stats("alice").vectors["memory"] == 24
