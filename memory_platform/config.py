@@ -189,6 +189,9 @@ class Settings(BaseSettings):
 
     backend: Literal["sqlite", "neo4j"] = "sqlite"
     sqlite_path: Path = Path("memories.db")
+    sqlite_vector_cache_mb: int = Field(
+        1024, ge=1, description="per-process cache of users' vectors; least recently used out"
+    )
 
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"

@@ -39,7 +39,11 @@ def open_store(settings: Settings) -> GraphStore:
     else:
         from .sqlite import SQLiteGraphStore
 
-        store = SQLiteGraphStore(settings.sqlite_path, signature)
+        store = SQLiteGraphStore(
+            settings.sqlite_path,
+            signature,
+            vector_cache_bytes=settings.sqlite_vector_cache_mb * 1024 * 1024,
+        )
     try:
         store.check_signature()
     except Exception:

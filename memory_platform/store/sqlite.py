@@ -89,7 +89,11 @@ class SQLiteGraphStore(GraphStore):
     backend_name = "sqlite"
 
     def __init__(
-        self, path: str | Path, signature: EmbeddingSignature, busy_timeout_ms: int = 10_000
+        self,
+        path: str | Path,
+        signature: EmbeddingSignature,
+        busy_timeout_ms: int = 10_000,
+        vector_cache_bytes: int = 1 << 30,
     ) -> None:
         super().__init__(signature)
         self._path = Path(path).expanduser()
@@ -100,7 +104,7 @@ class SQLiteGraphStore(GraphStore):
         self._all_conns: list[sqlite3.Connection] = []
         self._conns_lock = threading.Lock()
         self._closed = False
-        self._cache = VectorCache(signature.dimension)
+        self._cache = VectorCache(signature.dimension, max_bytes=vector_cache_bytes)
         with self._translate():
             migrate(self._conn())
 

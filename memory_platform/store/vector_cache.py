@@ -6,12 +6,17 @@ refreshed by reading only the rows added
 since (a trigger-maintained version counter says when); a delete forces a full reload.
 Several processes may share the file: each keeps its own cache and sees the others'
 writes through the counter.
+
+The cache is bounded: past ``max_bytes`` the least recently searched (user, kind)
+matrices are dropped and reloaded from the file when next needed, so a process that
+serves many users does not grow without end.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,6 +46,10 @@ class _Matrix:
         self.buffer[count:needed] = rows
         self.ids.extend(ids)
 
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.buffer is None else int(self.buffer.nbytes)
+
     def dense(self, dim: int) -> npt.NDArray[np.float32]:
         if self.buffer is None:
             return np.zeros((0, dim), dtype=np.float32)
@@ -55,16 +64,36 @@ def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
 
 
 class VectorCache:
-    """Per-process cache of (user, kind) → (ids, matrix)."""
+    """Per-process cache of (user, kind) → (ids, matrix), least recently used first out."""
 
-    def __init__(self, dimension: int) -> None:
+    def __init__(self, dimension: int, max_bytes: int = 1 << 30) -> None:
         self._dim = dimension
-        self._entries: dict[tuple[str, str], _Matrix] = {}
+        self._max_bytes = max_bytes
+        self._bytes = 0
+        self._entries: OrderedDict[tuple[str, str], _Matrix] = OrderedDict()
         self._lock = threading.Lock()
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the cached matrices."""
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._bytes = 0
+
+    def _evict(self, keep: tuple[str, str]) -> None:
+        """Drop least recently used matrices until under budget (never ``keep``)."""
+        while self._bytes > self._max_bytes and len(self._entries) > 1:
+            key, entry = next(iter(self._entries.items()))
+            if key == keep:
+                break
+            del self._entries[key]
+            self._bytes -= entry.nbytes
 
     def vectors(
         self, conn: sqlite3.Connection, user_id: str, kind: str, ref_ids: list[str]
@@ -73,11 +102,12 @@ class VectorCache:
         ids, matrix = self.matrix(conn, user_id, kind)
         with self._lock:
             entry = self._entries.get((user_id, kind))
-            if entry is None:
-                return {}
-            if entry.positions is None or len(entry.positions) != len(ids):
-                entry.positions = {ref: i for i, ref in enumerate(ids)}
-            positions = entry.positions
+            if entry is not None and entry.ids is ids:
+                if entry.positions is None or len(entry.positions) != len(ids):
+                    entry.positions = {ref: i for i, ref in enumerate(ids)}
+                positions = entry.positions
+            else:  # evicted meanwhile by another thread: index what we were given
+                positions = {ref: i for i, ref in enumerate(ids[: len(matrix)])}
         return {ref: matrix[positions[ref]] for ref in ref_ids if ref in positions}
 
     def matrix(
@@ -95,8 +125,12 @@ class VectorCache:
         with self._lock:
             entry = self._entries.get(key)
             if entry is None or entry.deletes != deletes:
+                if entry is not None:
+                    self._bytes -= entry.nbytes
                 entry = _Matrix()
                 self._entries[key] = entry
+            self._entries.move_to_end(key)
+            before = entry.nbytes
             if entry.version != version:
                 rows = conn.execute(
                     "SELECT rowid, ref_id, embedding FROM vectors "
@@ -111,4 +145,6 @@ class VectorCache:
                     entry.max_rowid = int(rows[-1][0])
                 entry.version = version
                 entry.deletes = deletes
+            self._bytes += entry.nbytes - before
+            self._evict(keep=key)
             return entry.ids, entry.dense(self._dim)

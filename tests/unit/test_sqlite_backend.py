@@ -86,3 +86,30 @@ def test_upgrading_a_version_1_file_queues_what_has_no_vector(tmp_path: Path) ->
     store.set_embeddings("u", VectorKind.MEMORY, {"m1": np.ones(384)})
     assert store.pending_embeddings() == []
     store.close()
+
+
+def test_the_vector_cache_stays_within_its_budget_and_reloads_what_it_dropped(
+    tmp_path: Path,
+) -> None:
+    from memory_platform.builder import build_memory
+    from memory_platform.tools.arguments import CreateMemoryArgs
+
+    one_matrix = 64 * 384 * 4  # the smallest buffer a (user, kind) matrix takes
+    store = SQLiteGraphStore(tmp_path / "c.db", SIGNATURE, vector_cache_bytes=2 * one_matrix)
+    rng = np.random.default_rng(3)
+    expected: dict[str, tuple[str, np.ndarray]] = {}
+    for i in range(6):
+        user = f"user-{i}"
+        graph = build_memory(
+            user, CreateMemoryArgs(subject="我", memory_type="事件", topic=f"t{i}")
+        )
+        store.write_memory(graph)
+        vector = rng.standard_normal(384).astype(np.float32)
+        store.set_embeddings(user, VectorKind.MEMORY, {graph.memory.id: vector})
+        expected[user] = (graph.memory.id, vector)
+
+    for user, (memory_id, vector) in [*expected.items(), *expected.items()]:
+        hits = store.vector_search(user, VectorKind.MEMORY, vector, k=1)
+        assert [h.ref_id for h in hits] == [memory_id]  # right after eviction too
+        assert store._cache.nbytes <= 2 * one_matrix and len(store._cache) <= 2
+    store.close()
