@@ -28,6 +28,7 @@ from .models import (
     MemoryLink,
     MemorySubgraph,
     StructuralEdge,
+    invalid_input_from,
 )
 from .store.base import GraphStore
 
@@ -146,11 +147,7 @@ def parse_lines(lines: Iterable[str | Mapping[str, Any]]) -> list[ExportRecord]:
             else:
                 records.append(_RECORD.validate_python(line))
         except ValidationError as exc:
-            problem = exc.errors()[0]
-            where = ".".join(str(p) for p in problem["loc"])
-            raise InvalidInputError(
-                f"line {number}: {where + ': ' if where else ''}{problem['msg']}", "import"
-            ) from exc
+            raise InvalidInputError(f"line {number}: {invalid_input_from(exc)}", "import") from exc
     if not records or not isinstance(records[0], HeaderRecord):
         raise InvalidInputError("not a memory-platform export: no header line", "import")
     if records[0].version != VERSION:

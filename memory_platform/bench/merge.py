@@ -21,11 +21,13 @@ from .node_pairs import NodePair, labelled_pairs
 _T0 = datetime(2025, 11, 5, tzinfo=UTC)
 
 
-def _object_id(mp: MemoryPlatform, user: str, memory_id: str) -> str:
+def object_node_id(mp: MemoryPlatform, user: str, memory_id: str) -> str:
+    """The id of a memory's object node (shared by both memories once merged)."""
     return next(n.id for n in mp.get_memory(user, memory_id).nodes if n.kind == NodeType.OBJECT)
 
 
-def _write(mp: MemoryPlatform, user: str, pair: NodePair, text: str, hours: int) -> str:
+def write_object(mp: MemoryPlatform, user: str, pair: NodePair, text: str, hours: int) -> str:
+    """A memory "<subject> likes <text>" of the pair's language; returns its id."""
     topic = "喜欢" if pair.lang == "zh" else "likes"
     args = CreateMemoryArgs(subject=pair.subject, memory_type="fact", topic=topic, object=text)
     when = _T0 + timedelta(hours=hours)
@@ -42,10 +44,10 @@ def run_merge_eval(
     for i, pair in enumerate(pairs):
         user = f"merge-pair-{i}"
         mp.delete_user(user)
-        first = _write(mp, user, pair, pair.a, 0)
-        second = _write(mp, user, pair, pair.b, 1)
+        first = write_object(mp, user, pair, pair.a, 0)
+        second = write_object(mp, user, pair, pair.b, 1)
         mp.consolidate(user)
-        outcomes.append((pair, _object_id(mp, user, first) == _object_id(mp, user, second)))
+        outcomes.append((pair, object_node_id(mp, user, first) == object_node_id(mp, user, second)))
         mp.delete_user(user)
         if (i + 1) % 50 == 0:
             progress(f"merge pairs {i + 1}/{len(pairs)}")

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from ..config import Settings, load_settings
 from ..errors import MemoryPlatformError
+from ..models import invalid_input_from
 
 console = Console(soft_wrap=True)  # one message, one line; tables still fit the terminal
 err_console = Console(stderr=True, soft_wrap=True)
@@ -42,9 +43,7 @@ def user_errors() -> Iterator[None]:
     except MemoryPlatformError as exc:
         raise fail(str(exc)) from exc
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise fail(f"{where}: {first['msg']}" if where else str(first["msg"])) from exc
+        raise fail(str(invalid_input_from(exc))) from exc
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise fail(str(exc)) from exc
 

@@ -13,7 +13,7 @@ import typer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ..models import MAX_ID_CHARS, Message
+from ..models import MAX_ID_CHARS, Message, invalid_input_from
 from .common import DbOption, console, err_console, fail, open_platform, print_json
 
 _BATCH = 500
@@ -58,10 +58,8 @@ def _read_lines(path: Path, user: str | None, session: str | None) -> list[tuple
             try:
                 item: Any = model.model_validate(raw)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"])
                 kind = "message" if model is _ChatMessage else "episode"
-                raise fail(f"{path}:{number}: {kind} {where}: {first['msg']}") from exc
+                raise fail(f"{path}:{number}: {kind} {invalid_input_from(exc)}") from exc
             item.user_id = item.user_id or user
             if item.user_id is None:
                 raise fail(f"{path}:{number}: no user_id in the line and no --user given")

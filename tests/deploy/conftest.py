@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ def assert_known_variables(env: dict[str, Any], where: str) -> None:
 
 def assert_settings_load(env: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Settings:
     """The variables, as a container would see them, make valid settings."""
-    for key in [k for k in __import__("os").environ if k.startswith("MEMORY_")]:
+    for key in [k for k in os.environ if k.startswith("MEMORY_")]:
         monkeypatch.delenv(key)
     for key, value in env.items():
         monkeypatch.setenv(key, str(value))
