@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -135,3 +136,34 @@ def test_the_wheel_the_image_installs_carries_cypher_workers_and_the_cli(tmp_pat
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "memory-platform = memory_platform.cli:main" in text
+
+
+def test_the_readme_walkthrough_matches_the_stack() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Production stack (docker compose)")
+    section = readme[start : readme.index("\n## ", start + 3)]
+    steps = re.search(r"```bash\n(.*?)\n```", section, re.DOTALL)
+    assert steps is not None
+    script = steps.group(1)
+    required = re.findall(r"\$\{(\w+):\?", (ROOT / "docker-compose.yml").read_text())
+    for name in {*required, "MEMORY_NEO4J_PASSWORD"}:
+        assert f"export {name}=" in script, f"the walkthrough sets {name}"
+    key = json.loads(re.search(r"export MEMORY_API__KEYS='(.*?)'", script).group(1))  # type: ignore[union-attr]
+    assert all(f"X-API-Key: {k}" in script for k in key)
+    assert "docker compose up -d --build" in script
+    port = SERVICES["api"]["ports"][0].split(":")[0]
+    assert f"localhost:{port}/ready" in script
+    created = re.search(r"localhost:\d+(/v1/users/(\w+)/memories)", script)
+    searched = re.search(r"localhost:\d+(/v1/users/(\w+)/search)", script)
+    assert created and searched and created.group(2) == searched.group(2)
+    routes = set(api_paths())
+    assert "/v1/users/{user_id}/memories" in routes and "/v1/users/{user_id}/search" in routes
+    assert "cypher/browser/" in section and "memory-platform.grass" in section
+
+
+def api_paths() -> list[str]:
+    from memory_platform.api import create_app
+    from memory_platform.config import ApiSettings, Settings
+
+    app = create_app(settings=Settings(api=ApiSettings(allow_anonymous=True), _env_file=None))
+    return list(app.openapi()["paths"])
