@@ -19,3 +19,15 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/pip install --disable-pip-version-check -q -e ".[$extras]" 2> >(quiet)
   touch "$stamp"
 fi
+
+# The dev extras also lint Cypher offline with Neo4j's own tooling (npm, pinned by the lock).
+if [[ ",$extras," == *",dev,"* ]]; then
+  lint_dir=scripts/cypher-lint
+  lint_stamp="$lint_dir/node_modules/.stamp-$(sha256sum "$lint_dir/package-lock.json" | cut -c1-12)"
+  if [ ! -f "$lint_stamp" ]; then
+    command -v npm >/dev/null 2>&1 || { echo "setup: npm is needed for the Cypher lint (apt-get install -y nodejs npm)" >&2; exit 1; }
+    echo "setup: installing the Cypher linter (@neo4j-cypher/language-support)"
+    npm ci --prefix "$lint_dir" --no-audit --no-fund --loglevel=error >/dev/null
+    touch "$lint_stamp"
+  fi
+fi

@@ -3,14 +3,17 @@
 # test suite. Extra arguments go to pytest, e.g. `bash scripts/test.sh -m "not slow"`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh "dev"
-if ! command -v redis-server >/dev/null 2>&1; then
-  echo "test: installing redis-server (Debian package)"
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "test: installing ${missing[*]} (Debian packages)"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq redis-server >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+bash scripts/setup.sh "dev"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy

@@ -19,6 +19,16 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+@pytest.fixture(autouse=True)
+def _without_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test sees only the MEMORY_* variables it sets: a developer's or CI's own
+    (e.g. MEMORY_NEO4J_URI for the Neo4j leg, read once in tests.support.neo4j_env)
+    must not change what a test checks."""
+    for key in list(os.environ):
+        if key.startswith("MEMORY_"):
+            monkeypatch.delenv(key)
+
+
 @pytest.fixture
 def sqlite_settings(tmp_path: Path) -> Settings:
     """Settings for an embedded store in a fresh temporary file."""

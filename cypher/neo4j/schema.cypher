@@ -1,5 +1,5 @@
 // Applied idempotently at start-up, one statement at a time. $dimensions is the
-// configured embedding dimension. Needs Neo4j 5.18 or later.
+// configured embedding dimension. Needs Neo4j 5.23 or later (store/neo4j_schema.py checks).
 CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (m:Memory) REQUIRE m.id IS UNIQUE;
 CREATE CONSTRAINT node_id IF NOT EXISTS FOR (n:Node) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT episode_id IF NOT EXISTS FOR (e:Episode) REQUIRE e.id IS UNIQUE;

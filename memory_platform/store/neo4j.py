@@ -21,6 +21,7 @@ import numpy.typing as npt
 from ..config import Settings
 from ..errors import (
     BackendUnavailable,
+    ConfigurationError,
     ConflictError,
     InvalidInputError,
     NotFoundError,
@@ -63,6 +64,7 @@ from .base import (
     previous_texts,
     relation_filter,
 )
+from .neo4j_schema import check_server_version, expected_schema, schema_problems
 
 __all__ = ["Neo4jGraphStore"]
 
@@ -101,7 +103,7 @@ def _lucene_query(user_id: str, text: str) -> str | None:
 
 
 class Neo4jGraphStore(GraphStore):
-    """:class:`GraphStore` on a Neo4j 5 server (5.18 or later)."""
+    """:class:`GraphStore` on a Neo4j server, 5.23 or later (5.26 LTS and 2025.x tested)."""
 
     backend_name = "neo4j"
 
@@ -174,38 +176,61 @@ class Neo4jGraphStore(GraphStore):
         with self._translate(), self._driver.session(database=self._database) as session:
             return session.execute_write(work)  # type: ignore[no-any-return]
 
-    def _read(self, name: str, **params: Any) -> list[Any]:
+    def _read(self, name: str, /, **params: Any) -> list[Any]:
         def work(tx: Any) -> list[Any]:
-            return list(tx.run(cypher(f"neo4j/{name}"), **params))
+            return list(tx.run(cypher(f"neo4j/{name}"), params))
 
         with self._translate(), self._driver.session(database=self._database) as session:
             return session.execute_read(work)  # type: ignore[no-any-return]
 
-    def run_saved_query(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    def run_saved_query(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run a saved inspection query of ``cypher/browser/`` (read-only) by file name.
 
         For tools and tests that show what Neo4j Browser shows; values go as parameters.
         """
 
         def work(tx: Any) -> list[dict[str, Any]]:
-            return [record.data() for record in tx.run(cypher(f"browser/{name}"), **params)]
+            return [record.data() for record in tx.run(cypher(f"browser/{name}"), params)]
 
         with self._translate(), self._driver.session(database=self._database) as session:
             return session.execute_read(work)  # type: ignore[no-any-return]
 
     @staticmethod
-    def _run(tx: Any, name: str, **params: Any) -> list[Any]:
-        return list(tx.run(cypher(f"neo4j/{name}"), **params))
+    def _run(tx: Any, name: str, /, **params: Any) -> list[Any]:
+        # Parameters travel as one mapping: the driver's own first argument of run() is
+        # named ``query``, so ``**params`` would clash with a Cypher parameter $query.
+        return list(tx.run(cypher(f"neo4j/{name}"), params))
 
     def apply_schema(self) -> None:
-        """Create constraints and indexes if missing (idempotent)."""
+        """Check the server version, create constraints and indexes if missing
+        (idempotent), then verify that each one the store uses is there and ONLINE.
+
+        Raises:
+            ConfigurationError: the server is too old, or an index or constraint is missing
+                (e.g. an equivalent one exists under another name), FAILED, or built for
+                another vector dimension; the message names it and the fix.
+        """
+        statements = split_statements(cypher("neo4j/schema"))
         with self._translate(), self._driver.session(database=self._database) as session:
-            for statement in split_statements(cypher("neo4j/schema")):
+            # Auto-commit: schema commands and SHOW cannot share a managed transaction.
+            version = session.run(cypher("neo4j/meta/server_version")).single()
+            if version is not None:
+                check_server_version(str(version["version"]))
+            for statement in statements:
                 params = (
                     {"dimensions": self._signature.dimension} if "$dimensions" in statement else {}
                 )
-                session.run(statement, **params).consume()
+                session.run(statement, params).consume()
             session.run("CALL db.awaitIndexes(300)").consume()
+            indexes = [r.data() for r in session.run(cypher("neo4j/meta/show_indexes"))]
+            constraints = [r.data() for r in session.run(cypher("neo4j/meta/show_constraints"))]
+        problems = schema_problems(
+            expected_schema(statements), indexes, constraints, self._signature.dimension
+        )
+        if problems:
+            raise ConfigurationError(
+                "the Neo4j schema is not what the platform needs: " + "; ".join(problems)
+            )
 
     def close(self) -> None:
         self._driver.close()
@@ -371,7 +396,7 @@ class Neo4jGraphStore(GraphStore):
     def delete_user(self, user_id: str) -> None:
         user = self._check_user(user_id)
         with self._translate(), self._driver.session(database=self._database) as session:
-            session.run(cypher("neo4j/user/delete"), user_id=user).consume()
+            session.run(cypher("neo4j/user/delete"), {"user_id": user}).consume()
 
     # -- links ---------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ delete them afterwards.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,19 +20,13 @@ from memory_platform.config import Settings
 from memory_platform.embeddings import Embedder
 from memory_platform.errors import BackendUnavailable
 from memory_platform.store import EmbeddingSignature, GraphStore, open_store
+from tests.support.neo4j_env import neo4j_settings
 
 DIM = 384
 MODEL = "all-MiniLM-L6-v2"
 SIGNATURE = EmbeddingSignature(model=MODEL, dimension=DIM)
 
 _neo4j_skip_reason: str | None = None
-
-
-def neo4j_settings() -> Settings | None:
-    uri = os.environ.get("MEMORY_NEO4J_URI")
-    if not uri:
-        return None
-    return Settings(backend="neo4j", neo4j_uri=uri, _env_file=None)
 
 
 @pytest.fixture(scope="session")

@@ -670,7 +670,7 @@ def test_a_store_refuses_another_embedding_model(backend: str, tmp_path, store: 
     from memory_platform.config import Settings
 
     if backend == "neo4j":
-        from tests.contract.conftest import neo4j_settings
+        from tests.support.neo4j_env import neo4j_settings
 
         settings = neo4j_settings()
         assert settings is not None

@@ -30,7 +30,7 @@ DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
 
 def test_the_stack_has_its_services() -> None:
     assert set(SERVICES) == {"neo4j", "redis", *PLATFORM}
-    assert SERVICES["neo4j"]["image"] == "neo4j:5"
+    assert SERVICES["neo4j"]["image"] == "neo4j:5.26"
     assert SERVICES["redis"]["image"] == "redis:7"
     assert {"neo4j-data", "redis-data"} <= set(COMPOSE["volumes"])
 

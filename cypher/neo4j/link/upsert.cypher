@@ -1,6 +1,8 @@
 // The relationship type comes from the validated LinkType through fixed branches.
-MATCH (s:Memory {id: $source_id}), (t:Memory {id: $target_id})
-WHERE s.user_id = $user_id AND t.user_id = $user_id
+MATCH (s:Memory {id: $source_id})
+WHERE s.user_id = $user_id
+MATCH (t:Memory {id: $target_id})
+WHERE t.user_id = $user_id
 FOREACH (_ IN CASE WHEN $type = 'CAUSES' THEN [1] ELSE [] END |
   MERGE (s)-[r:CAUSES]->(t) SET r += $props)
 FOREACH (_ IN CASE WHEN $type = 'REFERS_TO' THEN [1] ELSE [] END |

@@ -1,7 +1,10 @@
 // Structural edges of one memory; the relationship type comes from the validated edge
 // type through fixed FOREACH branches, with the seed's property names.
 UNWIND $edges AS e
-MATCH (a:Node {id: e.src_id}), (b:Node {id: e.dst_id})
+MATCH (a:Node {id: e.src_id})
+WHERE a.user_id = $user_id
+MATCH (b:Node {id: e.dst_id})
+WHERE b.user_id = $user_id
 FOREACH (_ IN CASE WHEN e.type = 'MEMORY_TYPE' THEN [1] ELSE [] END |
   CREATE (a)-[:MEMORY_TYPE {memory_id: $memory_id, user_id: $user_id, type: e.label, seq: e.seq}]->(b))
 FOREACH (_ IN CASE WHEN e.type = 'CORE_RELATION' THEN [1] ELSE [] END |

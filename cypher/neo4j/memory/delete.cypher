@@ -4,8 +4,7 @@ MATCH (m:Memory {id: $memory_id})
 WHERE m.user_id = $user_id
 OPTIONAL MATCH (m)-[:INCLUDES]->(x:Node)
 WITH m, collect(x) AS nodes
-CALL {
-  WITH m, nodes
+CALL (m, nodes) {
   UNWIND nodes AS x
   MATCH (x)-[r:MEMORY_TYPE|CORE_RELATION|ATTRIBUTE]->()
   WHERE r.memory_id = m.id
@@ -13,8 +12,7 @@ CALL {
 }
 DETACH DELETE m
 WITH nodes
-CALL {
-  WITH nodes
+CALL (nodes) {
   UNWIND nodes AS x
   WITH x WHERE NOT EXISTS { (x)<-[:INCLUDES]-(:Memory) }
   DETACH DELETE x

@@ -5,22 +5,19 @@
 UNWIND $frontier AS fid
 MATCH (m:Memory {id: fid})
 WHERE m.user_id = $user_id
-CALL {
-  WITH m
+CALL (m) {
   MATCH (m)-[r:CAUSES|REFERS_TO|RELATED_TO|CONFLICTS_WITH|SUPERSEDES]->(n:Memory)
   WHERE type(r) IN $types AND n.user_id = $user_id
     AND ($include_invalid OR n.invalid_at IS NULL)
   RETURN n.id AS to_id, type(r) AS rel, 'out' AS dir, null AS via,
          coalesce(r.importance, 1.0) * coalesce(r.confidence, 1.0) AS weight
   UNION
-  WITH m
   MATCH (m)<-[r:CAUSES|REFERS_TO|RELATED_TO|CONFLICTS_WITH|SUPERSEDES]-(n:Memory)
   WHERE type(r) IN $types AND n.user_id = $user_id
     AND ($include_invalid OR n.invalid_at IS NULL)
   RETURN n.id AS to_id, type(r) AS rel, 'in' AS dir, null AS via,
          coalesce(r.importance, 1.0) * coalesce(r.confidence, 1.0) AS weight
   UNION
-  WITH m
   MATCH (m)-[:INCLUDES]->(x:Node)
   WHERE $shared AND x.user_id = $user_id AND NOT x.id IN $skip
   WITH m, x, COUNT { (x)<-[:INCLUDES]-() } AS degree

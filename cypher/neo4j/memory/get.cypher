@@ -3,8 +3,7 @@ WHERE m.user_id = $user_id
 OPTIONAL MATCH (m)-[:INCLUDES]->(x:Node)
 WITH m, x ORDER BY x.created_at, x.id
 WITH m, collect(x {.id, .user_id, .kind, .content, .created_at, .merged_from}) AS nodes
-CALL {
-  WITH m
+CALL (m) {
   OPTIONAL MATCH (m)-[:INCLUDES]->(a:Node)-[r:MEMORY_TYPE|CORE_RELATION|ATTRIBUTE]->(b:Node)
   WHERE r.memory_id = m.id
   WITH r, a, b ORDER BY r.seq

@@ -1,6 +1,6 @@
 // Everything a user owns, deleted in batches so a large user does not exhaust memory.
 // Runs in an auto-commit transaction (CALL ... IN TRANSACTIONS needs one).
-CALL {
+CALL () {
   MATCH (n:Memory) WHERE n.user_id = $user_id RETURN n
   UNION ALL
   MATCH (n:Node) WHERE n.user_id = $user_id RETURN n
@@ -13,4 +13,4 @@ CALL {
   UNION ALL
   MATCH (n:User {id: $user_id}) RETURN n
 }
-CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS

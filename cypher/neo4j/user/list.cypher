@@ -1,5 +1,5 @@
 // Every user with memories or episodes.
-CALL {
+CALL () {
   MATCH (m:Memory) RETURN DISTINCT m.user_id AS user_id
   UNION
   MATCH (e:Episode) RETURN DISTINCT e.user_id AS user_id

@@ -1,19 +1,14 @@
 // Stored vectors of the user's items of one kind.
 UNWIND $ref_ids AS ref_id
-CALL {
-  WITH ref_id
+CALL (ref_id) {
   MATCH (n:Memory {id: ref_id}) WHERE $kind = 'memory' RETURN n
   UNION
-  WITH ref_id
   MATCH (n:Topic {id: ref_id}) WHERE $kind = 'topic' RETURN n
   UNION
-  WITH ref_id
   MATCH (n:Object {id: ref_id}) WHERE $kind = 'object' RETURN n
   UNION
-  WITH ref_id
   MATCH (n:Episode {id: ref_id}) WHERE $kind = 'episode' RETURN n
   UNION
-  WITH ref_id
   MATCH (n:Knowledge {id: ref_id}) WHERE $kind = 'knowledge' RETURN n
 }
 WITH n

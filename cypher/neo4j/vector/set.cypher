@@ -1,19 +1,14 @@
 // Store vectors on the user's items of one kind; ids of other users or kinds are skipped.
 UNWIND $items AS item
-CALL {
-  WITH item
+CALL (item) {
   MATCH (n:Memory {id: item.ref_id}) WHERE $kind = 'memory' AND n.user_id = $user_id RETURN n
   UNION
-  WITH item
   MATCH (n:Topic {id: item.ref_id}) WHERE $kind = 'topic' AND n.user_id = $user_id RETURN n
   UNION
-  WITH item
   MATCH (n:Object {id: item.ref_id}) WHERE $kind = 'object' AND n.user_id = $user_id RETURN n
   UNION
-  WITH item
   MATCH (n:Episode {id: item.ref_id}) WHERE $kind = 'episode' AND n.user_id = $user_id RETURN n
   UNION
-  WITH item
   MATCH (n:Knowledge {id: item.ref_id}) WHERE $kind = 'knowledge' AND n.user_id = $user_id RETURN n
 }
 CALL db.create.setNodeVectorProperty(n, 'embedding', item.vector)

@@ -1,0 +1,214 @@
+"""What the Neo4j store needs of the server: a recent enough version and its schema, verified.
+
+``CREATE ... IF NOT EXISTS`` is silently a no-op when an equivalent index already exists
+under another name, and an index can exist but be FAILED or built for another vector
+dimension. So after applying ``cypher/neo4j/schema.cypher`` the store reads ``SHOW
+INDEXES`` / ``SHOW CONSTRAINTS`` and refuses to start unless every index and constraint
+it queries by name is there, ONLINE and shaped as the schema file says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigurationError
+
+__all__ = [
+    "MIN_NEO4J_VERSION",
+    "ExpectedSchemaItem",
+    "check_server_version",
+    "expected_schema",
+    "schema_problems",
+]
+
+# CALL (x) { ... } (scoped subqueries) arrived in 5.23; older servers cannot run the
+# statements. Compose pins neo4j:5.26 (the LTS), which the suite is run against.
+MIN_NEO4J_VERSION = (5, 23)
+
+
+@dataclass(frozen=True)
+class ExpectedSchemaItem:
+    """One index or constraint the store relies on by name."""
+
+    name: str
+    kind: str  # "constraint" | "range" | "vector" | "fulltext"
+    labels: tuple[str, ...]
+    properties: tuple[str, ...]
+
+
+_CONSTRAINT = re.compile(
+    r"CREATE CONSTRAINT (\w+) IF NOT EXISTS FOR \(\w+:(\w+)\) REQUIRE \w+\.(\w+) IS UNIQUE"
+)
+_RANGE = re.compile(r"CREATE INDEX (\w+) IF NOT EXISTS FOR \(\w+:(\w+)\) ON \(([^)]*)\)")
+_VECTOR = re.compile(r"CREATE VECTOR INDEX (\w+) IF NOT EXISTS FOR \(\w+:(\w+)\) ON \(\w+\.(\w+)\)")
+_FULLTEXT = re.compile(
+    r"CREATE FULLTEXT INDEX (\w+) IF NOT EXISTS FOR \(\w+:([\w|]+)\) ON EACH \[([^\]]*)\]"
+)
+
+
+def _props(text: str) -> tuple[str, ...]:
+    return tuple(p.strip().split(".", 1)[1] for p in text.split(",") if p.strip())
+
+
+def expected_schema(statements: Iterable[str]) -> list[ExpectedSchemaItem]:
+    """The items the schema statements create, read from the statements themselves."""
+    items = []
+    for stmt in statements:
+        if m := _CONSTRAINT.match(stmt):
+            items.append(ExpectedSchemaItem(m[1], "constraint", (m[2],), (m[3],)))
+        elif m := _VECTOR.match(stmt):
+            items.append(ExpectedSchemaItem(m[1], "vector", (m[2],), (m[3],)))
+        elif m := _FULLTEXT.match(stmt):
+            items.append(ExpectedSchemaItem(m[1], "fulltext", tuple(m[2].split("|")), _props(m[3])))
+        elif m := _RANGE.match(stmt):
+            items.append(ExpectedSchemaItem(m[1], "range", (m[2],), _props(m[3])))
+        else:
+            raise ConfigurationError(f"schema statement not understood: {stmt[:80]}")
+    return items
+
+
+def _same_shape(item: ExpectedSchemaItem, row: Mapping[str, Any]) -> bool:
+    return (
+        tuple(row.get("labelsOrTypes") or ()) == item.labels
+        and tuple(row.get("properties") or ()) == item.properties
+    )
+
+
+def _index_type(item: ExpectedSchemaItem) -> str:
+    return {"range": "RANGE", "vector": "VECTOR", "fulltext": "FULLTEXT"}[item.kind]
+
+
+def _vector_config(row: Mapping[str, Any]) -> tuple[int | None, str | None]:
+    config = (row.get("options") or {}).get("indexConfig") or {}
+    dims = config.get("vector.dimensions")
+    similarity = config.get("vector.similarity_function")
+    return (int(dims) if dims is not None else None), (
+        str(similarity).lower() if similarity is not None else None
+    )
+
+
+def _where(item: ExpectedSchemaItem) -> str:
+    return f":{'|'.join(item.labels)}({', '.join(item.properties)})"
+
+
+def schema_problems(
+    expected: Iterable[ExpectedSchemaItem],
+    indexes: Iterable[Mapping[str, Any]],
+    constraints: Iterable[Mapping[str, Any]],
+    dimension: int,
+) -> list[str]:
+    """What is wrong with the server's schema, one actionable sentence per problem.
+
+    ``indexes`` and ``constraints`` are the rows of ``SHOW INDEXES`` / ``SHOW CONSTRAINTS``
+    (name, type, labelsOrTypes, properties; indexes also state and options).
+    """
+    index_rows = list(indexes)
+    constraint_rows = list(constraints)
+    by_name = {r["name"]: r for r in index_rows}
+    constraint_names = {r["name"]: r for r in constraint_rows}
+    problems: list[str] = []
+    for item in expected:
+        if item.kind == "constraint":
+            row = constraint_names.get(item.name)
+            if row is None:
+                other = next(
+                    (
+                        r["name"]
+                        for r in constraint_rows
+                        if "UNIQUENESS" in str(r.get("type", "")) and _same_shape(item, r)
+                    ),
+                    None,
+                )
+                problems.append(
+                    f"constraint {item.name} ({_where(item)} unique) is missing"
+                    + (
+                        f": an equivalent constraint named {other} exists, so it was not "
+                        f"created; rename it (DROP CONSTRAINT {other}, then restart to "
+                        "recreate it under the expected name)"
+                        if other
+                        else "; check that the user may create constraints"
+                    )
+                )
+            elif "UNIQUENESS" not in str(row.get("type", "")) or not _same_shape(item, row):
+                problems.append(
+                    f"constraint {item.name} exists but is not unique on {_where(item)}; "
+                    f"drop it (DROP CONSTRAINT {item.name}) and restart"
+                )
+            continue
+        row = by_name.get(item.name)
+        if row is None:
+            other = next(
+                (
+                    r["name"]
+                    for r in index_rows
+                    if r.get("type") == _index_type(item) and _same_shape(item, r)
+                ),
+                None,
+            )
+            problems.append(
+                f"{item.kind} index {item.name} on {_where(item)} is missing"
+                + (
+                    f": an equivalent index named {other} exists, so it was not created; "
+                    f"drop it (DROP INDEX {other}) and restart to recreate it as {item.name}"
+                    if other
+                    else "; check that the user may create indexes"
+                )
+            )
+            continue
+        if row.get("type") != _index_type(item) or not _same_shape(item, row):
+            problems.append(
+                f"index {item.name} is a {row.get('type')} index on "
+                f":{'|'.join(row.get('labelsOrTypes') or ())}({', '.join(row.get('properties') or ())}), "
+                f"not {_index_type(item)} on {_where(item)}; drop it (DROP INDEX {item.name}) "
+                "and restart"
+            )
+            continue
+        if item.kind == "vector":
+            dims, similarity = _vector_config(row)
+            if dims != dimension:
+                problems.append(
+                    f"vector index {item.name} holds {dims}-dimensional vectors but the "
+                    f"configured embedder makes {dimension}; drop it (DROP INDEX {item.name}) "
+                    "and re-embed, or configure the model the store was built with"
+                )
+            if similarity != "cosine":
+                problems.append(
+                    f"vector index {item.name} uses {similarity} similarity, not cosine; "
+                    f"drop it (DROP INDEX {item.name}) and restart"
+                )
+        state = str(row.get("state", "ONLINE"))
+        if state != "ONLINE":
+            problems.append(
+                f"index {item.name} is {state}, not ONLINE"
+                + (
+                    f" ({row.get('failureMessage')}); drop it (DROP INDEX {item.name}) and restart"
+                    if state == "FAILED"
+                    else "; wait for it to finish populating, then restart"
+                )
+            )
+    return problems
+
+
+def _version_tuple(version: str) -> tuple[int, int]:
+    parts = re.findall(r"\d+", version)
+    if len(parts) < 2:
+        raise ConfigurationError(f"cannot read the Neo4j server version {version!r}")
+    return int(parts[0]), int(parts[1])
+
+
+def check_server_version(version: str) -> None:
+    """Refuse a server older than :data:`MIN_NEO4J_VERSION` (calendar versions are newer).
+
+    Raises:
+        ConfigurationError: the server is too old or its version cannot be read.
+    """
+    if _version_tuple(version) < MIN_NEO4J_VERSION:
+        minimum = ".".join(map(str, MIN_NEO4J_VERSION))
+        raise ConfigurationError(
+            f"Neo4j {version} is older than {minimum}, the oldest server this platform "
+            f"supports (it uses CALL (x) {{...}} subqueries); upgrade Neo4j to {minimum} or "
+            "later (the compose file runs neo4j:5.26)"
+        )

@@ -1,0 +1,77 @@
+"""Every Cypher file takes exactly the parameters its callers pass, and Neo4j's own linter
+(``@neo4j-cypher/language-support``, run offline) finds nothing in any file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory_platform.queries import cypher, query_names
+from tests.support.cypher_lint import (
+    call_sites,
+    driver_run_calls_with_keywords,
+    lint_inputs,
+    run_linter,
+    used_parameters,
+)
+
+
+def test_no_driver_run_call_passes_parameters_as_keywords() -> None:
+    # tx.run(text, **params) breaks on a Cypher parameter named $query: the driver's own
+    # first argument of run() has that name. Parameters travel as one mapping.
+    assert driver_run_calls_with_keywords() == []
+
+
+def test_each_call_passes_exactly_the_parameters_its_statement_uses() -> None:
+    sites = call_sites()
+    assert len(sites) > 40  # the walker found the store's calls
+    mismatches = []
+    for site in sites:
+        assert not site.spreads, f"line {site.line}: **mapping hides the parameter names"
+        wanted = used_parameters(cypher(f"neo4j/{site.name}"))
+        if set(site.parameters) != wanted:
+            mismatches.append(
+                f"line {site.line} {site.name}: passes {sorted(site.parameters)}, "
+                f"the file uses {sorted(wanted)}"
+            )
+    assert mismatches == []
+
+
+def test_the_parameter_walker_sees_a_missing_parameter(tmp_path: Path) -> None:
+    source = tmp_path / "store.py"
+    source.write_text(
+        "def f(self, tx):\n"
+        "    self._read('memory/get', memory_id='m')\n"
+        "    self._run(tx, 'lexical/search', query='q', **extra)\n",
+        encoding="utf-8",
+    )
+    first, second = call_sites(source)
+    assert (first.name, set(first.parameters)) == ("memory/get", {"memory_id"})
+    assert used_parameters(cypher("neo4j/memory/get")) - set(first.parameters) == {"user_id"}
+    assert second.spreads
+
+
+def test_browser_queries_take_only_the_documented_parameters() -> None:
+    for name in query_names():
+        if name.startswith("browser/"):
+            assert used_parameters(cypher(name)) <= {"user_id", "session_id"}, name
+
+
+def test_neo4j_linter_finds_no_error_deprecation_or_cartesian_product() -> None:
+    findings = run_linter(lint_inputs())
+    assert findings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("MATCH (a:Memory), (b:Memory) RETURN a, b", "cartesian product"),
+        ("MATCH (m:Memory) CALL { WITH m RETURN m.id AS x } RETURN x", "deprecated"),
+        ("MATCH (m:Memory {id: $nobody_passes_this}) RETURN m", "not defined"),
+        ("MATCH (m:Memory RETURN m", "Invalid input"),
+    ],
+)
+def test_the_linter_reports_what_the_server_would(text: str, expected: str) -> None:
+    findings = run_linter([{"name": "probe", "text": text, "parameters": []}])
+    assert any(expected in str(f["message"]) for f in findings), findings
