@@ -143,7 +143,14 @@ class WorkerSettings(BaseModel):
     restore_interval: int = Field(
         10, ge=1, description="seconds between sweeps for tasks of dead workers"
     )
-    lock_timeout: int = Field(900, ge=1, description="seconds a per-user lock may be held")
+    lock_timeout: int = Field(
+        30,
+        ge=3,
+        description=(
+            "seconds a per-user lock outlives its holder's last heartbeat (renewed every "
+            "third of it while the task runs, so a killed worker frees it this soon)"
+        ),
+    )
     lock_wait: int = Field(60, ge=0, description="seconds a task waits for the user's lock")
 
 

@@ -17,4 +17,5 @@ bash scripts/setup.sh "dev"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+.venv/bin/python -m tests.support.cypher_lint
 exec .venv/bin/python -m pytest "$@"

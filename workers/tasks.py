@@ -59,19 +59,40 @@ def platform() -> MemoryPlatform:
 
 @contextmanager
 def user_lock(user_id: str) -> Iterator[None]:
-    """Serialise the work of one user across all workers (a Redis lock)."""
+    """Serialise the work of one user across all workers (a Redis lock).
+
+    The lock lives ``lock_timeout`` seconds past its last renewal and a heartbeat thread
+    renews it every third of that while the task runs: a live task keeps it however long
+    the LLM takes, and a worker killed mid-task (SIGKILL, OOM) frees it within
+    ``lock_timeout``, so the redelivered task takes over instead of failing "busy".
+    """
     mp = platform()
+    ttl = mp.settings.worker.lock_timeout
     client = app.backend.client  # the result backend's Redis connection
     lock = client.lock(
         f"memory-platform:lock:{user_id}",
-        timeout=mp.settings.worker.lock_timeout,
+        timeout=ttl,
         blocking_timeout=mp.settings.worker.lock_wait,
     )
     if not lock.acquire():
         raise UserBusy(f"user {user_id} is busy")
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.wait(ttl / 3):
+            try:
+                lock.reacquire()
+            except Exception:  # lost it (Redis restarted): the work is idempotent
+                log.warning("could not renew the lock of %s", user_id, exc_info=True)
+                return
+
+    beat = threading.Thread(target=heartbeat, name=f"lock-heartbeat-{user_id}", daemon=True)
+    beat.start()
     try:
         yield
     finally:
+        stop.set()
+        beat.join()
         try:
             lock.release()
         except Exception:  # the lock expired meanwhile; the work is done and idempotent

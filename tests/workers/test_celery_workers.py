@@ -7,8 +7,11 @@ The LLM is the scripted OpenAI-compatible stub on 127.0.0.1, so the worker runs 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -140,6 +143,39 @@ def test_a_killed_worker_task_is_redelivered_and_completes_once(
     assert status["state"] == "SUCCESS", status
     assert stub.chat_requests() == 2
     assert client.stats("alice").knowledge_versions == 1 and client.stats("alice").memories == 1
+
+
+def test_a_pool_child_killed_mid_task_under_default_settings_finishes_once(
+    client: MemoryPlatform, env: dict[str, str], tmp_path: Path, stub: OpenAIStub
+) -> None:
+    # The shipped defaults: prefork pool, per-user lock timeout and wait as configured.
+    assert not any(key.startswith("MEMORY_WORKER__LOCK") for key in env)
+    stub.reply(json.dumps(GOOD), delay=60)  # the pool child dies while waiting for this one
+    stub.reply(json.dumps(GOOD))
+    prefork = Worker(env, tmp_path / "prefork.log", pool="prefork")
+    prefork.start()
+    try:
+        client.add_messages("alice", "s1", MESSAGES)
+        job = client.end_session("alice", "s1")
+        deadline = time.monotonic() + 60
+        while stub.chat_requests() == 0:
+            assert time.monotonic() < deadline, "the worker never called the LLM"
+            time.sleep(0.2)
+        children = prefork.pool_children()
+        assert children, "the prefork pool has no children"
+        for pid in children:  # the one holding alice's lock dies without releasing it
+            os.kill(pid, signal.SIGKILL)
+
+        status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"}, timeout=120)
+        if status["state"] != "SUCCESS":
+            print(prefork.log_tail())
+    finally:
+        prefork.stop()
+
+    assert status["state"] == "SUCCESS", status
+    assert stub.chat_requests() == 2  # the killed attempt and the redelivered one
+    stats = client.stats("alice")
+    assert stats.knowledge_versions == 1 and stats.memories == 1
 
 
 def test_concurrent_consolidations_of_one_user_are_serialised(

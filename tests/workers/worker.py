@@ -15,10 +15,13 @@ ROOT = Path(__file__).resolve().parents[2]
 class Worker:
     """``memory-platform worker`` (or ``beat``) as a subprocess in its own process group."""
 
-    def __init__(self, env: dict[str, str], log: Path, command: str = "worker") -> None:
+    def __init__(
+        self, env: dict[str, str], log: Path, command: str = "worker", pool: str = "threads"
+    ) -> None:
         self._env = env
         self._log = log
         self._command = command
+        self._pool = pool
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -26,7 +29,7 @@ class Worker:
         if self._command == "worker":
             args = [
                 "worker",
-                "--pool=threads",
+                f"--pool={self._pool}",
                 "--concurrency=2",
                 "--name",
                 f"test-{time.time_ns()}@%h",
@@ -49,6 +52,19 @@ class Worker:
 
     def log_tail(self) -> str:
         return self._log.read_text(errors="replace")[-4000:]
+
+    def pool_children(self) -> list[int]:
+        """Process ids of the prefork pool's children (the processes that run tasks)."""
+        assert self.proc is not None
+        children = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:  # the process ended meanwhile
+                continue
+            if int(fields[1]) == self.proc.pid:  # field 4 of stat: the parent's id
+                children.append(int(stat.parent.name))
+        return children
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:
