@@ -9,7 +9,6 @@ assistant's. Topics, objects and values are new nodes; consolidation merges them
 
 from __future__ import annotations
 
-import re
 import uuid
 from datetime import UTC, datetime
 
@@ -23,7 +22,7 @@ from .models import (
     NodeType,
     StructuralEdge,
 )
-from .textutil import normalize_name
+from .textutil import has_cjk, normalize_name
 from .timeparse import normalize_time
 from .tools.arguments import CreateMemoryArgs
 
@@ -52,7 +51,6 @@ _CORE_RELATION = {
     MemoryType.RELATION: ("有", "has"),
     MemoryType.OPINION: ("认为", "thinks"),
 }
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def canonical_subject(subject: str) -> str:
@@ -80,7 +78,7 @@ def memory_time_text(memory: Memory) -> str:
 
 
 def _is_chinese(*parts: str | None) -> bool:
-    return any(p and _CJK.search(p) for p in parts)
+    return has_cjk(*parts)
 
 
 def build_memory(
@@ -112,7 +110,12 @@ def build_memory(
         if key.strip().lower() in TIME_KEYS:
             parsed = normalize_time(value, ref)
             attributes[key] = parsed.text
-            if parsed.parsed:
+            if parsed.partial:  # keep the words; the coarse span only dates the event
+                attributes[key] = value
+                event_time = parsed.start
+                metadata["time_partial"] = value
+                metadata["time_span"] = parsed.text
+            elif parsed.parsed:
                 event_time = parsed.start
                 if parsed.text != value:
                     metadata["time_original"] = value

@@ -96,6 +96,24 @@ def _as_utc(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC)
 
 
+def check_identifier(value: object, field: str) -> str:
+    """A user or session id as stored: a non-blank string of at most 128 printable
+    characters (no control characters, no lone surrogates), stripped of outer spaces.
+
+    Raises:
+        InvalidInputError: naming ``field`` and what is wrong.
+    """
+    from .errors import InvalidInputError
+
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError("must be a non-empty string", field)
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidInputError(f"longer than {MAX_ID_CHARS} characters", field)
+    if not value.isprintable():  # control characters, and lone surrogates (category Cs)
+        raise InvalidInputError("must not contain control characters", field)
+    return value.strip()
+
+
 def _not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be empty or blank")

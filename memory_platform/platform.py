@@ -43,6 +43,7 @@ from .models import (
     MemoryType,
     Message,
     RelationType,
+    check_identifier,
     invalid_input_from,
     new_id,
     validated,
@@ -52,6 +53,7 @@ from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
+from .textutil import has_cjk
 from .timeparse import normalize_time
 from .tools.arguments import CreateMemoryArgs, SearchMemoriesArgs
 from .tools.executor import ToolExecutor
@@ -280,6 +282,8 @@ class MemoryPlatform:
     ) -> MemoryRecord:
         """Like :meth:`create_memory` from validated arguments; returns what was written."""
         user = self._user(user_id)
+        if session_id is not None:
+            session_id = check_identifier(session_id, "session_id")
         graph = build_memory(user, args, reference_time, session_id=session_id, source=source)
         self.store.write_memory(graph)
         self._indexer.notify(user)
@@ -359,7 +363,8 @@ class MemoryPlatform:
             "source_text": source.text,
             "target_text": target.text,
             "relation": relation.link_type.value,
-            "relation_type": relation.zh,
+            # answered in the words the caller used: 导致 for 导致, causes for causes
+            "relation_type": relation.zh if has_cjk(str(relation_type)) else relation.value,
         }
 
     # -- episodes ------------------------------------------------------------------------
@@ -544,8 +549,7 @@ class MemoryPlatform:
         :class:`Message`; returns the episode ids.
         """
         user = self._user(user_id)
-        if not isinstance(session_id, str) or not session_id.strip():
-            raise InvalidInputError("must be a non-empty string", "session_id")
+        session_id = check_identifier(session_id, "session_id")
         items: list[dict[str, Any]] = []
         for index, raw in enumerate(messages):
             try:
@@ -651,8 +655,7 @@ class MemoryPlatform:
         runs once (a repeated run reports ``duplicate``).
         """
         user = self._user(user_id)
-        if not isinstance(session_id, str) or not session_id.strip():
-            raise InvalidInputError("must be a non-empty string", "session_id")
+        session_id = check_identifier(session_id, "session_id")
         version_id, _ = extraction_ids(user, session_id)
         return self._jobs.submit(TASK_EXTRACT, [user, session_id], f"extract-{version_id}")
 
@@ -733,8 +736,7 @@ class MemoryPlatform:
             ExtractionError: the LLM never answered in the required form.
         """
         user = self._user(user_id)
-        if not isinstance(session_id, str) or not session_id.strip():
-            raise InvalidInputError("must be a non-empty string", "session_id")
+        session_id = check_identifier(session_id, "session_id")
         transcript = [
             m if isinstance(m, Message) else validated(Message, **dict(m)) for m in messages
         ]
@@ -939,10 +941,4 @@ class MemoryPlatform:
 
     @staticmethod
     def _user(user_id: str) -> str:
-        if not isinstance(user_id, str) or not user_id.strip():
-            raise InvalidInputError("must be a non-empty string", "user_id")
-        if len(user_id) > 128:
-            raise InvalidInputError("longer than 128 characters", "user_id")
-        if not user_id.isprintable():
-            raise InvalidInputError("must not contain control characters", "user_id")
-        return user_id.strip()
+        return check_identifier(user_id, "user_id")

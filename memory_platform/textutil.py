@@ -15,10 +15,25 @@ import threading
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["fts_query", "lexical_tokens", "normalize_name", "tokens_document", "user_token"]
+__all__ = [
+    "fts_query",
+    "has_cjk",
+    "lexical_tokens",
+    "normalize_name",
+    "tokens_document",
+    "user_token",
+]
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:'[a-z]+)?")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
+
+
+def has_cjk(*parts: object) -> bool:
+    """Whether any of the strings holds a Chinese character (answers follow the user's language)."""
+    return any(isinstance(p, str) and _CJK_CHAR.search(p) is not None for p in parts)
+
+
 _HAS_CJK = re.compile(rf"[{_CJK}]")
 _PUNCT_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 

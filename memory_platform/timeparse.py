@@ -24,6 +24,8 @@ class ParsedTime:
         end: the end of the span (exclusive), or None.
         parsed: whether the expression was understood.
         original: the text as given.
+        partial: only part of the expression was understood (``start`` is a coarse
+            span); callers keep the original words beside the span and flag it.
     """
 
     text: str
@@ -31,6 +33,7 @@ class ParsedTime:
     end: datetime | None
     parsed: bool
     original: str
+    partial: bool = False
 
 
 _ZH_DIGITS = {
@@ -225,6 +228,17 @@ def _absolute(original: str, text: str, ref: datetime) -> ParsedTime | None:
     return _span_day(original, day, period, _is_zh(text))
 
 
+def _shift(word: str) -> int:
+    """上 -1, 上上 -2, 上上上 -3 ...; 下 +1, 下下 +2 ...; 这 / 本 0."""
+    if word[0] in "上下":
+        return len(word) * (-1 if word[0] == "上" else 1)
+    return 0
+
+
+# Northern-hemisphere meteorological seasons: the first month of each.
+_SEASON_MONTH = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
+
+
 def _add_months(d: datetime, months: int) -> datetime:
     index = d.year * 12 + (d.month - 1) + months
     return d.replace(year=index // 12, month=index % 12 + 1, day=1)
@@ -265,9 +279,9 @@ def _zh_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
             return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
         start = _day(ref).replace(year=ref.year + sign * n, month=1, day=1)
         return _result(original, str(start.year), start, start.replace(year=start.year + 1))
-    m = re.search(r"(上上|上|这|本|下下|下)个?(星期|周|礼拜)([一二三四五六日天末])?", text)
+    m = re.search(r"(上+|这|本|下+)个?(星期|周|礼拜)([一二三四五六日天末])?", text)
     if m:
-        shift = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}[m.group(1)]
+        shift = _shift(m.group(1))
         monday = _day(ref, -ref.weekday() + 7 * shift)
         if m.group(3):
             return _finish_day(
@@ -283,14 +297,25 @@ def _zh_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
             monday,
             monday + timedelta(days=7),
         )
-    m = re.search(r"(上上|上|这|本|下)个?月", text)
+    m = re.search(r"(上+|这|本|下+)个?月(?:([\d一二三四五六七八九十]+)\s*[号日])?", text)
     if m:
-        shift = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1}[m.group(1)]
+        shift = _shift(m.group(1))
         start = _add_months(_day(ref), shift)
+        if m.group(2):
+            day = _zh_number(m.group(2))
+            if day is None:
+                return None
+            return _finish_day(original, text, start.replace(day=day), _zh_period(text), True)
         return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
     m = re.search(r"(前年|去年|今年|明年)", text)
     if m:
         year = ref.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[m.group(1)]
+        season = re.search(r"(春|夏|秋|冬)(?:天|季)", text)
+        if season:
+            first = _SEASON_MONTH[season.group(1)]
+            start = _day(ref).replace(year=year, month=first, day=1)
+            label = f"{year} {season.group(1)}季"
+            return _result(original, label, start, _add_months(start, 3))
         start = _day(ref).replace(year=year, month=1, day=1)
         return _result(original, str(year), start, start.replace(year=year + 1))
     day_part = _zh_period(text)
@@ -387,22 +412,50 @@ def normalize_time(expression: str, reference: datetime) -> ParsedTime:
     text = expression.strip().lower()
     if not text:
         return ParsedTime(text=expression, start=None, end=None, parsed=False, original=original)
+    unparsed = ParsedTime(text=expression, start=None, end=None, parsed=False, original=original)
     try:
         found = (
             _absolute(original, text, reference)
             or _zh_relative(original, text, reference)
             or _en_relative(original, text, reference)
         )
-    except ValueError:  # an impossible date such as 2025-02-30
-        found = None
-    if found is None:
-        clock = _clock(text)
-        if clock is not None:
+        if found is None:
+            clock = _clock(text)
+            if clock is None:
+                return unparsed
             day_part = _zh_period(text) if _is_zh(text) else _en_period(text)
             start = _with_hour(_day(reference), clock[0], clock[1], day_part)
-            return _result(original, _fmt_minute(start), start, None)
-        return ParsedTime(text=expression, start=None, end=None, parsed=False, original=original)
+            found = _result(original, _fmt_minute(start), start, None)
+    except (ValueError, OverflowError):  # 2025-02-30, or past the calendar's edge
+        return unparsed
+    if _has_unread_words(text):
+        return ParsedTime(
+            text=found.text,
+            start=found.start,
+            end=found.end,
+            parsed=True,
+            original=original,
+            partial=True,
+        )
     return found
+
+
+# Words of time expressions the parsers above read; anything else in an expression they
+# matched (下下下周, 去年年底, 上个月中旬, "the second week of") is read only in part.
+_KNOWN_WORDS = re.compile(
+    r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|后天|大后天|"
+    r"上上|下下|上|下|这|本|个|星期|周|礼拜|月|年|前年|去年|今年|明年|天|日|号|季|春|夏|秋|冬|"
+    r"之前|以前|之后|前|后|几|早上|上午|中午|下午|傍晚|晚上|夜里|凌晨|半夜|早晨|早|晚|夜|点|时|分|半|"
+    r"的|左右|大约|大概|约|[\d一二两三四五六七八九十零〇]+|"
+    r"[a-z]+|[\s,.:/\-]+"
+)
+
+
+def _has_unread_words(text: str) -> bool:
+    """Whether Chinese characters outside the known time words remain (English and
+    absolute dates are matched whole by their own patterns)."""
+    rest = _KNOWN_WORDS.sub("", text)
+    return bool(rest.strip())
 
 
 _TIME_WORDS = re.compile(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import MemoryPlatformError
+from ..textutil import has_cjk
 from .arguments import CreateMemoryArgs, LinkMemoriesArgs, SearchMemoriesArgs
 from .schemas import TOOL_NAMES
 
@@ -28,6 +29,25 @@ __all__ = ["ToolExecutor", "tool_error"]
 log = logging.getLogger(__name__)
 
 MAX_ARGUMENT_CHARS = 100_000
+MAX_ARGUMENT_DEPTH = 8
+"""Deepest nesting of lists and objects accepted in arguments (the schemas need 2)."""
+
+
+def nesting_depth(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> int:
+    """How deeply lists and objects nest in ``value``, counted without recursion and
+    stopping once past ``limit`` (so a hostile 100,000-deep value costs nothing)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
 
 
 def tool_error(message: str, **extra: Any) -> dict[str, Any]:
@@ -69,12 +89,24 @@ class ToolExecutor:
         reference_time: datetime | None = None,
     ) -> dict[str, Any]:
         """Run one tool call; always returns a result dict, never raises for bad input."""
+        try:
+            return self._execute(user_id, name, arguments, reference_time)
+        except Exception as exc:  # the contract: never raise into the agent loop
+            log.exception("tool call failed unexpectedly")
+            return tool_error(f"internal error: {type(exc).__name__}", retryable=False)
+
+    def _execute(
+        self,
+        user_id: str,
+        name: str,
+        arguments: Mapping[str, Any] | str | None,
+        reference_time: datetime | None,
+    ) -> dict[str, Any]:
         if not isinstance(user_id, str) or not user_id.strip():
             return tool_error("user_id must be a non-empty string")
-        if name not in self._handlers:
-            return tool_error(
-                f"unknown tool {name!r}; the memory tools are {', '.join(TOOL_NAMES)}"
-            )
+        if not isinstance(name, str) or name not in self._handlers:
+            shown = repr(name)[:80] if isinstance(name, str) else type(name).__name__
+            return tool_error(f"unknown tool {shown}; the memory tools are {', '.join(TOOL_NAMES)}")
         parsed = self._parse_arguments(arguments)
         if isinstance(parsed, str):
             return tool_error(parsed, tool=name)
@@ -92,7 +124,7 @@ class ToolExecutor:
         except Exception as exc:  # never crash the agent loop; keep the trace in the log
             log.exception("tool %s failed unexpectedly", name)
             return tool_error(
-                f"internal error in {name}: {type(exc).__name__}", tool=name, retryable=True
+                f"internal error in {name}: {type(exc).__name__}", tool=name, retryable=False
             )
 
     def handle_tool_calls(
@@ -137,10 +169,14 @@ class ToolExecutor:
                 value = json.loads(arguments)
             except json.JSONDecodeError as exc:
                 return f"arguments are not valid JSON ({exc.msg} at position {exc.pos}); send a JSON object"
+            except RecursionError:
+                return f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels"
         else:
             value = arguments
         if not isinstance(value, Mapping):
             return "arguments must be a JSON object"
+        if nesting_depth(value) > MAX_ARGUMENT_DEPTH:
+            return f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels"
         return dict(value)
 
     # -- handlers ----------------------------------------------------------------------
@@ -156,17 +192,26 @@ class ToolExecutor:
             "status": memory.status.value,
             "title": memory.title,
             "text": memory.text,
-            "message": "记忆已保存,将在后台整理 (memory saved; it is consolidated in the background)",
+            "message": "记忆已保存,将在后台整理"
+            if has_cjk(memory.text)
+            else "memory saved; it is consolidated in the background",
         }
         if memory.attributes:
             result["attributes"] = memory.attributes
         if memory.event_time is not None:
             result["event_time"] = memory.event_time.isoformat()
         unparsed = memory.metadata.get("time_unparsed")
+        partial = memory.metadata.get("time_partial")
         if unparsed:
             result["warning"] = (
                 f"time {unparsed!r} was not understood and is kept as written; "
                 "give a date such as 2025-11-05 or a word such as 今天 / yesterday"
+            )
+        elif partial:
+            result["warning"] = (
+                f"time {partial!r} was only partly understood: it is kept as written and "
+                f"dated to the span {memory.metadata.get('time_span')!r}; give an exact "
+                "date such as 2025-11-05 if it matters"
             )
         return result
 
