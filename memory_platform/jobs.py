@@ -8,6 +8,8 @@ Both answer :meth:`status` with one shape: ``{"job_id", "state", "result", "erro
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
@@ -75,10 +77,29 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     }
 
 
-class JobRunner(Protocol):
-    """Runs named jobs and reports on them."""
+JOB_RECORD_SECONDS = 7 * 24 * 3600
+"""How long job owners and idempotency keys are kept (as long as Celery keeps results)."""
 
-    def submit(self, name: str, args: list[Any], job_id: str) -> str: ...
+
+def fresh_job_id(prefix: str) -> str:
+    """An unguessable job id: knowing a user and a session does not tell it."""
+    return f"{prefix}-{secrets.token_hex(16)}"
+
+
+class JobRunner(Protocol):
+    """Runs named jobs and reports on them.
+
+    Every job a user causes records its owner when it is enqueued; status reads on a
+    user's behalf check it, so another user cannot see a pending or failed job either.
+    """
+
+    def job_id_for(self, prefix: str, key: str) -> str:
+        """The job id for an idempotency key: fresh the first time, the same after."""
+        ...
+
+    def submit(self, name: str, args: list[Any], job_id: str, owner: str | None = None) -> str: ...
+
+    def owner(self, job_id: str) -> str | None: ...
 
     def status(self, job_id: str) -> dict[str, Any]: ...
 
@@ -94,15 +115,27 @@ class InProcessJobs:
         self._handlers = handlers
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memory-job")
         self._jobs: dict[str, Future[Any]] = {}
+        self._owners: dict[str, str] = {}
+        self._keys: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def submit(self, name: str, args: list[Any], job_id: str) -> str:
+    def job_id_for(self, prefix: str, key: str) -> str:
         with self._lock:
+            return self._keys.setdefault(key, fresh_job_id(prefix))
+
+    def submit(self, name: str, args: list[Any], job_id: str, owner: str | None = None) -> str:
+        with self._lock:
+            if owner is not None:
+                self._owners[job_id] = owner
             existing = self._jobs.get(job_id)
             if existing is not None and not existing.done():
                 return job_id  # the same job is already queued or running
             self._jobs[job_id] = self._pool.submit(self._handlers[name], *args)
         return job_id
+
+    def owner(self, job_id: str) -> str | None:
+        with self._lock:
+            return self._owners.get(job_id)
 
     def status(self, job_id: str) -> dict[str, Any]:
         with self._lock:
@@ -142,9 +175,27 @@ class CeleryJobs:
         self._app = Celery("memory_platform_client", set_as_current=False)
         self._app.conf.update(celery_config(settings))
 
-    def submit(self, name: str, args: list[Any], job_id: str) -> str:
+    def _redis(self) -> Any:
+        return self._app.backend.client  # the result backend's Redis connection
+
+    def job_id_for(self, prefix: str, key: str) -> str:
+        digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
+        slot = f"memory-platform:job-key:{digest}"
+        fresh = fresh_job_id(prefix)
+        if self._redis().set(slot, fresh, nx=True, ex=JOB_RECORD_SECONDS):
+            return fresh
+        existing = self._redis().get(slot)
+        return existing.decode() if existing else fresh
+
+    def submit(self, name: str, args: list[Any], job_id: str, owner: str | None = None) -> str:
+        if owner is not None:  # recorded before the task can run, so status reads can check it
+            self._redis().set(f"memory-platform:job-owner:{job_id}", owner, ex=JOB_RECORD_SECONDS)
         self._app.send_task(name, args=args, task_id=job_id)
         return job_id
+
+    def owner(self, job_id: str) -> str | None:
+        value = self._redis().get(f"memory-platform:job-owner:{job_id}")
+        return value.decode() if value else None
 
     def status(self, job_id: str) -> dict[str, Any]:
         result = self._app.AsyncResult(job_id)

@@ -28,6 +28,7 @@ from .jobs import (
     CeleryJobs,
     InProcessJobs,
     JobRunner,
+    fresh_job_id,
 )
 from .layers import MID_TERM_SPEAKER, BufferedMessage, short_term_buffer
 from .linking import resolve_memory
@@ -45,7 +46,6 @@ from .models import (
     RelationType,
     check_identifier,
     invalid_input_from,
-    new_id,
     validated,
 )
 from .retrieval import HybridRetriever, SearchResult, format_context
@@ -585,7 +585,7 @@ class MemoryPlatform:
         for start in range(0, len(overflow), batch):
             chunk = [m.episode_id for m in overflow[start : start + batch]]
             job = "summarize-" + uuid.uuid5(uuid.NAMESPACE_URL, "|".join([user, *chunk])).hex
-            self._jobs.submit(TASK_SUMMARIZE, [user, session_id, chunk], job)
+            self._jobs.submit(TASK_SUMMARIZE, [user, session_id, chunk], job, owner=user)
         return ids
 
     def recent_messages(self, user_id: str, session_id: str) -> list[BufferedMessage]:
@@ -656,30 +656,28 @@ class MemoryPlatform:
         """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        version_id, _ = extraction_ids(user, session_id)
-        return self._jobs.submit(TASK_EXTRACT, [user, session_id], f"extract-{version_id}")
+        job = self._jobs.job_id_for("extract", f"extract\x00{user}\x00{session_id}")
+        return self._jobs.submit(TASK_EXTRACT, [user, session_id], job, owner=user)
 
     def enqueue_consolidation(self, user_id: str) -> str:
         """Queue a consolidation of the user (workers serialise them per user)."""
         user = self._user(user_id)
-        return self._jobs.submit(TASK_CONSOLIDATE, [user], f"consolidate-{new_id()}")
+        return self._jobs.submit(TASK_CONSOLIDATE, [user], fresh_job_id("consolidate"), owner=user)
 
     def job_status(self, job_id: str, user_id: str | None = None) -> dict[str, Any]:
         """``{"job_id", "state", "result", "error"}``; state is Celery's (PENDING, STARTED,
         RETRY, SUCCESS, FAILURE) or UNKNOWN for a job this process never saw.
 
-        With ``user_id``, a finished job whose result belongs to another user is reported
-        as not found (the HTTP API asks this way).
+        With ``user_id`` (the HTTP API asks this way), only that user's own jobs are
+        found: another user's job, pending or done, and an id never issued are alike
+        "not found", so a status read tells nothing about other users.
 
         Raises:
-            NotFoundError: the job's result belongs to another user.
+            NotFoundError: with ``user_id``, the job is not one this user caused.
         """
+        if user_id is not None and self._jobs.owner(job_id) != self._user(user_id):
+            raise NotFoundError("job", job_id)
         status = self._jobs.status(job_id)
-        result = status.get("result")
-        if user_id is not None and isinstance(result, dict):
-            owner = result.get("user_id")
-            if owner is not None and owner != self._user(user_id):
-                raise NotFoundError("job", job_id)
         return status
 
     def health(self) -> dict[str, Any]:

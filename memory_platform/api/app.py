@@ -384,7 +384,22 @@ def _user_routes() -> APIRouter:
         return await run_in_threadpool(_mp(request).import_user, text.splitlines(), user_id)
 
     @router.delete("", status_code=204, tags=["users"], summary="Delete everything of a user")
-    def delete_user(user_id: User, mp: Platform) -> Response:
+    def delete_user(
+        user_id: User,
+        mp: Platform,
+        confirm: Annotated[
+            str,
+            Query(
+                max_length=128,
+                description="must repeat the user id: a request that lost its path (a client "
+                "normalising /memories/.. away) never deletes a whole user",
+            ),
+        ],
+    ) -> Response:
+        if confirm != user_id:
+            raise InvalidInputError(
+                "deleting a whole user needs ?confirm=<the same user id>", "confirm"
+            )
         mp.delete_user(user_id)
         return Response(status_code=204)
 

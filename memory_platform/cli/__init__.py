@@ -6,10 +6,13 @@ on stderr and exit with code 1, never a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Annotated
 
 import typer
 
+from .._version import __version__
 from . import bench, data, demo, inspect, services
 
 app = typer.Typer(
@@ -21,8 +24,21 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"memory-platform {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="print the version and exit"
+        ),
+    ] = False,
+) -> None:
     """Knowledge-graph long-term memory for LLM agents."""
 
 
@@ -52,6 +68,10 @@ def main() -> None:
         app()
     except KeyboardInterrupt:  # pragma: no cover - interactive only
         sys.exit(130)
+    except BrokenPipeError:  # `memory-platform export ... | head -1`: the reader has enough
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout
+        sys.exit(0)
 
 
 __all__ = ["app", "main"]

@@ -56,12 +56,23 @@ def settings_for(db: Path | None, **overrides: Any) -> Settings:
 
 
 @contextmanager
-def open_platform(db: Path | None, **overrides: Any) -> Iterator[Any]:
-    """A :class:`MemoryPlatform` for one command, closed (indexing finished) at the end."""
+def open_platform(db: Path | None, *, existing: bool = False, **overrides: Any) -> Iterator[Any]:
+    """A :class:`MemoryPlatform` for one command, closed (indexing finished) at the end.
+
+    With ``existing`` (commands that only read or change what is stored), an embedded
+    store file that does not exist is refused instead of being created empty.
+    """
     from ..platform import MemoryPlatform
 
-    with user_errors(), MemoryPlatform(settings_for(db, **overrides)) as mp:
-        yield mp
+    with user_errors():
+        settings = settings_for(db, **overrides)
+        if existing and settings.backend == "sqlite" and not Path(settings.sqlite_path).is_file():
+            raise fail(
+                f"no memory store at {settings.sqlite_path}: check --db / MEMORY_SQLITE_PATH "
+                "(ingest, import or init-db create one)"
+            )
+        with MemoryPlatform(settings) as mp:
+            yield mp
 
 
 def print_json(value: Any) -> None:

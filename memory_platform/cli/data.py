@@ -149,7 +149,7 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Write a user's memories, links, episodes and knowledge as JSON Lines."""
-    with open_platform(db) as mp:
+    with open_platform(db, existing=True) as mp:
         if out is None:
             for line in mp.iter_export(user):
                 sys.stdout.write(line + "\n")

@@ -38,7 +38,7 @@ def search(
     if mode not in ("auto", "fast", "deep"):
         raise fail("--mode must be auto, fast or deep")
     chosen: Literal["auto", "fast", "deep"] = mode  # type: ignore[assignment]
-    with open_platform(db) as mp:
+    with open_platform(db, existing=True) as mp:
         results = mp.search(
             user,
             query,
@@ -87,7 +87,7 @@ def stats(
     db: DbOption = None,
 ) -> None:
     """Counts of memories, nodes, edges, links, episodes, knowledge and vectors."""
-    with open_platform(db) as mp:
+    with open_platform(db, existing=True) as mp:
         counts = mp.stats(user)
         users = None if user else len(mp.store.list_users())
     if as_json:
@@ -130,7 +130,7 @@ def viz(
     chosen = fmt or ("dot" if out.suffix in (".dot", ".gv") else "html")
     if chosen not in ("html", "dot"):
         raise fail("--format must be html or dot")
-    with open_platform(db) as mp:
+    with open_platform(db, existing=True) as mp:
         view = user_graph(mp.store, user, limit=limit)
     if not view.nodes:
         raise fail(f"user {user!r} has no memories to draw")
@@ -155,7 +155,7 @@ def consolidate(
     """Consolidate now, in this process: merge nodes, discover links, resolve conflicts."""
     if (user is None) == (not all_users):
         raise fail("give either --user or --all")
-    with open_platform(db) as mp:
+    with open_platform(db, existing=True) as mp:
         users = [user] if user else mp.store.users_with_staged()
         reports = []
         for name in users:

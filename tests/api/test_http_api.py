@@ -255,6 +255,28 @@ def test_a_session_ends_in_an_extraction_job_and_knowledge(
         assert admin.get(f"/v1/users/bob/jobs/{job_id}").status_code == 404
 
 
+def test_a_pending_job_is_visible_to_its_owner_only_and_ids_are_unguessable(
+    alice: httpx.Client, stub: OpenAIStub
+) -> None:
+    stub.reply(json.dumps(GOOD, ensure_ascii=False), delay=5)  # keeps the job pending
+    alice.post(
+        "/v1/users/alice/sessions/s1/messages",
+        json={"messages": [{"role": "user", "content": "我下周要去成都出差"}]},
+    )
+    job_id = alice.post("/v1/users/alice/sessions/s1/end").json()["job_id"]
+    again = alice.post("/v1/users/alice/sessions/s1/end").json()["job_id"]
+
+    assert again == job_id  # ending a session twice is still one job
+    assert "s1" not in job_id and "alice" not in job_id and len(job_id) >= 32
+    with httpx.Client(base_url=str(alice.base_url), headers={"X-API-Key": ADMIN_KEY}) as admin:
+        # neither the pending job of another user nor an id never issued tells anything
+        assert admin.get(f"/v1/users/bob/jobs/{job_id}").status_code == 404
+        never = admin.get("/v1/users/bob/jobs/extract-00000000000000000000000000000000")
+        assert never.status_code == 404
+    assert alice.get(f"/v1/users/alice/jobs/{job_id}").json()["state"] in {"PENDING", "SUCCESS"}
+    wait_for(lambda: alice.get(f"/v1/users/alice/jobs/{job_id}").json())
+
+
 def test_consolidation_job_runs_for_the_user(alice: httpx.Client) -> None:
     alice.post("/v1/users/alice/memories", json=memory("我", "喜欢", "Coffee", "观点"))
     alice.post("/v1/users/alice/memories", json=memory("Tom", "bought", "coffee!", "事件"))
@@ -276,7 +298,12 @@ def test_export_delete_import_round_trip(alice: httpx.Client, mp: MemoryPlatform
     lines = exported.text.splitlines()
     assert json.loads(lines[-1])["counts"] == {"memory": 1, "link": 0, "episode": 1, "knowledge": 0}
 
-    assert alice.delete("/v1/users/alice").status_code == 204
+    # a client that normalises dot segments sends DELETE /v1/users/alice: refused
+    dotted = alice.delete("/v1/users/alice/memories/..")
+    assert dotted.status_code == 422 and "confirm" in dotted.json()["error"]
+    assert alice.delete("/v1/users/alice", params={"confirm": "bob"}).status_code == 422
+    assert alice.get("/v1/users/alice/stats").json()["memories"] == 1
+    assert alice.delete("/v1/users/alice", params={"confirm": "alice"}).status_code == 204
     assert alice.get("/v1/users/alice/stats").json()["memories"] == 0
     truncated = alice.post("/v1/users/alice/import", content="\n".join(lines[:-1]))
     assert truncated.status_code == 422 and "truncated" in truncated.json()["error"]
