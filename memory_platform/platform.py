@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
@@ -53,7 +54,7 @@ from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
-from .textutil import has_cjk
+from .textutil import has_cjk, lexical_tokens
 from .timeparse import normalize_time
 from .tools.arguments import CreateMemoryArgs, SearchMemoriesArgs
 from .tools.executor import ToolExecutor
@@ -157,6 +158,7 @@ class MemoryPlatform:
         self.embedder: Embedder = embedder or make_embedder(self.settings)
         self._owns_store = store is None
         self.store: GraphStore = store or open_store(self.settings)
+        self._warm_up: threading.Thread | None = None
         self._indexer = EmbeddingIndexer(
             self.store, self.embedder, batch_size=self.settings.embedding_batch_size
         )
@@ -680,10 +682,24 @@ class MemoryPlatform:
         status = self._jobs.status(job_id)
         return status
 
-    def health(self) -> dict[str, Any]:
-        """Readiness of the parts a request needs: the store, Redis and the workers.
+    def warm_up(self) -> None:
+        """Load now what the first request would otherwise wait for: the embedding model
+        and the Chinese word segmenter (seconds on a cold machine)."""
+        self.embedder.embed(["warm up", "预热模型"])
+        lexical_tokens("预热 warm up")
 
-        ``ready`` is False when the store or Redis does not answer; no worker running is
+    def start_warm_up(self) -> threading.Thread:
+        """:meth:`warm_up` on a background thread; :meth:`health` is not ready until it ends."""
+        if self._warm_up is None:
+            self._warm_up = threading.Thread(target=self.warm_up, name="warm-up", daemon=True)
+            self._warm_up.start()
+        return self._warm_up
+
+    def health(self) -> dict[str, Any]:
+        """Readiness of the parts a request needs: the store, Redis, the workers, the models.
+
+        ``ready`` is False when the store or Redis does not answer, or while a warm-up
+        started by :meth:`start_warm_up` is still loading the models; no worker running is
         reported but does not make the platform unready (jobs wait in the queue).
         """
         try:
@@ -692,7 +708,10 @@ class MemoryPlatform:
         except Exception as exc:  # any failure here means "not ready"
             store = {"ok": False, "backend": self.settings.backend, "detail": str(exc)}
         jobs = self._jobs.health()
-        return {"ready": store["ok"] and jobs["redis"]["ok"], "store": store, **jobs}
+        loading = self._warm_up is not None and self._warm_up.is_alive()
+        models = {"ok": not loading, "detail": "loading" if loading else "loaded"}
+        ready = store["ok"] and jobs["redis"]["ok"] and models["ok"]
+        return {"ready": ready, "store": store, "models": models, **jobs}
 
     def extract_session(self, user_id: str, session_id: str) -> dict[str, Any]:
         """Extract a recorded session now (what the worker's task runs)."""

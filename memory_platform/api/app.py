@@ -81,6 +81,9 @@ def create_app(platform: MemoryPlatform | None = None, settings: Settings | None
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = platform is None
         app.state.platform = platform if platform is not None else MemoryPlatform(config)
+        # Serve at once, but load the models now: /ready says 503 until they are in, and
+        # the first search no longer waits seconds for them.
+        app.state.platform.start_warm_up()
         try:
             yield
         finally:

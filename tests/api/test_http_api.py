@@ -12,7 +12,7 @@ import pytest
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.api import create_app
 from memory_platform.config import ApiSettings
-from memory_platform.embeddings import Embedder
+from memory_platform.embeddings import Embedder, make_embedder
 from memory_platform.errors import ConfigurationError
 from tests.support.jobs import wait_for
 from tests.support.net import serve
@@ -41,6 +41,7 @@ def mp(tmp_path: Path, embedder: Embedder, stub: OpenAIStub) -> Iterator[MemoryP
 @pytest.fixture
 def base_url(mp: MemoryPlatform) -> Iterator[str]:
     with serve(create_app(mp)) as url:
+        mp.start_warm_up().join()  # the app started it; /ready is 503 until it ends
         yield url
 
 
@@ -338,6 +339,24 @@ def test_health_readiness_tools_and_openapi(base_url: str) -> None:
     assert all(path.startswith(("/v1/", "/health", "/ready")) for path in spec["paths"])
     assert {"/v1/users/{user_id}/search", "/v1/users/{user_id}/export"} <= set(spec["paths"])
     assert {"APIKeyHeader", "HTTPBearer"} <= set(spec["components"]["securitySchemes"])
+
+
+@pytest.mark.slow
+def test_the_server_loads_the_model_at_start_and_is_ready_after(tmp_path: Path) -> None:
+    cold = make_embedder(Settings(_env_file=None))  # a fresh model object, not yet loaded
+    settings = Settings(
+        sqlite_path=tmp_path / "cold.db", api=ApiSettings(keys=KEYS), _env_file=None
+    )
+    with MemoryPlatform(settings, embedder=cold) as platform:
+        assert platform.health()["models"] == {"ok": True, "detail": "loaded"}  # no warm-up yet
+        with serve(create_app(platform)) as url, httpx.Client(base_url=url) as client:
+            warm_up = platform.start_warm_up()
+            warm_up.join()
+            ready = client.get("/ready")
+            assert ready.status_code == 200 and ready.json()["models"]["detail"] == "loaded"
+            assert cold._model is not None  # type: ignore[attr-defined]  # loaded by start-up, not by a request
+            stats = client.get("/v1/users/alice/stats", headers={"X-API-Key": ALICE_KEY})
+            assert stats.status_code == 200
 
 
 def test_readiness_fails_when_redis_does_not_answer(tmp_path: Path, embedder: Embedder) -> None:
