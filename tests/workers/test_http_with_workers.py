@@ -27,6 +27,7 @@ def api(client: MemoryPlatform) -> object:
 
 def test_readiness_reports_redis_up_and_no_worker(client: MemoryPlatform) -> None:
     with serve(api(client)) as url:
+        client.start_warm_up().join()  # started by the app; not ready before it ends
         ready = httpx.get(f"{url}/ready", timeout=30).json()
     assert ready["ready"] is True and ready["redis"]["ok"] is True
     assert ready["workers"] == {"ok": False, "mode": "celery", "count": 0, "names": []}
