@@ -168,6 +168,12 @@ class ApiSettings(BaseModel):
     )
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
+    max_body_bytes: int = Field(
+        1_000_000, ge=1_000, description="largest request body (413 above it), but imports"
+    )
+    max_import_bytes: int = Field(
+        100_000_000, ge=1_000, description="largest body of POST .../import (413 above it)"
+    )
 
     @model_validator(mode="after")
     def _keys_usable(self) -> ApiSettings:

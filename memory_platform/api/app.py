@@ -37,6 +37,7 @@ from ..store import MemoryRecord, StoreStats
 from ..tools.arguments import CreateMemoryArgs, LinkMemoriesArgs
 from ..transfer import ImportReport
 from .auth import KeyRing
+from .limits import BodySizeLimit
 from .schemas import (
     ErrorBody,
     JobAccepted,
@@ -100,6 +101,9 @@ def create_app(platform: MemoryPlatform | None = None, settings: Settings | None
     if platform is not None:
         app.state.platform = platform
     _install_error_handlers(app)
+    app.add_middleware(
+        BodySizeLimit, limit=config.api.max_body_bytes, import_limit=config.api.max_import_bytes
+    )
     app.include_router(_system_routes())
     app.include_router(_user_routes(), prefix="/v1")
     return app

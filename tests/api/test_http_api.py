@@ -322,6 +322,28 @@ def test_export_delete_import_round_trip(alice: httpx.Client, mp: MemoryPlatform
     assert again[1:] == lines[1:]
 
 
+def test_oversized_bodies_are_413_before_they_are_read(alice: httpx.Client) -> None:
+    big = b'{"query": "' + b"x" * 2_000_000 + b'"}'
+    declared = alice.post(
+        "/v1/users/alice/memories", content=big, headers={"content-type": "application/json"}
+    )
+    assert declared.status_code == 413 and "larger than 1000000 bytes" in declared.json()["error"]
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        yield b'{"query": "'
+        for _ in range(40):
+            yield b"y" * 50_000
+        yield b'"}'
+
+    streamed = alice.post(
+        "/v1/users/alice/search", content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert streamed.status_code == 413
+    imported = alice.post("/v1/users/alice/import", content=b"x" * 2_000_000)
+    assert imported.status_code == 422  # imports may be larger; this one is just not JSON Lines
+    assert alice.get("/v1/users/alice/stats").json()["memories"] == 0
+
+
 def test_health_readiness_tools_and_openapi(base_url: str) -> None:
     with httpx.Client(base_url=base_url) as client:
         assert client.get("/health").json()["status"] == "ok"
