@@ -28,6 +28,7 @@ def api_url(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Ite
         _env_file=None,
     )
     with MemoryPlatform(settings, embedder=embedder) as mp, serve(create_app(mp)) as url:
+        mp.start_warm_up().join()  # the app started it; /ready is 503 until it ends
         yield url
 
 

@@ -140,7 +140,10 @@ def test_each_key_reaches_only_its_users(
     with httpx.Client(base_url=base_url, headers=headers) as client:
         for method, path in (("GET", "stats"), ("POST", "search"), ("DELETE", "")):
             body = {"query": "anything"} if method == "POST" else None
-            response = client.request(method, f"/v1/users/{user}/{path}".rstrip("/"), json=body)
+            params = {"confirm": user} if method == "DELETE" else None
+            response = client.request(
+                method, f"/v1/users/{user}/{path}".rstrip("/"), json=body, params=params
+            )
             expected = 204 if (status == 200 and method == "DELETE") else status
             assert response.status_code == expected, (method, path, response.text)
             if status >= 400:

@@ -106,8 +106,9 @@ def test_a_bad_line_stops_ingest_before_anything_is_written(
     assert result.exit_code == 1
     assert message in result.stderr and "Traceback" not in result.output
     assert len(result.stderr.strip().splitlines()) == 1
-    stats = json.loads(runner.invoke(app, ["stats", "--json", "--db", db]).stdout)
-    assert stats["episodes"] == 0
+    assert not Path(db).exists()  # not even an empty store was created
+    refused = runner.invoke(app, ["stats", "--json", "--db", db])
+    assert refused.exit_code == 1 and "no memory store at" in refused.stderr
 
 
 def test_a_file_that_is_not_json_lines_is_one_clear_error(tmp_path: Path) -> None:
