@@ -54,6 +54,21 @@ MESSAGES = [
 ]
 
 
+def end_session_and_wait_for_the_llm(client: MemoryPlatform, stub: OpenAIStub) -> str:
+    """Record alice's session, end it, and return the job id once a worker asks the LLM.
+
+    The deadline only turns a worker that never starts into a failure; it is generous
+    because a busy machine loads the model slowly.
+    """
+    client.add_messages("alice", "s1", MESSAGES)
+    job = client.end_session("alice", "s1")
+    deadline = time.monotonic() + 180
+    while stub.chat_requests() == 0:
+        assert time.monotonic() < deadline, "the worker never called the LLM"
+        time.sleep(0.2)
+    return job
+
+
 def test_session_end_extracts_knowledge_visible_to_search(
     client: MemoryPlatform, worker: Worker, stub: OpenAIStub
 ) -> None:
@@ -124,18 +139,13 @@ def test_a_killed_worker_task_is_redelivered_and_completes_once(
 ) -> None:
     stub.reply(json.dumps(GOOD), delay=30)  # the worker dies while waiting for this one
     stub.reply(json.dumps(GOOD))
-    client.add_messages("alice", "s1", MESSAGES)
-    job = client.end_session("alice", "s1")
-    deadline = time.monotonic() + 60
-    while stub.chat_requests() == 0:
-        assert time.monotonic() < deadline, "the worker never called the LLM"
-        time.sleep(0.2)
+    job = end_session_and_wait_for_the_llm(client, stub)
 
     worker.kill()
     assert client.job_status(job)["state"] != "SUCCESS"
     worker.start()
     try:
-        status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"}, timeout=60)
+        status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"}, timeout=180)
     except AssertionError:
         print(worker.log_tail())
         raise
@@ -155,12 +165,7 @@ def test_a_pool_child_killed_mid_task_under_default_settings_finishes_once(
     prefork = Worker(env, tmp_path / "prefork.log", pool="prefork")
     prefork.start()
     try:
-        client.add_messages("alice", "s1", MESSAGES)
-        job = client.end_session("alice", "s1")
-        deadline = time.monotonic() + 60
-        while stub.chat_requests() == 0:
-            assert time.monotonic() < deadline, "the worker never called the LLM"
-            time.sleep(0.2)
+        job = end_session_and_wait_for_the_llm(client, stub)
         children = prefork.pool_children()
         assert children, "the prefork pool has no children"
         for pid in children:  # the one holding alice's lock dies without releasing it
