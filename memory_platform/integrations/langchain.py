@@ -29,7 +29,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, ToolException
 from pydantic import ConfigDict, Field
 
 from ..platform import MemoryPlatform
@@ -40,19 +40,28 @@ __all__ = ["MemoryChatMessageHistory", "MemoryRetriever", "MemoryTool", "memory_
 
 
 class MemoryTool(BaseTool):
-    """One memory tool call bound to a user; the result is the platform's JSON."""
+    """One memory tool call bound to a user; the result is the platform's JSON.
+
+    A result with ``success: false`` comes back as a ``ToolMessage`` with
+    ``status="error"`` (the same JSON as content), so agent loops that route on the status
+    see the failure; nothing is raised to the caller.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     platform: MemoryPlatform = Field(exclude=True)
     user_id: str
     reference_time: datetime | None = None
+    handle_tool_error: bool = True
 
     def _run(self, *args: Any, run_manager: Any = None, **arguments: Any) -> str:
         result = self.platform.execute_tool(
             self.user_id, self.name, arguments, reference_time=self.reference_time
         )
-        return json.dumps(result, ensure_ascii=False, default=str)
+        text = json.dumps(result, ensure_ascii=False, default=str)
+        if result.get("success") is False:
+            raise ToolException(text)
+        return text
 
 
 def memory_tools(
@@ -91,6 +100,7 @@ def result_document(result: SearchResult) -> Document:
         "kind": result.kind,
         "layer": result.layer,
         "score": result.score,
+        "relevance": result.relevance,
         "graph_distance": result.graph_distance,
         "time": result.time,
         "components": result.components.model_dump(),
@@ -108,7 +118,8 @@ class MemoryRetriever(BaseRetriever):
     """Hybrid, graph-expanded search over one user's memory as a LangChain retriever.
 
     ``search_kwargs`` go to :meth:`MemoryPlatform.search` (``max_results``,
-    ``expand_depth``, ``mode``, ``memory_types``, ``time_range``, ...).
+    ``expand_depth``, ``mode``, ``memory_types``, ``time_range``, ``min_relevance`` for
+    the relevance floor, ...). Each document's metadata carries its ``relevance``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)

@@ -69,6 +69,7 @@ def test_bad_tool_arguments_come_back_as_an_error_the_model_can_fix(mp: MemoryPl
     reply = tools["create_memory"].invoke(bad)
 
     assert isinstance(reply, ToolMessage) and reply.tool_call_id == "c9"
+    assert reply.status == "error"  # routed as a failure, not raised
     result = json.loads(str(reply.content))
     assert result["success"] is False and "memory_type" in result["error"]
     assert "event" in result["error"]  # the allowed values are listed
@@ -92,6 +93,9 @@ def test_the_retriever_returns_documents_with_score_components(mp: MemoryPlatfor
     assert docs[0].metadata["score"] > docs[1].metadata["score"]
     assert docs[0].id == docs[0].metadata["id"]
     assert [len(b) > 0 for b in batched] == [True, True]
+    assert 0.2 <= docs[0].metadata["relevance"] <= 1.0
+    strict = MemoryRetriever(platform=mp, user_id="alice", search_kwargs={"min_relevance": 1.0})
+    assert strict.invoke("why is my mood low?") == []
     other = MemoryRetriever(platform=mp, user_id="bob")
     assert other.invoke("why is my mood low?") == []
 
