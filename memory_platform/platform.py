@@ -443,6 +443,7 @@ class MemoryPlatform:
         kinds: Sequence[Literal["memory", "episode"]] = ("memory", "episode"),
         reference_time: datetime | None = None,
         record_access: bool = True,
+        min_relevance: float | None = None,
     ) -> list[SearchResult]:
         """Search a user's memories and episodes (seed 000 §5.2, §12.3; seed 004).
 
@@ -459,7 +460,10 @@ class MemoryPlatform:
             include_invalid: also return memories invalidated by a later conflict.
             kinds: which kinds of items to search.
             reference_time: "now" for relative time ranges and recency; defaults to now.
-            record_access: count this search as an access of the memories returned.
+            record_access: count this search as an access of the direct matches returned.
+            min_relevance: the relevance floor for this search (0-1); by default
+                ``retrieval.relevance_floor``. Nothing below it is a match, and then
+                nothing is returned.
 
         Returns:
             Direct matches first, then graph-related memories (``layer="related"``), each
@@ -492,6 +496,7 @@ class MemoryPlatform:
             kinds=kinds,
             now=now,
             record_access=record_access,
+            min_relevance=min_relevance,
         )
 
     def clear_query_cache(self) -> None:
@@ -516,6 +521,7 @@ class MemoryPlatform:
             expand_depth=args.expand_depth,
             mode=self.settings.retrieval.default_mode,
             reference_time=reference_time,
+            min_relevance=args.min_relevance,
         )
         return {
             "success": True,
@@ -684,9 +690,11 @@ class MemoryPlatform:
 
     def warm_up(self) -> None:
         """Load now what the first request would otherwise wait for: the embedding model
-        and the Chinese word segmenter (seconds on a cold machine)."""
+        and the Chinese word segmenter (seconds on a cold machine), and the background
+        sentences relevance is measured against."""
         self.embedder.embed(["warm up", "预热模型"])
         lexical_tokens("预热 warm up")
+        self._retriever.warm_up()
 
     def start_warm_up(self) -> threading.Thread:
         """:meth:`warm_up` on a background thread; :meth:`health` is not ready until it ends."""
@@ -947,6 +955,10 @@ class MemoryPlatform:
     def stats(self, user_id: str | None = None) -> StoreStats:
         """Counts of what one user, or the whole store, holds."""
         return self.store.stats(None if user_id is None else self._user(user_id))
+
+    def wait_for_access(self) -> None:
+        """Wait until searches so far have recorded their accesses (they do it off-path)."""
+        self._retriever.wait_for_access()
 
     def wait_for_indexing(self, user_id: str | None = None, timeout: float = 60.0) -> bool:
         """Embed whatever is pending now; True when nothing is left pending.

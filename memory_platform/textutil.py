@@ -1,9 +1,11 @@
 """Text normalisation and tokenisation shared by every lexical index.
 
-The default embedding model is English-only, so the lexical channel carries Chinese:
-CJK runs are segmented with jieba (search mode, overlapping words), Latin words are
-lower-cased and lightly stemmed. Documents and queries go through the same function,
-so both backends see the same tokens.
+Chinese has no spaces, and a segmenter's words do not always meet the words of a
+question, so a CJK run gives three kinds of tokens: jieba's words (search mode,
+overlapping), its character bigrams (robust to segmentation, the standard for Chinese
+BM25) and its single characters (so 困 still finds 很困). Latin words are lower-cased
+and lightly stemmed. Documents and queries go through the same function, so both
+backends index and search exactly the same tokens.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ __all__ = [
     "has_cjk",
     "lexical_tokens",
     "normalize_name",
+    "plain_transcript",
     "tokens_document",
     "user_token",
+    "word_tokens",
 ]
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -85,9 +89,7 @@ def _stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=4096)
-def lexical_tokens(text: str) -> tuple[str, ...]:
-    """Tokens for lexical indexing and querying, stop words removed, order kept."""
+def _tokens(text: str, with_parts: bool) -> tuple[str, ...]:
     normalized = unicodedata.normalize("NFKC", text).lower()
     out: list[str] = []
     for match in _TOKEN_RE.finditer(normalized):
@@ -95,13 +97,55 @@ def lexical_tokens(text: str) -> tuple[str, ...]:
         if _HAS_CJK.match(piece):
             words = [w for w in _cut_cjk(piece) if w not in _ZH_STOP]
             out.extend(words)
-            # single characters too, once per run, so 困 still finds 很困
-            out.extend(ch for ch in dict.fromkeys(piece) if ch not in words and ch not in _ZH_STOP)
+            if not with_parts:
+                continue
+            known = set(words)
+            out.extend(
+                pair
+                for pair in (piece[i : i + 2] for i in range(len(piece) - 1))
+                if pair not in known and pair not in _ZH_STOP
+            )
+            out.extend(ch for ch in dict.fromkeys(piece) if ch not in known and ch not in _ZH_STOP)
         else:
             piece = piece.split("'")[0]
             if piece not in _EN_STOP:
                 out.append(_stem(piece))
     return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def lexical_tokens(text: str) -> tuple[str, ...]:
+    """Tokens for lexical indexing and querying, stop words removed, order kept."""
+    return _tokens(text, with_parts=True)
+
+
+@lru_cache(maxsize=4096)
+def word_tokens(text: str) -> tuple[str, ...]:
+    """Only the words (no character bigrams or single characters): for comparing what two
+    short texts say, where the parts of Chinese words would count twice."""
+    return _tokens(text, with_parts=False)
+
+
+_SPEAKER_TAG = re.compile(
+    r"^\s*(?:<[^<>\n]{1,40}>\s*[:：]|[^\W\d][\w .-]{0,23}(?::(?=[\s\"'“‘「])|：))\s*"
+)
+_QUOTES = "\"'“”‘’「」『』"
+
+
+def plain_transcript(text: str) -> str:
+    """A pasted conversation as plain speech: each line without its speaker tag
+    (``<Bart>:``, ``User:``, ``小明：``) and the quotes around what was said.
+
+    Embedding models read the tags and quotes as content; for a query that is a stretch
+    of dialogue they drown what was actually said (measured on MADial-Bench dev: dense
+    recall@10 0.61 with the tags, 0.68 without).
+    """
+    lines = []
+    for line in text.splitlines() or [text]:
+        spoken = _SPEAKER_TAG.sub("", line, count=1).strip().strip(_QUOTES).strip()
+        if spoken:
+            lines.append(spoken)
+    return "\n".join(lines) or text
 
 
 def tokens_document(text: str) -> str:

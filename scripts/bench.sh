@@ -5,5 +5,5 @@
 # Extra arguments go to `memory-platform bench --all` (--backend neo4j, --data, --workdir).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh "embeddings,llm,workers"
+bash scripts/setup.sh "llm,workers"
 exec .venv/bin/memory-platform bench --all "$@"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Create .venv and install the platform into it: torch (pinned CPU build) first, then the
-# package with the extras named in $1 (default: embeddings,llm). Idempotent and quick on
-# a second run: a stamp per pyproject.toml version and extras set skips pip.
+# Create .venv and install the platform into it with the extras named in $1 (default:
+# llm,workers). The default embedder needs no torch; when the extras include the
+# sentence-transformers provider (embeddings, or dev), torch's pinned CPU build goes in
+# first. Idempotent and quick on a second run: a stamp per pyproject.toml and extras set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras="${1:-embeddings,llm,workers}"
+extras="${1:-llm,workers}"
 python="${PYTHON:-python3}"
 
 if [ ! -x .venv/bin/python ]; then
@@ -14,8 +15,11 @@ fi
 stamp=".venv/.setup-$(sha256sum pyproject.toml | cut -c1-12)-${extras//,/-}"
 if [ ! -f "$stamp" ]; then
   quiet() { grep -v "^WARNING: Location '.*' is ignored" >&2 || true; }
-  echo "setup: installing torch==2.13.0 (CPU build) and memory-platform[$extras]"
-  .venv/bin/pip install --disable-pip-version-check -q "torch==2.13.0" 2> >(quiet)
+  if [[ ",$extras," == *",embeddings,"* || ",$extras," == *",dev,"* ]]; then
+    echo "setup: installing torch==2.13.0 (CPU build) for the sentence-transformers provider"
+    .venv/bin/pip install --disable-pip-version-check -q "torch==2.13.0" 2> >(quiet)
+  fi
+  echo "setup: installing memory-platform[$extras]"
   .venv/bin/pip install --disable-pip-version-check -q -e ".[$extras]" 2> >(quiet)
   touch "$stamp"
 fi

@@ -290,6 +290,7 @@ def _user_routes() -> APIRouter:
             kinds=body.kinds,
             reference_time=reference_time,
             record_access=body.record_access,
+            min_relevance=body.min_relevance,
         )
         return SearchResponse(results=results, context=mp.format_context(results))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 LATENCY_FILE = "latency_{scale}.json"
-LOCOMO_FILE = "locomo_dev.json"
+RETRIEVAL_FILE = "retrieval_dev.json"
 MERGE_FILE = "merge_quality.json"
 
 
@@ -48,8 +48,10 @@ def summary_table(
 
     store = main.get("store", {})
     typical = main.get("search_typical_user", {})
-    blend = locomo["methods"]["platform (blend)"]
-    bm25, vector = locomo["methods"]["bm25"], locomo["methods"]["vector"]
+    en = locomo["sets"]["locomo_dev"]
+    blend = en["methods"]["platform"]
+    bm25, vector = en["methods"]["bm25 (words)"], en["methods"]["dense"]
+    zh = locomo["sets"].get("madial_zh_dev")
     d1_p95 = search["depth_1"]["p95_ms"]
     d2_p95 = search["depth_2"]["p95_ms"]
     rows = [
@@ -118,14 +120,29 @@ def summary_table(
         (
             "LoCoMo dev, recall@10 over categories 1–4",
             "–",
-            f"{blend['1-4']['recall@10']:.3f} (BM25 alone {bm25['1-4']['recall@10']:.3f}, "
-            f"vector alone {vector['1-4']['recall@10']:.3f})",
+            f"{blend['all']['recall@10']:.3f} (BM25 alone {bm25['all']['recall@10']:.3f}, "
+            f"dense alone {vector['all']['recall@10']:.3f}); off-topic "
+            f"{en['off_topic']['direct_per_query']:.2f} direct results per question",
         ),
         (
             "LoCoMo multi-hop questions (category 1), recall@10",
             "–",
             f"{blend['1']['recall@10']:.3f} (BM25 {bm25['1']['recall@10']:.3f}, "
-            f"vector {vector['1']['recall@10']:.3f})",
+            f"dense {vector['1']['recall@10']:.3f})",
+        ),
+        *(
+            [
+                (
+                    "MADial-Bench zh dev, recall@10",
+                    "–",
+                    f"{zh['methods']['platform']['all']['recall@10']:.3f} (bigram BM25 "
+                    f"{zh['methods']['bm25 (bigrams)']['all']['recall@10']:.3f}, dense "
+                    f"{zh['methods']['dense']['all']['recall@10']:.3f}; after one pass of use "
+                    f"{zh['methods']['platform, after one pass of use']['all']['recall@10']:.3f})",
+                )
+            ]
+            if zh
+            else []
         ),
         (
             f"node-dedup accuracy ({merge['pairs']} labelled pairs, zh + en)",
@@ -148,7 +165,7 @@ def summary_from(folder: Path, main: str = "10k", large: str | None = "100k") ->
     bigger = folder / LATENCY_FILE.format(scale=large) if large else None
     return summary_table(
         read(LATENCY_FILE.format(scale=main)),
-        read(LOCOMO_FILE),
+        read(RETRIEVAL_FILE),
         read(MERGE_FILE),
         read(bigger.name) if bigger is not None and bigger.is_file() else None,
     )

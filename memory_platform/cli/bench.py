@@ -15,6 +15,7 @@ from .common import console, err_console, fail, user_errors
 
 BACKENDS = ("sqlite", "neo4j")
 DEFAULT_LOCOMO = Path("../shared/data/locomo_dev.json")
+DEFAULT_MADIAL = Path("../shared/data/madial_zh_dev.json")
 
 BackendOption = Annotated[
     str,
@@ -107,8 +108,8 @@ def bench(
 def _bench_all(
     scales: list[str], backend: str, out_dir: Path, data: Path, workdir: Path | None
 ) -> None:
-    from ..bench import latency, locomo, merge
-    from ..bench.summary import LATENCY_FILE, LOCOMO_FILE, MERGE_FILE, summary_table
+    from ..bench import latency, merge, retrieval_eval
+    from ..bench.summary import LATENCY_FILE, MERGE_FILE, RETRIEVAL_FILE, summary_table
 
     unknown = [s for s in scales if s not in latency.SCALES]
     if not scales or unknown:
@@ -126,9 +127,12 @@ def _bench_all(
                 out_dir / LATENCY_FILE.format(scale=scale), report, latency.markdown([report])
             )
             reports[scale] = report
-        err_console.print("[bold]LoCoMo retrieval quality[/]")
-        quality = locomo.run_locomo(data, folder, progress=err_console.print, backend=backend)
-        write_report(out_dir / LOCOMO_FILE, quality, locomo.markdown(quality))
+        err_console.print("[bold]retrieval quality[/]")
+        madial = DEFAULT_MADIAL if DEFAULT_MADIAL.is_file() else None
+        quality = retrieval_eval.run_eval(
+            data, madial, folder, progress=err_console.print, backend=backend
+        )
+        write_report(out_dir / RETRIEVAL_FILE, quality, retrieval_eval.markdown(quality))
         err_console.print("[bold]node dedup quality[/]")
         dedup = merge.run_merge_eval_in(folder, progress=err_console.print)
         write_report(out_dir / MERGE_FILE, dedup, merge.markdown(dedup))
@@ -151,33 +155,101 @@ def _summarize(scales: list[str], out_dir: Path) -> None:
     console.print(table)
 
 
-def eval_locomo(
-    data: Annotated[Path, typer.Option(help="LoCoMo JSON file (list of conversations)")] = (
-        DEFAULT_LOCOMO
-    ),
-    out: Annotated[
-        Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
-    ] = None,
-    limit: Annotated[int | None, typer.Option(help="only the first N conversations")] = None,
-    backend: BackendOption = "sqlite",
-    workdir: WorkdirOption = None,
-) -> None:
-    """Recall@5/10, MRR and all-evidence@10 per LoCoMo question category.
+LocomoOption = Annotated[
+    Path, typer.Option("--locomo", "--data", help="LoCoMo JSON file (list of conversations)")
+]
+MadialOption = Annotated[Path, typer.Option("--madial", help="MADial-Bench zh JSON file")]
+OutOption = Annotated[
+    Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
+]
+LimitOption = Annotated[int | None, typer.Option(help="only the first N LoCoMo conversations")]
 
-    BM25-only and vector-only baselines are computed in the same run.
-    """
-    from ..bench.locomo import markdown, run_locomo
+
+def _run_retrieval_eval(
+    locomo: Path | None,
+    madial: Path | None,
+    out: Path | None,
+    limit: int | None,
+    backend: str,
+    workdir: Path | None,
+) -> None:
+    from ..bench.retrieval_eval import markdown, run_eval
 
     _check_backend(backend)
-    if not data.is_file():
-        raise fail(f"no LoCoMo file at {data}")
+    for label, path in (("LoCoMo", locomo), ("MADial", madial)):
+        if path is not None and not path.is_file():
+            raise fail(f"no {label} file at {path}")
     with user_errors(), _workdir(workdir) as folder:
         try:
-            report = run_locomo(
-                data, folder, limit=limit, progress=err_console.print, backend=backend
+            report = run_eval(
+                locomo, madial, folder, progress=err_console.print, backend=backend, limit=limit
             )
         except (ValueError, KeyError) as exc:
             raise fail(f"evaluation failed: {exc}") from exc
+    table = markdown(report)
+    console.print(table)
+    if out is not None:
+        write_report(out, report, table)
+
+
+def eval_all(
+    ctx: typer.Context,
+    locomo: LocomoOption = DEFAULT_LOCOMO,
+    madial: MadialOption = DEFAULT_MADIAL,
+    out: OutOption = None,
+    limit: LimitOption = None,
+    backend: BackendOption = "sqlite",
+    workdir: WorkdirOption = None,
+) -> None:
+    """Retrieval quality on LoCoMo dev (English) and MADial-Bench zh dev (Chinese).
+
+    Recall@5/10 and MRR per category; same-run baselines (BM25 over words and over
+    character bigrams, dense only); direct results per off-topic question; and recall
+    after one pass of ordinary use. A subcommand runs one set alone.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    _run_retrieval_eval(locomo, madial, out, limit, backend, workdir)
+
+
+def eval_locomo(
+    data: LocomoOption = DEFAULT_LOCOMO,
+    out: OutOption = None,
+    limit: LimitOption = None,
+    backend: BackendOption = "sqlite",
+    workdir: WorkdirOption = None,
+) -> None:
+    """LoCoMo dev alone (English): recall per question category, baselines, off-topic."""
+    _run_retrieval_eval(data, None, out, limit, backend, workdir)
+
+
+def eval_madial(
+    data: Annotated[
+        Path, typer.Option("--data", "--madial", help="MADial-Bench zh JSON file")
+    ] = DEFAULT_MADIAL,
+    out: OutOption = None,
+    backend: BackendOption = "sqlite",
+    workdir: WorkdirOption = None,
+) -> None:
+    """MADial-Bench zh dev alone (Chinese): recall@10 over dialogues, baselines."""
+    _run_retrieval_eval(None, data, out, None, backend, workdir)
+
+
+def eval_embedders(
+    locomo: LocomoOption = DEFAULT_LOCOMO,
+    madial: MadialOption = DEFAULT_MADIAL,
+    out: OutOption = None,
+    workdir: WorkdirOption = None,
+) -> None:
+    """Compare the installable embedders: retrieval quality on both dev sets, load time,
+    peak RSS, throughput and query latency (each measured in a fresh process)."""
+    from ..bench.embedders import markdown, run_embedder_comparison
+
+    for label, path in (("LoCoMo", locomo), ("MADial", madial)):
+        if not path.is_file():
+            raise fail(f"no {label} file at {path}")
+    with user_errors(), _workdir(workdir) as folder:
+        report = run_embedder_comparison(locomo, madial, folder, progress=err_console.print)
     table = markdown(report)
     console.print(table)
     if out is not None:

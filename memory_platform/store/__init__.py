@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 
-def open_store(settings: Settings) -> GraphStore:
+def open_store(settings: Settings, *, check_signature: bool = True) -> GraphStore:
     """Open the backend the settings name and check its embedding signature.
 
     Raises:
@@ -44,6 +44,8 @@ def open_store(settings: Settings) -> GraphStore:
             signature,
             vector_cache_bytes=settings.sqlite_vector_cache_mb * 1024 * 1024,
         )
+    if not check_signature:  # reembed switches the store to the configured model
+        return store
     try:
         store.check_signature()
     except Exception:

@@ -122,6 +122,24 @@ class GraphStore(ABC):
     def _record_signature(self, signature: EmbeddingSignature) -> None:
         """Record the signature in a fresh store."""
 
+    def stored_signature(self) -> EmbeddingSignature | None:
+        """The embedding model and dimension the store's vectors were made with."""
+        return self._stored_signature()
+
+    @abstractmethod
+    def reset_embeddings(self) -> int:
+        """Start re-embedding with this store's signature, in one transaction.
+
+        Every stored vector is dropped, every item is queued for embedding again and the
+        signature is recorded. Texts are untouched, so nothing is lost whenever the
+        re-embedding stops: what is still queued is embedded on the next run. Returns how
+        many items are queued.
+        """
+
+    @abstractmethod
+    def pending_count(self) -> int:
+        """How many items of all users wait for a vector."""
+
     def check_signature(self) -> None:
         """Record the embedding signature on first use; refuse a different one later.
 
@@ -132,7 +150,7 @@ class GraphStore(ABC):
         if stored is None:
             self._record_signature(self._signature)
         elif stored != self._signature:
-            raise EmbeddingMismatchError(str(stored), str(self._signature))
+            raise EmbeddingMismatchError(stored.model, str(self._signature.model))
 
     # -- memories ------------------------------------------------------------------------
 

@@ -248,6 +248,18 @@ class Neo4jGraphStore(GraphStore):
             )
         )
 
+    def reset_embeddings(self) -> int:
+        signature = self._signature
+        rows = self._write(
+            lambda tx: self._run(
+                tx, "vector/reset_all", model=signature.model, dimension=signature.dimension
+            )
+        )
+        return int(rows[0]["queued"]) if rows else 0
+
+    def pending_count(self) -> int:
+        return int(self._read("vector/pending_count")[0]["pending"])
+
     # -- memories ------------------------------------------------------------------
 
     def write_memory(self, subgraph: MemorySubgraph) -> None:

@@ -61,7 +61,7 @@ from .base import (
     previous_texts,
     relation_filter,
 )
-from .sqlite_schema import migrate
+from .sqlite_schema import REQUEUE_ALL, migrate
 from .vector_cache import VectorCache
 
 __all__ = ["SQLiteGraphStore"]
@@ -186,6 +186,22 @@ class SQLiteGraphStore(GraphStore):
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('embedding_signature', ?)",
                 (signature.model_dump_json(),),
             )
+
+    def reset_embeddings(self) -> int:
+        with self._tx() as conn:
+            for statement in REQUEUE_ALL:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('embedding_signature', ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (self._signature.model_dump_json(),),
+            )
+            queued = int(conn.execute("SELECT count(*) FROM pending_vectors").fetchone()[0])
+        self._cache.clear()
+        return queued
+
+    def pending_count(self) -> int:
+        return int(self._read("SELECT count(*) FROM pending_vectors")[0][0])
 
     # -- lexical index helpers ---------------------------------------------------------
 

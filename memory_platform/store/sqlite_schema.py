@@ -227,7 +227,33 @@ SELECT t.user_id, 'knowledge', t.id, t.content FROM knowledge t
  WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = 'knowledge' AND v.ref_id = t.id);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+# v3: an episode is embedded with its speaker ("Caroline: I went to ..."): questions name
+# people, and a turn's text alone does not say who said it. Stored text is unchanged.
+_V3 = """
+DROP TRIGGER IF EXISTS episodes_pending;
+CREATE TRIGGER episodes_pending AFTER INSERT ON episodes BEGIN
+    INSERT OR IGNORE INTO pending_vectors(user_id, kind, ref_id, text)
+    VALUES (new.user_id, 'episode', new.id, COALESCE(new.speaker || ': ', '') || new.text);
+END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+
+REQUEUE_ALL: tuple[str, ...] = (
+    "DELETE FROM vectors",
+    "DELETE FROM pending_vectors",
+    "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
+    " SELECT user_id, 'memory', id, text FROM memories ORDER BY rowid",
+    "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
+    " SELECT user_id, lower(kind), id, content FROM nodes"
+    " WHERE kind IN ('Topic', 'Object') ORDER BY rowid",
+    "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
+    " SELECT user_id, 'episode', id, COALESCE(speaker || ': ', '') || text FROM episodes"
+    " ORDER BY rowid",
+    "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
+    " SELECT user_id, 'knowledge', id, content FROM knowledge ORDER BY rowid",
+)
+"""Statements that drop every vector and queue every item for embedding (``reembed``)."""
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 

@@ -117,3 +117,4 @@ class SearchMemoriesArgs(_Args):
     time_range: TimeRangeArgs | None = None
     max_results: int = Field(10, ge=1, le=100)
     expand_depth: int = Field(1, ge=0, le=2)
+    min_relevance: float | None = Field(None, ge=0, le=1)

@@ -38,6 +38,7 @@ _TEXT: dict[str, dict[str, Any]] = {
         "end": "结束时间,例如 '2025-11-05' 或 '今天'",
         "max_results": "最多返回多少条记忆",
         "expand_depth": "关联扩展深度(0=仅直接匹配,1=扩展1跳,2=扩展2跳)",
+        "min_relevance": "最低相关度(0-1),低于它的记忆不作为匹配返回;默认使用平台配置",
     },
     "en": {
         "memory_types": ["event", "fact", "relation", "opinion"],
@@ -62,6 +63,7 @@ _TEXT: dict[str, dict[str, Any]] = {
         "end": "End time, e.g. '2025-11-05' or 'today'",
         "max_results": "Maximum number of memories to return",
         "expand_depth": "How far to follow links (0 = direct matches only, 1 = one hop, 2 = two hops)",
+        "min_relevance": "Lowest relevance (0-1) a memory needs to be returned as a match; defaults to the platform's setting",
     },
 }
 
@@ -162,6 +164,12 @@ def _definitions(lang: str) -> list[dict[str, Any]]:
                             "type": "integer",
                             "default": 1,
                             "description": t["expand_depth"],
+                        },
+                        "min_relevance": {
+                            "type": "number",
+                            "minimum": 0,
+                            "maximum": 1,
+                            "description": t["min_relevance"],
                         },
                     },
                     "required": ["query"],

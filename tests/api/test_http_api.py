@@ -95,7 +95,15 @@ def test_memories_links_and_layered_search(alice: httpx.Client, mp: MemoryPlatfo
     assert [r["layer"] for r in results] == ["direct", "related"]
     assert results[0]["id"] == mood["id"]
     assert set(results[0]["components"]) >= {"semantic", "importance", "graph", "recency"}
+    assert 0.2 <= results[0]["relevance"] <= 1.0
     assert "<memory_context>" in found.json()["context"]
+    strict = alice.post(
+        "/v1/users/alice/search", json={"query": "我为什么今天不开心?", "min_relevance": 1.0}
+    )
+    assert strict.status_code == 200 and strict.json()["results"] == []
+    assert "<no_relevant_memory>" in strict.json()["context"]
+    bad = alice.post("/v1/users/alice/search", json={"query": "x", "min_relevance": 2})
+    assert bad.status_code == 422 and "min_relevance" in bad.text
     record = alice.get(f"/v1/users/alice/memories/{mood['id']}").json()
     assert [link["type"] for link in record["links"]] == ["CAUSES"]
     listed = alice.get("/v1/users/alice/memories", params={"limit": 1, "offset": 1}).json()
@@ -379,7 +387,7 @@ def test_the_server_loads_the_model_at_start_and_is_ready_after(tmp_path: Path) 
             warm_up.join()
             ready = client.get("/ready")
             assert ready.status_code == 200 and ready.json()["models"]["detail"] == "loaded"
-            assert cold._model is not None  # type: ignore[attr-defined]  # loaded by start-up, not by a request
+            assert cold.loaded  # type: ignore[attr-defined]  # loaded by start-up, not by a request
             stats = client.get("/v1/users/alice/stats", headers={"X-API-Key": ALICE_KEY})
             assert stats.status_code == 200
 

@@ -357,3 +357,77 @@ def test_vectors_by_id_and_memories_by_node(store: GraphStore, users, vec) -> No
     assert [(h.memory_id, h.path[0].via, h.path[0].weight) for h in hits] == [
         (b.memory.id, "小明", 0.5)
     ]
+
+
+DOG = {"subject": "我", "memory_type": "事件", "topic": "领养", "object": "一只叫Rex的狗"}
+COFFEE = {"subject": "I", "memory_type": "opinion", "topic": "love", "object": "coffee"}
+
+
+def test_a_question_nothing_answers_gets_nothing(mp: MemoryPlatform, users) -> None:
+    from memory_platform.retrieval.context import NOTHING_RELEVANT
+
+    user = users()
+    create(mp, user, **DOG)
+    create(mp, user, T0 + timedelta(minutes=1), **COFFEE)
+    assert mp.wait_for_indexing(user)
+
+    unrelated = mp.search(
+        user, "When is the quantum chromodynamics lecture?", reference_time=EVENING
+    )
+
+    assert unrelated == []
+    assert NOTHING_RELEVANT in mp.format_context(unrelated)
+    everything = mp.search(user, "When is the quantum chromodynamics lecture?", min_relevance=0)
+    assert len(everything) == 2  # without the floor, the best of nothing
+    found = mp.search(user, "coffee", reference_time=EVENING)
+    assert [r.text for r in found] == ["I love coffee"]
+    assert 0.2 <= found[0].relevance <= 1.0
+    tool = mp.execute_tool(user, "search_memories", {"query": "咖啡", "min_relevance": 0.99})
+    assert tool["success"] and tool["count"] == 0, tool
+
+
+def test_use_orders_comparable_matches_but_never_outranks_relevance(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    dog = create(mp, user, **DOG)
+    coffee = create(mp, user, T0 + timedelta(minutes=1), **COFFEE)
+    assert mp.wait_for_indexing(user)
+    for _ in range(30):  # the dog memory is recalled again and again
+        mp.search(user, "Rex的狗", reference_time=EVENING)
+    mp.wait_for_access()
+    assert mp.store.get_memories(user, [dog])[0].access_count == 30
+
+    results = mp.search(user, "coffee", reference_time=EVENING, min_relevance=0)
+
+    assert results[0].id == coffee
+    assert results[0].components.access == 0.0 and results[1].components.access > 0.5
+
+
+def test_both_backends_find_the_same_words_and_chinese_bigrams(store: GraphStore, users) -> None:
+    from memory_platform.models import Episode, VectorKind
+
+    user = users()
+    texts = [
+        "我最近工作压力很大",
+        "周末去爬山了",
+        "Caroline painted a lake sunrise",
+        "压力测试通过了",
+    ]
+    episodes = [
+        Episode(user_id=user, text=text, timestamp=T0 + timedelta(minutes=i))
+        for i, text in enumerate(texts)
+    ]
+    ids = store.add_episodes(episodes)
+
+    def hits(query: str) -> list[str]:
+        return [
+            texts[ids.index(h.ref_id)]
+            for h in store.lexical_search(user, query, [VectorKind.EPISODE], k=10)
+        ]
+
+    assert sorted(hits("工作压力")) == ["压力测试通过了", "我最近工作压力很大"]
+    assert hits("工作压力")[0] == "我最近工作压力很大"  # both words beat one
+    assert hits("爬山") == ["周末去爬山了"]
+    assert hits("paintings of lakes") == ["Caroline painted a lake sunrise"]
+    assert hits("力很")[0] == "我最近工作压力很大"  # the bigram across jieba's words counts

@@ -667,7 +667,7 @@ def test_models_refuse_bad_input_with_clear_errors() -> None:
 
 
 def test_a_store_refuses_another_embedding_model(backend: str, tmp_path, store: GraphStore) -> None:
-    from memory_platform.config import Settings
+    from memory_platform.config import DEFAULT_EMBEDDING_MODEL, Settings
 
     if backend == "neo4j":
         from tests.support.neo4j_env import neo4j_settings
@@ -681,5 +681,5 @@ def test_a_store_refuses_another_embedding_model(backend: str, tmp_path, store: 
             sqlite_path=path, embedding_dim=768, embedding_model="other-model", _env_file=None
         )
 
-    with pytest.raises(EmbeddingMismatchError, match="all-MiniLM-L6-v2"):
+    with pytest.raises(EmbeddingMismatchError, match=DEFAULT_EMBEDDING_MODEL):
         open_store(other)

@@ -12,7 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from memory_platform.bench.locomo import load_locomo, normalize_dia_ids, session_time
+from memory_platform.bench.madial import load_madial
 from memory_platform.bench.metrics import latency_summary, ranking_metrics
+from memory_platform.bench.retrieval_eval import bigram_bm25
 from memory_platform.cli import app
 
 runner = CliRunner()
@@ -111,40 +113,100 @@ def test_locomo_quirks_are_handled(tmp_path: Path) -> None:
     assert session_time("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00+00:00"
     path = tmp_path / "mini.json"
     path.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
-    episodes, questions = load_locomo(path)
-    assert [e["metadata"]["dia_id"] for e in episodes["locomo-mini-1"]] == [
+    data = load_locomo(path)
+    episodes, questions = data.episodes, data.questions
+    assert [e["metadata"]["gold_id"] for e in episodes["locomo-mini-1"]] == [
         "D1:1",
         "D1:2",
         "D1:3",
         "D2:1",
         "D2:2",
     ]
-    assert "[shares a photo of a tent]" in episodes["locomo-mini-1"][3]["text"]
+    camping = episodes["locomo-mini-1"][3]
+    assert (
+        camping["text"] == "We went camping with the kids at the beach. [shares a photo of a tent]"
+    )
+    assert camping["speaker"] == "Melanie"  # the speaker is a field, as the docs say
     assert len(questions) == 4  # the one without evidence is left out
-    assert questions[2].evidence == frozenset({"D1:3", "D2:2"})
+    assert questions[2].gold == frozenset({"D1:3", "D2:2"})
+
+
+MINI_MADIAL = {
+    "memories": [
+        {"id": "1", "time": "2023-12-25", "event": "Bart在圣诞节晚会上跳舞，感觉非常开心。"},
+        {"id": "3", "time": "2024-01-02", "event": "Bart第一次在舞台上表演魔术，很紧张。"},
+        {"id": "4", "time": "2024-01-05", "event": "Bart和朋友去海边钓鱼。"},
+    ],
+    "dialogues": [
+        {
+            "dialogue": [
+                "<BOD>\n",
+                '<Bart>:"元旦晚会我要表演魔术！"\n',
+                '<Assistant>:"太棒了！"\n',
+            ],
+            "test-turn": [3],
+            "relevant-id": [3],
+        },
+        {
+            "dialogue": ["<BOD>\n", '<Bart>:"周末去钓鱼吗？"\n'],
+            "test-turn": [2],
+            "relevant-id": [4],
+        },
+    ],
+}
+
+
+def test_madial_follows_the_protocol(tmp_path: Path) -> None:
+    path = tmp_path / "madial.json"
+    path.write_text(json.dumps(MINI_MADIAL, ensure_ascii=False), encoding="utf-8")
+
+    data = load_madial(path)
+
+    ((user, items),) = data.episodes.items()
+    assert [i["metadata"]["gold_id"] for i in items] == ["1", "3", "4"]
+    assert items[0]["timestamp"].isoformat() == "2023-12-25T00:00:00+00:00"
+    first = data.questions[0]
+    assert first.question == '<Bart>:"元旦晚会我要表演魔术！"\n<Assistant>:"太棒了！"'
+    assert first.gold == frozenset({"3"}) and first.user_id == user
+    assert bigram_bm25({"a": "表演魔术很紧张", "b": "去海边钓鱼"})("魔术表演", 10) == ["a"]
 
 
 @pytest.mark.slow
-def test_eval_locomo_command_writes_a_report(tmp_path: Path) -> None:
-    data = tmp_path / "mini.json"
-    data.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+def test_eval_command_writes_a_report_for_both_sets(tmp_path: Path) -> None:
+    locomo = tmp_path / "mini.json"
+    locomo.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    madial = tmp_path / "madial.json"
+    madial.write_text(json.dumps(MINI_MADIAL, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "report.json"
 
-    result = runner.invoke(app, ["eval", "locomo", "--data", str(data), "--out", str(out)])
+    result = runner.invoke(
+        app, ["eval", "--locomo", str(locomo), "--madial", str(madial), "--out", str(out)]
+    )
 
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text(encoding="utf-8"))
-    assert set(report["methods"]) == {"bm25", "vector", "platform (blend)", "platform (rrf)"}
-    for method in report["methods"].values():
-        for key in ("recall@5", "recall@10", "mrr", "all@10"):
-            assert 0.0 <= method["1-4"][key] <= 1.0
-        assert method["1-4"]["n"] == 3
-    assert "| platform (blend) |" in out.with_suffix(".md").read_text(encoding="utf-8")
+    assert set(report["sets"]) == {"locomo_dev", "madial_zh_dev"}
+    for section in report["sets"].values():
+        assert set(section["methods"]) == {
+            "bm25 (words)", "bm25 (bigrams)", "dense", "platform",
+            "platform, after one pass of use",
+        }  # fmt: skip
+        for method in section["methods"].values():
+            for key in ("recall@5", "recall@10", "mrr", "all@10"):
+                assert 0.0 <= method["all"][key] <= 1.0
+        assert 0 <= section["off_topic"]["direct_per_query"] <= 10
+    assert report["sets"]["locomo_dev"]["methods"]["platform"]["all"]["n"] == 3
+    assert report["sets"]["madial_zh_dev"]["off_topic"]["queries"] == 2  # asked of LoCoMo
+    assert "| platform |" in out.with_suffix(".md").read_text(encoding="utf-8")
 
 
 def test_eval_locomo_refuses_a_missing_file(tmp_path: Path) -> None:
     result = runner.invoke(app, ["eval", "locomo", "--data", str(tmp_path / "nope.json")])
     assert result.exit_code == 1 and "no LoCoMo file" in result.output
+    result = runner.invoke(app, ["eval", "madial", "--data", str(tmp_path / "nope.json")])
+    assert result.exit_code == 1 and "no MADial file" in result.output
+    result = runner.invoke(app, ["eval", "--madial", str(tmp_path / "nope.json")])
+    assert result.exit_code == 1 and "no MADial file" in result.output
 
 
 @pytest.mark.slow
@@ -181,13 +243,13 @@ def test_bench_all_smoke_run_writes_every_report_and_the_summary(tmp_path: Path)
     assert report["fresh_process"]["cold_start_seconds"] > 0
     assert report["fresh_process"]["peak_rss_mb"] > 0
     assert "| tiny | 6 / " in (results / "latency_tiny.md").read_text(encoding="utf-8")
-    quality = json.loads((results / "locomo_dev.json").read_text(encoding="utf-8"))
-    assert quality["methods"]["platform (blend)"]["1-4"]["n"] == 3
+    quality = json.loads((results / "retrieval_dev.json").read_text(encoding="utf-8"))
+    assert quality["sets"]["locomo_dev"]["methods"]["platform"]["all"]["n"] == 3
     dedup = json.loads((results / "merge_quality.json").read_text(encoding="utf-8"))
     assert dedup["pairs"] >= 200 and 0 <= dedup["accuracy"] <= 1
     summary = (results / "summary.md").read_text(encoding="utf-8").splitlines()
     assert summary[0] == "| design target (seed 000 §10) | target | measured |"
-    assert len(summary) == 15 and all(line.count(" | ") == 2 for line in summary[2:])
+    assert len(summary) == 16 and all(line.count(" | ") == 2 for line in summary[2:])
     assert runner.invoke(app, ["bench", "--scale", "huge"]).exit_code == 1
     bad = runner.invoke(app, ["bench", "--all", "--scales", "tiny,huge", "--data", str(data)])
     assert bad.exit_code == 1 and "--scales takes one or more of" in bad.stderr

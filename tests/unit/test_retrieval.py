@@ -12,6 +12,7 @@ from memory_platform.embeddings import Embedder
 from memory_platform.llm import LLMClient
 from memory_platform.models import LinkType, PathStep
 from memory_platform.retrieval import SearchResult, format_context, plan_heuristically
+from memory_platform.retrieval.context import NOTHING_RELEVANT
 from memory_platform.retrieval.planner import LLMQueryPlanner
 from memory_platform.retrieval.scoring import access_frequency, recency
 from tests.support.openai_stub import OpenAIStub
@@ -138,7 +139,8 @@ def test_format_context_escapes_and_layers() -> None:
     assert text.index("<direct_matches>") < text.index("<related_context>")
     assert (
         format_context([])
-        == "<memory_context>\n  <direct_matches>\n  </direct_matches>\n</memory_context>"
+        == f"<memory_context>\n  <no_relevant_memory>{NOTHING_RELEVANT}</no_relevant_memory>\n"
+        "</memory_context>"
     )
 
 

@@ -1,5 +1,6 @@
 // Items waiting for a vector (labelled :Pending when written), of one user or
 // ($user_id null) of all users, oldest first. The label scan is as small as the backlog.
+// An episode is embedded with its speaker, as on SQLite (questions name people).
 MATCH (n:Pending)
 WHERE $user_id IS NULL OR n.user_id = $user_id
 WITH n, coalesce(n.created_at, n.timestamp) AS at
@@ -14,4 +15,7 @@ RETURN n.user_id AS user_id,
          ELSE 'knowledge'
        END AS kind,
        n.id AS ref_id,
-       coalesce(n.text, n.content) AS text
+       CASE
+         WHEN n:Episode AND n.speaker IS NOT NULL THEN n.speaker + ': ' + n.text
+         ELSE coalesce(n.text, n.content)
+       END AS text

@@ -1,0 +1,11 @@
+// reembed: drop every stored vector and queue every item for embedding again
+// (:Pending), then record the new embedding signature, all in one transaction.
+CALL () {
+  MATCH (n:Memory|Topic|Object|Episode|Knowledge)
+  REMOVE n.embedding
+  SET n:Pending
+  RETURN count(n) AS queued
+}
+MERGE (p:PlatformMeta {key: 'embedding_signature'})
+SET p.model = $model, p.dimension = $dimension
+RETURN queued

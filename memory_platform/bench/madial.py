@@ -1,0 +1,56 @@
+"""MADial-Bench (He et al., NAACL 2025), Chinese set: does search recall the right memories?
+
+Protocol of ``shared/data/README.md``: each memory's ``event`` text is stored as an
+episode of the user, timestamped with its ``time`` and keeping its ``id`` in the
+metadata; a dialogue's query is ``dialogue[1 : test-turn[0]]`` joined; the gold set is
+``relevant-id``; the figure is recall@10 averaged over dialogues.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .retrieval_eval import EvalQuestion, EvalSet
+
+__all__ = ["load_madial"]
+
+
+def _date(text: str) -> datetime:
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d"):
+        try:
+            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    raise ValueError(f"unrecognised memory time {text!r}")
+
+
+def _turn_text(turn: Any) -> str:
+    if isinstance(turn, dict):
+        return str(turn.get("content") or turn.get("text") or "")
+    return str(turn)
+
+
+def load_madial(path: Path, user_id: str = "madial-zh-1") -> EvalSet:
+    """The stored episodes (``add_episodes`` dicts, gold id in metadata) and the dialogues."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    items = [
+        {
+            "text": memory["event"],
+            "timestamp": _date(str(memory["time"])),
+            "metadata": {"gold_id": str(memory["id"])},
+        }
+        for memory in data["memories"]
+    ]
+    known = {item["metadata"]["gold_id"] for item in items}
+    questions = []
+    for dialogue in data["dialogues"]:
+        turn = dialogue["test-turn"]
+        end = int(turn[0] if isinstance(turn, list) else turn)
+        query = "\n".join(_turn_text(t).strip() for t in dialogue["dialogue"][1:end]).strip()
+        gold = frozenset(str(g) for g in dialogue["relevant-id"]) & known
+        if query and gold:
+            questions.append(EvalQuestion(user_id, query, 0, gold))
+    return EvalSet("madial_zh_dev", {user_id: items}, questions)

@@ -1,0 +1,292 @@
+"""Retrieval quality as a user gets it: ingest through the public API, search with defaults.
+
+One runner serves every data set (LoCoMo in English, MADial-Bench in Chinese). Each set
+is ingested with ``mp.add_episodes`` exactly as the documentation says (the text as said,
+the speaker in ``speaker``), and each question is searched with ``mp.search`` and its
+defaults. In the same run, on the same store:
+
+- ``bm25 (words)``: the platform's lexical index alone;
+- ``bm25 (bigrams)``: BM25 (k1 1.2, b 0.75) over character bigrams, computed here;
+- ``dense``: the episode vectors alone (query role for asymmetric models);
+- ``platform``: ``mp.search(user, question)`` with access recording off;
+- ``off-topic``: every question asked of another user's memory; the figure is the number
+  of direct results per question (nothing relevant exists there, so 0 is right);
+- ``after use``: every question asked once with access recording on (the default), then
+  the platform figures measured again on the same questions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import load_settings
+from ..embeddings import embed_queries
+from ..models import VectorKind
+from ..platform import MemoryPlatform
+from .metrics import machine_description, ranking_metrics
+
+__all__ = ["EvalQuestion", "EvalSet", "bigram_bm25", "evaluate_set", "markdown", "run_eval"]
+
+Ranker = Callable[["EvalQuestion"], list[str]]
+
+
+@dataclass(frozen=True)
+class EvalQuestion:
+    """One question of one user with the gold ids of its evidence."""
+
+    user_id: str
+    question: str
+    category: int
+    gold: frozenset[str]
+
+
+@dataclass
+class EvalSet:
+    """Episodes per user (``add_episodes`` dicts whose metadata holds ``gold_id``)."""
+
+    name: str
+    episodes: dict[str, list[dict[str, Any]]]
+    questions: list[EvalQuestion]
+    categories: dict[str, str] = field(default_factory=dict)
+    scored_categories: tuple[int, ...] = (0,)
+    scored_label: str = "all"
+
+
+def _bigrams(text: str) -> list[str]:
+    chars = [c for c in text.lower() if not c.isspace()]
+    return [a + b for a, b in itertools.pairwise(chars)]
+
+
+def bigram_bm25(
+    documents: dict[str, str], k1: float = 1.2, b: float = 0.75
+) -> Callable[[str, int], list[str]]:
+    """A BM25 ranker over character bigrams (the MADial baseline); returns ids best first."""
+    bags = {ref: Counter(_bigrams(text)) for ref, text in documents.items()}
+    lengths = {ref: sum(bag.values()) for ref, bag in bags.items()}
+    average = sum(lengths.values()) / max(len(lengths), 1)
+    df: Counter[str] = Counter()
+    for bag in bags.values():
+        df.update(bag.keys())
+    n = len(bags)
+
+    def rank(query: str, k: int) -> list[str]:
+        terms = set(_bigrams(query))
+        scores: dict[str, float] = {}
+        for ref, bag in bags.items():
+            total = 0.0
+            for term in terms & bag.keys():
+                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+                tf = bag[term]
+                total += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths[ref] / average))
+            if total > 0:
+                scores[ref] = total
+        return sorted(scores, key=lambda ref: (-scores[ref], ref))[:k]
+
+    return rank
+
+
+def _summarise(
+    rank: Ranker, questions: Sequence[EvalQuestion], scored: tuple[int, ...]
+) -> dict[str, Any]:
+    per_cat: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for q in questions:
+        scores = ranking_metrics(rank(q), set(q.gold))
+        per_cat[str(q.category)].append(scores)
+        if q.category in scored:
+            per_cat["all"].append(scores)
+    return {
+        cat: {"n": len(rows), **{k: round(sum(r[k] for r in rows) / len(rows), 4) for k in rows[0]}}
+        for cat, rows in sorted(per_cat.items())
+    }
+
+
+def evaluate_set(
+    mp: MemoryPlatform,
+    data: EvalSet,
+    progress: Callable[[str], None] = lambda _msg: None,
+    off_topic_users: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Ingest the set into ``mp`` and measure every method; returns the report section.
+
+    ``off_topic_users`` are users of the same store whose memory holds nothing relevant to
+    this set's questions (another conversation, another language); with none, each
+    question is asked of the next user of the set.
+    """
+    started = time.perf_counter()
+    gold_of: dict[str, str] = {}
+    texts: dict[str, dict[str, str]] = {}
+    for user, items in data.episodes.items():
+        mp.delete_user(user)
+        ids = mp.add_episodes(user, items)
+        for ref, item in zip(ids, items, strict=True):
+            gold_of[ref] = item["metadata"]["gold_id"]
+            texts.setdefault(user, {})[ref] = item["text"]
+    mp.wait_for_indexing(timeout=3600)
+    turns = sum(len(v) for v in data.episodes.values())
+    report: dict[str, Any] = {
+        "categories": data.categories,
+        "scored_label": data.scored_label,
+        "questions": len(data.questions),
+        "users": len(data.episodes),
+        "ingest": {"episodes": turns, "seconds": round(time.perf_counter() - started, 2)},
+    }
+    progress(f"{data.name}: ingested {turns} episodes of {len(data.episodes)} users")
+
+    question_vectors = dict(
+        zip(
+            (q.question for q in data.questions),
+            embed_queries(mp.embedder, [q.question for q in data.questions]),
+            strict=True,
+        )
+    )
+    bigram_rankers = {user: bigram_bm25(docs) for user, docs in texts.items()}
+
+    def words(q: EvalQuestion) -> list[str]:
+        hits = mp.store.lexical_search(q.user_id, q.question, kinds=[VectorKind.EPISODE], k=10)
+        return [gold_of[h.ref_id] for h in hits]
+
+    def bigrams(q: EvalQuestion) -> list[str]:
+        return [gold_of[ref] for ref in bigram_rankers[q.user_id](q.question, 10)]
+
+    def dense(q: EvalQuestion) -> list[str]:
+        vector = question_vectors[q.question]
+        hits = mp.store.vector_search(q.user_id, VectorKind.EPISODE, vector, k=10)
+        return [gold_of[h.ref_id] for h in hits]
+
+    def platform(record_access: bool) -> Ranker:
+        def rank(q: EvalQuestion) -> list[str]:
+            results = mp.search(q.user_id, q.question, record_access=record_access)
+            return [gold_of[r.id] for r in results if r.id in gold_of]
+
+        return rank
+
+    methods: dict[str, Ranker] = {
+        "bm25 (words)": words,
+        "bm25 (bigrams)": bigrams,
+        "dense": dense,
+        "platform": platform(False),
+    }
+    report["methods"] = {}
+    for name, rank in methods.items():
+        clock = time.perf_counter()
+        report["methods"][name] = _summarise(rank, data.questions, data.scored_categories)
+        report["methods"][name]["seconds"] = round(time.perf_counter() - clock, 2)
+        progress(f"{data.name} {name}: recall@10 {report['methods'][name]['all']['recall@10']:.3f}")
+
+    report["off_topic"] = _off_topic(mp, data, off_topic_users)
+    progress(f"{data.name} off-topic: {report['off_topic']['direct_per_query']:.2f} direct/query")
+
+    for q in data.questions:  # one pass of ordinary use, access recorded
+        mp.search(q.user_id, q.question)
+    mp.wait_for_access()
+    report["methods"]["platform, after one pass of use"] = _summarise(
+        platform(False), data.questions, data.scored_categories
+    )
+    after = report["methods"]["platform, after one pass of use"]["all"]["recall@10"]
+    progress(f"{data.name} after use: recall@10 {after:.3f}")
+    return report
+
+
+def _off_topic(
+    mp: MemoryPlatform, data: EvalSet, other_users: Sequence[str]
+) -> dict[str, float | int]:
+    users = list(data.episodes)
+    direct = 0
+    asked = 0
+    for q in data.questions:
+        if other_users:
+            targets = list(other_users)
+        elif len(users) > 1:
+            targets = [users[(users.index(q.user_id) + 1) % len(users)]]
+        else:
+            continue
+        for target in targets:
+            results = mp.search(target, q.question, record_access=False)
+            direct += sum(1 for r in results if r.layer == "direct")
+            asked += 1
+    return {"queries": asked, "direct_per_query": round(direct / asked, 3) if asked else 0.0}
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """Per-set tables of the report."""
+    lines: list[str] = []
+    for name, section in report["sets"].items():
+        categories = section.get("categories", {})
+        lines += [
+            f"### {name}: {section['users']} users, {section['questions']} questions, "
+            f"{section['ingest']['episodes']} episodes ingested in {section['ingest']['seconds']} s",
+            "",
+            "| method | category | n | recall@5 | recall@10 | MRR | all evidence@10 |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for method, cats in section["methods"].items():
+            for cat, row in cats.items():
+                if not isinstance(row, dict):
+                    continue
+                label = (
+                    section.get("scored_label", "all") if cat == "all" else categories.get(cat, cat)
+                )
+                lines.append(
+                    f"| {method} | {label} | {row['n']} | {row['recall@5']:.3f} | "
+                    f"{row['recall@10']:.3f} | {row['mrr']:.3f} | {row['all@10']:.3f} |"
+                )
+        off = section["off_topic"]
+        lines += [
+            "",
+            f"Off-topic: {off['direct_per_query']:.2f} direct results per question asked of "
+            f"a user whose memory holds nothing relevant ({off['queries']} questions).",
+            "",
+        ]
+    return "\n".join(lines).rstrip()
+
+
+def run_eval(
+    locomo: Path | None,
+    madial: Path | None,
+    workdir: Path,
+    progress: Callable[[str], None] = lambda _msg: None,
+    backend: str = "sqlite",
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """Evaluate the given sets in one fresh store (or the configured Neo4j) and report.
+
+    MADial's off-topic questions are asked of the LoCoMo users when both sets run.
+    """
+    from .locomo import load_locomo
+    from .madial import load_madial
+
+    sets = []
+    if locomo is not None:
+        sets.append(load_locomo(locomo, limit))
+    if madial is not None:
+        sets.append(load_madial(madial))
+    if not sets:
+        raise ValueError("no data set to evaluate")
+    if backend == "neo4j":
+        settings = load_settings(backend="neo4j")
+    else:
+        for old in workdir.glob("eval.db*"):
+            old.unlink()
+        settings = load_settings(backend="sqlite", sqlite_path=workdir / "eval.db")
+    report: dict[str, Any] = {
+        "backend": backend,
+        "machine": machine_description(),
+        "embedder": settings.embedding_model,
+        "relevance_floor": settings.retrieval.relevance_floor,
+        "sets": {},
+    }
+    with MemoryPlatform(settings) as mp:
+        locomo_users: list[str] = []
+        for data in sets:
+            others = locomo_users[:1] if data.name != "locomo_dev" else []
+            report["sets"][data.name] = evaluate_set(mp, data, progress, off_topic_users=others)
+            if data.name == "locomo_dev":
+                locomo_users = list(data.episodes)
+    return report

@@ -1,0 +1,127 @@
+"""Calibrated relevance: one number in [0, 1] that means the same for every query and user.
+
+Raw scores do not compare across queries: a cosine of 0.85 is a strong match for one
+embedding model and noise for another (multilingual-e5 puts unrelated texts near 0.8),
+and a BM25 score depends on the size of the user's store (a new user has almost no
+document frequencies). Relevance is therefore built from evidence that does compare:
+
+- **dense lift**: how far the item's cosine stands above the query's *background*, the
+  cosine between the query and a fixed set of everyday sentences, in the query's
+  language, that answer nothing (``BACKGROUND``), in units of that background's spread.
+  An item no closer to the query than small talk has no lift, whatever the model's
+  cosine scale. (Mixing languages in the background would measure the language gap.)
+- **matched words**: how many of the query's distinct content tokens (the lexical
+  index's own tokens, stop words removed, speaker included) the item contains.
+
+A logistic function of the two gives the probability that the item is a real match
+rather than the best of an unrelated memory. It was fitted once on the dev sets
+(LoCoMo conversations 0-4 and MADial-Bench zh user 1): gold evidence against the
+candidates the same questions find in another user's memory, with
+``python -m memory_platform.bench.calibrate``, which also measures the floor's
+trade-off (``benchmarks/results/relevance_calibration.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..textutil import has_cjk, lexical_tokens
+
+__all__ = ["BACKGROUND", "Background", "RelevanceModel", "matched_words", "query_language"]
+
+_BACKGROUND_EN: tuple[str, ...] = (
+    "The weather was fine today.",
+    "I had a sandwich for lunch.",
+    "Please send me the file when you can.",
+    "The meeting starts at ten tomorrow.",
+    "Thanks, that sounds good to me.",
+    "We should catch up sometime soon.",
+    "The train was a bit late this morning.",
+    "I need to buy some groceries later.",
+    "Have a nice weekend!",
+    "The store closes at nine.",
+    "It is a long story, I will tell you later.",
+    "Let me know what you think.",
+    "I forgot my umbrella again.",
+    "The new phone model came out last week.",
+    "Traffic on the highway was heavy.",
+    "I am watching a movie tonight.",
+)
+_BACKGROUND_ZH: tuple[str, ...] = (
+    "今天天气还不错。",
+    "我中午吃了一碗面。",
+    "有空的时候把文件发给我吧。",
+    "明天上午十点开会。",
+    "好的，没问题。",
+    "改天一起吃个饭吧。",
+    "早上的地铁有点挤。",
+    "下班后要去超市买点东西。",
+    "周末愉快！",
+    "商店晚上九点关门。",
+    "说来话长，以后再告诉你。",
+    "你觉得怎么样？",
+    "我又忘记带伞了。",
+    "新款手机上周发布了。",
+    "高速公路上很堵。",
+    "今晚我打算看部电影。",
+)
+BACKGROUND: dict[str, tuple[str, ...]] = {"en": _BACKGROUND_EN, "zh": _BACKGROUND_ZH}
+"""Everyday sentences, per language, that should answer no real question."""
+
+
+def query_language(query: str) -> str:
+    """``zh`` for a query with Chinese characters, else ``en``."""
+    return "zh" if has_cjk(query) else "en"
+
+
+def matched_words(query_tokens: Iterable[str], document: str) -> int:
+    """How many of the query's distinct tokens the document's tokens contain."""
+    return len(set(query_tokens) & set(lexical_tokens(document)))
+
+
+@dataclass(frozen=True)
+class Background:
+    """The query's cosine to everyday sentences: its mean and spread."""
+
+    mean: float
+    spread: float
+
+    @classmethod
+    def of(
+        cls, query_vector: npt.NDArray[np.float32], background: npt.NDArray[np.float32]
+    ) -> Background:
+        sims = background @ query_vector
+        return cls(float(sims.mean()), max(float(sims.std()), 1e-3))
+
+    def lift(self, cosine: float) -> float:
+        """Standard deviations above the background (0 when not above it)."""
+        return max(0.0, (cosine - self.mean) / self.spread)
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    """P(real match) = σ(bias + lift·lift + matched·ln(1 + matched words)), fitted on dev."""
+
+    bias: float = -13.550
+    lift: float = 0.978
+    matched: float = 6.984
+
+    complete: float = 0.5
+
+    def score(self, lift: float, matched: int, query_words: int) -> float:
+        """The probability from the dense lift and the number of matched words.
+
+        An item that holds every word of the query is at least ``complete`` (even odds):
+        on the dev sets no item of an unrelated memory ever did, and it keeps a short
+        keyword query ("dog", "咖啡") from being judged on its dense lift alone.
+        """
+        z = self.bias + self.lift * lift + self.matched * math.log1p(max(matched, 0))
+        p = 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+        if query_words > 0 and matched >= query_words:
+            return max(p, self.complete)
+        return p

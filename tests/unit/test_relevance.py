@@ -1,0 +1,84 @@
+"""Calibrated relevance: lift over a same-language background, matched words, the model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memory_platform.embeddings import Embedder, embed_queries
+from memory_platform.retrieval.relevance import (
+    BACKGROUND,
+    Background,
+    RelevanceModel,
+    matched_words,
+    query_language,
+)
+from memory_platform.textutil import lexical_tokens
+
+
+def test_lift_counts_spreads_above_the_background_and_never_goes_negative() -> None:
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    background = np.array([[0.8, 0.6], [0.6, 0.8]], dtype=np.float32)  # cosines 0.8 and 0.6
+
+    bg = Background.of(query, background)
+
+    assert abs(bg.mean - 0.7) < 1e-6 and abs(bg.spread - 0.1) < 1e-6
+    assert abs(bg.lift(0.9) - 2.0) < 1e-5
+    assert bg.lift(0.5) == 0.0
+
+
+def test_matched_words_counts_distinct_query_tokens_in_the_document() -> None:
+    tokens = lexical_tokens("What did Caroline paint? Caroline!")
+    assert matched_words(tokens, "Caroline: I painted a lake sunrise") == 2
+    assert matched_words(tokens, "Melanie went camping") == 0
+    assert matched_words(lexical_tokens("我心情不好"), "我今天心情很差") >= 2
+
+
+def test_the_probability_rises_with_each_kind_of_evidence() -> None:
+    model = RelevanceModel()
+    nothing = model.score(0.0, 0, 3)
+    assert nothing < 0.001
+    assert model.score(6.0, 0, 3) > nothing
+    assert model.score(6.0, 2, 3) > model.score(6.0, 1, 3) > model.score(6.0, 0, 3)
+    assert 0.0 <= model.score(1e9, 10**9, 3) <= 1.0  # no overflow at the extremes
+
+
+def test_an_item_holding_every_query_word_is_at_least_even_odds() -> None:
+    model = RelevanceModel()
+    assert model.score(0.0, 1, 1) == 0.5  # "dog" in a tiny store: no dense evidence needed
+    assert model.score(0.0, 1, 2) < 0.01
+    assert model.score(0.0, 0, 0) < 0.001  # a query without words completes nothing
+
+
+def test_the_background_is_in_the_query_language(embedder: Embedder) -> None:
+    assert query_language("我为什么没心情") == "zh" and query_language("why so sad") == "en"
+    zh = Background.of(
+        embed_queries(embedder, ["我为什么今天不开心?"])[0], embedder.embed(list(BACKGROUND["zh"]))
+    )
+    paraphrase = float(
+        embedder.embed(["我今天心情不好"])[0] @ embed_queries(embedder, ["我为什么今天不开心?"])[0]
+    )
+    unrelated = float(
+        embedder.embed(["我喜欢吃苹果"])[0] @ embed_queries(embedder, ["我为什么今天不开心?"])[0]
+    )
+    assert zh.lift(paraphrase) > 2.0  # a paraphrase stands well above small talk
+    assert zh.lift(unrelated) < 1.0
+
+
+def test_a_pasted_dialogue_is_searched_as_plain_speech() -> None:
+    from memory_platform.textutil import plain_transcript
+
+    dialogue = '<Bart>:"元旦晚会我要表演魔术！"\n<Assistant>:"真是太棒了！"'
+    assert plain_transcript(dialogue) == "元旦晚会我要表演魔术！\n真是太棒了！"
+    assert (
+        plain_transcript("User: where do I live?\n小明：我在北京") == "where do I live?\n我在北京"
+    )
+    for untouched in ("What did Caroline research?", "10:30 meeting", "http://x.com", "3:1"):
+        assert plain_transcript(untouched) == untouched
+
+
+def test_chinese_is_indexed_as_words_bigrams_and_characters() -> None:
+    tokens = lexical_tokens("我为什么没心情工作")
+    assert {"心情", "工作"} <= set(tokens)  # jieba's words
+    assert {"没心", "情工"} <= set(tokens)  # character bigrams across word boundaries
+    assert "作" in tokens  # single characters, so 困 still finds 很困
+    assert len(tokens) == len(set(tokens))  # each token once per run
