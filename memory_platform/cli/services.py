@@ -1,4 +1,4 @@
-"""Long-running services and store setup: ``serve``, ``worker``, ``beat``, ``init-db``."""
+"""Long-running services and store setup: ``serve``, ``worker``, ``beat``, ``mcp``, ``init-db``."""
 
 from __future__ import annotations
 
@@ -88,3 +88,54 @@ def init_db(db: DbOption = None) -> None:
         users = len(mp.store.list_users())
         signature = mp.store.signature
     console.print(f"schema ready: {where}; {users} users; vectors: {signature}", highlight=False)
+
+
+def mcp(
+    transport: Annotated[
+        str, typer.Option(help="stdio (a desktop or IDE host) or http (streamable HTTP)")
+    ] = "stdio",
+    db: DbOption = None,
+    user: Annotated[
+        str | None,
+        typer.Option(help="whose memory, over stdio (default: MEMORY_MCP_USER)"),
+    ] = None,
+    lang: Annotated[str, typer.Option(help="tool descriptions in en or zh")] = "en",
+    host: Annotated[str, typer.Option(help="bind address for http")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port for http")] = 8765,
+) -> None:
+    """Run the MCP server: memory tools and resources for MCP hosts and agents.
+
+    Over stdio the user is fixed (--user or MEMORY_MCP_USER). Over http every request
+    carries X-API-Key and X-Memory-User, checked against MEMORY_API__KEYS like the API.
+    """
+    import os
+
+    try:
+        import anyio
+
+        from ..integrations.mcp_server import MemoryMcp, http_app, run_stdio
+    except ImportError as exc:
+        raise fail("the MCP server needs its extra: pip install 'memory-platform[mcp]'") from exc
+    if transport not in ("stdio", "http"):
+        raise fail("--transport must be stdio or http")
+    if lang not in ("en", "zh"):
+        raise fail("--lang must be en or zh")
+    who = user or os.environ.get("MEMORY_MCP_USER")
+    if transport == "stdio" and not who:
+        raise fail("over stdio the server needs a user: --user or MEMORY_MCP_USER")
+    with open_platform(db) as mp:
+        mp.warm_up()
+        tools = MemoryMcp(mp, lang)  # type: ignore[arg-type]
+        if transport == "stdio":
+            assert who is not None
+            with user_errors():
+                anyio.run(run_stdio, tools, who)
+            return
+        import uvicorn
+
+        from ..api.auth import KeyRing
+
+        with user_errors():
+            keys = KeyRing(mp.settings.api)
+            app = http_app(tools, keys, host=host)
+        uvicorn.run(app, host=host, port=port, log_level="info")

@@ -1,0 +1,173 @@
+"""The MCP server, driven by the SDK's own client over both real transports.
+
+stdio: ``memory-platform mcp --transport stdio`` as a subprocess, as a desktop host runs
+it. HTTP: the streamable-HTTP app served by uvicorn on 127.0.0.1, with API keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from memory_platform import MemoryPlatform
+from memory_platform.api.auth import KeyRing
+from memory_platform.config import ApiSettings, Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.integrations.mcp_server import MemoryMcp, http_app
+from tests.support.net import serve
+
+TOOLS = {
+    "create_memory", "link_memories", "search_memories",
+    "get_memory", "list_memories", "delete_memory", "get_context",
+}  # fmt: skip
+ALICE_KEY = "alice-key-0123456789"
+ADMIN_KEY = "admin-key-0123456789"
+KEYS = {ALICE_KEY: ["alice"], ADMIN_KEY: ["*"]}
+
+
+def result_of(call: Any) -> dict[str, Any]:
+    """The platform's JSON from a tool result (text content and structured agree)."""
+    parsed: dict[str, Any] = json.loads(call.content[0].text)
+    assert call.structured_content == parsed
+    return parsed
+
+
+async def exercise(client: Client) -> dict[str, Any]:
+    """Every tool and resource once, as a host would; returns what was seen."""
+    seen: dict[str, Any] = {}
+    seen["tools"] = {t.name for t in (await client.list_tools()).tools}
+    mood = result_of(
+        await client.call_tool(
+            "create_memory",
+            {
+                "subject": "I",
+                "memory_type": "fact",
+                "topic": "mood",
+                "object": "low",
+                "attributes": {"time": "today"},
+            },
+        )
+    )
+    sleep = result_of(
+        await client.call_tool(
+            "create_memory",
+            {
+                "subject": "I",
+                "memory_type": "event",
+                "topic": "sleep",
+                "object": "badly",
+                "attributes": {"time": "last night"},
+            },
+        )
+    )
+    seen["link"] = result_of(
+        await client.call_tool(
+            "link_memories",
+            {
+                "source_memory_description": sleep["memory_id"],
+                "target_memory_description": mood["memory_id"],
+                "relation_type": "causes",
+            },
+        )
+    )
+    seen["search"] = result_of(await client.call_tool("search_memories", {"query": "mood"}))
+    seen["get"] = result_of(await client.call_tool("get_memory", {"memory_id": mood["memory_id"]}))
+    seen["list"] = result_of(await client.call_tool("list_memories", {"limit": 5}))
+    seen["context"] = result_of(await client.call_tool("get_context", {"query": "why low mood"}))
+    bad = await client.call_tool("create_memory", {"subject": "I", "memory_type": "diary"})
+    seen["bad"] = (bad.is_error, result_of(bad))
+    seen["bad_list"] = result_of(await client.call_tool("list_memories", {"limit": 0}))
+    seen["resources"] = {str(r.uri) for r in (await client.list_resources()).resources}
+    recent = await client.read_resource("memory://recent")
+    seen["recent"] = json.loads(recent.contents[0].text)  # type: ignore[union-attr]
+    seen["delete"] = result_of(
+        await client.call_tool("delete_memory", {"memory_id": sleep["memory_id"]})
+    )
+    seen["ids"] = (mood["memory_id"], sleep["memory_id"])
+    return seen
+
+
+def check(seen: dict[str, Any]) -> None:
+    mood, sleep = seen["ids"]
+    assert seen["tools"] == TOOLS
+    assert seen["link"]["success"] and seen["link"]["relation"] == "CAUSES"
+    assert [r["id"] for r in seen["search"]["results"]][:1] == [mood]
+    assert seen["get"]["memory"]["memory"]["id"] == mood
+    assert [m["id"] for m in seen["list"]["memories"]] == [sleep, mood]  # newest first
+    assert "<memory_context>" in seen["context"]["context"]
+    is_error, bad = seen["bad"]
+    assert is_error and bad["success"] is False and "memory_type" in bad["error"]
+    assert seen["bad_list"]["success"] is False and "limit" in seen["bad_list"]["error"]
+    assert seen["resources"] == {"memory://recent", "memory://knowledge/latest"}
+    assert [m["id"] for m in seen["recent"]] == [sleep, mood]
+    assert seen["delete"] == {"success": True, "deleted": sleep}
+
+
+@pytest.mark.slow
+def test_stdio_server_as_a_desktop_host_runs_it(tmp_path: Path) -> None:
+    db = tmp_path / "mcp.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memory_platform.cli", "mcp", "--transport", "stdio", "--db", str(db)],
+        env={**env, "MEMORY_MCP_USER": "alice"},
+    )
+
+    async def run() -> dict[str, Any]:
+        async with Client(params) as client:
+            return await exercise(client)
+
+    seen = anyio.run(run)
+
+    check(seen)
+    with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
+        assert [m.id for m in mp.list_memories("alice")] == [seen["ids"][0]]
+
+
+def http_client(url: str, key: str, user: str) -> Callable[[], Awaitable[Any]]:
+    async def run() -> dict[str, Any]:
+        headers = {"X-API-Key": key, "X-Memory-User": user}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
+        ):
+            return await exercise(client)
+
+    return run
+
+
+def test_http_server_needs_a_key_for_the_user_and_keeps_users_apart(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    settings = Settings(sqlite_path=tmp_path / "h.db", api=ApiSettings(keys=KEYS), _env_file=None)
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        app = http_app(MemoryMcp(mp), KeyRing(settings.api))
+        with serve(app) as url:
+            seen = anyio.run(http_client(url, ALICE_KEY, "alice"))
+            check(seen)
+            hello = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+            no_key = httpx.post(f"{url}/mcp", json=hello, headers={"X-Memory-User": "alice"})
+            wrong_key = httpx.post(
+                f"{url}/mcp", json=hello, headers={"X-API-Key": "nope", "X-Memory-User": "alice"}
+            )
+            other_user = httpx.post(
+                f"{url}/mcp", json=hello, headers={"X-API-Key": ALICE_KEY, "X-Memory-User": "bob"}
+            )
+            bob = anyio.run(http_client(url, ADMIN_KEY, "bob"))
+        assert no_key.status_code == 401 and wrong_key.status_code == 401
+        assert other_user.status_code == 403 and "bob" in other_user.json()["error"]
+        assert [m["id"] for m in bob["recent"]] == list(bob["ids"][::-1])  # only bob's own
+        assert {m.id for m in mp.list_memories("alice")} == {seen["ids"][0]}
+        assert {m.id for m in mp.list_memories("bob")} == {bob["ids"][0]}
