@@ -426,6 +426,20 @@ class MemoryPlatform:
         self._indexer.notify(user)
         return ids
 
+    def replace_episode(self, episode: Episode) -> str:
+        """Store an episode under the id the caller chose, replacing the user's episode
+        with that id if there is one (integrations that address items by key)."""
+        user = self._user(episode.user_id)
+        self.store.delete_episodes(user, [episode.id])
+        [ref] = self.store.add_episodes([episode])
+        self._indexer.notify(user)
+        return ref
+
+    def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
+        """Delete episodes of the user (with their vectors and index entries); returns how
+        many there were."""
+        return self.store.delete_episodes(self._user(user_id), list(episode_ids))
+
     # -- searching -----------------------------------------------------------------------
 
     def search(

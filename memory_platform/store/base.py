@@ -329,6 +329,11 @@ class GraphStore(ABC):
         time order. Returns their ids."""
 
     @abstractmethod
+    def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
+        """Delete the user's episodes with these ids, their vectors and lexical entries;
+        returns how many were deleted (ids of other users count as absent)."""
+
+    @abstractmethod
     def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
         """The episodes that exist among the ids."""
 

@@ -673,6 +673,37 @@ class Neo4jGraphStore(GraphStore):
         self._write(work)
         return new_ids
 
+    def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(episode_ids))
+        if not ids:
+            return 0
+
+        def work(tx: Any) -> int:
+            after = [
+                r["next_id"]
+                for r in self._run(tx, "episode/next_many", episode_ids=ids, user_id=user)
+                if r["next_id"] not in ids
+            ]
+            rows = self._run(tx, "episode/delete_many", episode_ids=ids, user_id=user)
+            if after:  # a turn indexed with a deleted turn's words is indexed without them
+                items = [
+                    {
+                        "id": props["id"],
+                        "search_tokens": _search_tokens(
+                            user, episode_document(_episode_from_props(props))
+                        ),
+                    }
+                    for props in (
+                        r["episode"]
+                        for r in self._run(tx, "episode/get_many", episode_ids=after, user_id=user)
+                    )
+                ]
+                self._run(tx, "episode/reindex_many", items=items, user_id=user)
+            return int(rows[0]["deleted"]) if rows else 0
+
+        return self._write(work)
+
     def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
         user = self._check_user(user_id)
         rows = self._read(

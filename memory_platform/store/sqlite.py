@@ -879,6 +879,58 @@ class SQLiteGraphStore(GraphStore):
         conn.executemany("UPDATE episodes SET next_id = ? WHERE id = ?", updates)
         return tails
 
+    def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(episode_ids))
+        deleted: list[str] = []
+        with self._tx() as conn:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                deleted += [
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT id FROM episodes"
+                        f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                        (user, *chunk),
+                    )
+                ]
+            gone = set(deleted)
+            for start in range(0, len(deleted), 500):
+                chunk = deleted[start : start + 500]
+                marks = _placeholders(len(chunk))
+                # a turn indexed with a deleted turn's words is indexed again without them
+                after = [
+                    r[0]
+                    for r in conn.execute(
+                        f"SELECT next_id FROM episodes WHERE id IN ({marks})", chunk
+                    )
+                    if r[0] is not None and r[0] not in gone
+                ]
+                conn.execute(
+                    f"UPDATE episodes SET next_id = NULL WHERE user_id = ? AND next_id IN ({marks})",
+                    (user, *chunk),
+                )
+                conn.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
+                self._unindex(conn, VectorKind.EPISODE, chunk)
+                self._delete_vectors(conn, VectorKind.EPISODE, chunk)
+                for episode in self._episodes_in(conn, user, after):
+                    self._index_text(
+                        conn, user, VectorKind.EPISODE, episode.id, episode_document(episode)
+                    )
+        return len(deleted)
+
+    def _episodes_in(
+        self, conn: sqlite3.Connection, user: str, ids: Sequence[str]
+    ) -> list[Episode]:
+        if not ids:
+            return []
+        rows = conn.execute(
+            f"SELECT {_EPISODE_COLUMNS} FROM episodes"
+            f" WHERE user_id = ? AND id IN ({_placeholders(len(ids))})",
+            (user, *ids),
+        ).fetchall()
+        return [_episode_from_row(r) for r in rows]
+
     def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
         user = self._check_user(user_id)
         ids = list(dict.fromkeys(episode_ids))

@@ -621,6 +621,28 @@ def test_episodes_chain_in_time_order_and_are_searchable(store: GraphStore, user
     assert store.vector_search(user, VectorKind.EPISODE, vec(7), k=1)[0].ref_id == later.id
 
 
+def test_deleted_episodes_leave_no_trace(store: GraphStore, users, vec) -> None:
+    user, other = users(), users()
+    turns = [
+        Episode(user_id=user, session_id="s", text=f"turn {i} about {topic}",
+                timestamp=REF + timedelta(minutes=i))
+        for i, topic in enumerate(["kayaks", "violins", "tulips"])
+    ]  # fmt: skip
+    first, middle, last = store.add_episodes(turns)
+    theirs = store.add_episodes([Episode(user_id=other, text="their violins", timestamp=REF)])
+    store.set_embeddings(user, VectorKind.EPISODE, {middle: vec(3), first: vec(4)})
+
+    assert store.delete_episodes(user, [middle, theirs[0], "no-such-id"]) == 1
+
+    assert {e.id for e in store.get_episodes(user, [first, middle, last])} == {first, last}
+    assert store.lexical_search(user, "violins", kinds=[VectorKind.EPISODE]) == []
+    assert middle not in store.get_vectors(user, VectorKind.EPISODE, [first, middle])
+    assert [h.ref_id for h in store.vector_search(user, VectorKind.EPISODE, vec(3), k=5)] == [first]
+    assert middle not in store.next_episode_ids(user, [first, middle, last]).values()
+    assert [e.id for e in store.get_episodes(other, theirs)] == theirs  # not another user's
+    assert store.delete_episodes(user, []) == 0
+
+
 def test_knowledge_versions_newest_first(store: GraphStore, users) -> None:
     user = users()
     first = KnowledgeVersion(

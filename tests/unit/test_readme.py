@@ -57,6 +57,18 @@ def test_langchain_example_runs(
     assert '"success": true' in out and "I live in Berlin" in out
 
 
+def test_langgraph_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # a second run over the same store works too
+        exec(compile(python_block("## LangGraph long-term store"), "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "{'text': 'I am allergic to peanuts'}"
+    assert out[1].startswith("allergy ") and out[1].endswith(" I am allergic to peanuts")
+    assert out[2] == "[('alice', 'facts')]"
+
+
 @pytest.mark.slow
 def test_http_example_runs_against_the_served_api(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -1,0 +1,244 @@
+"""LangGraph's long-term ``Store`` over the platform: ``store=MemoryPlatformStore(mp)``.
+
+Namespaces map to users: the first element is the user id, the rest an optional
+sub-space (``("alice", "memories")``). Each item is one episode of that user, with a
+deterministic id per (namespace, key), so ``put`` replaces, ``get`` and ``delete`` go
+straight to it, and the item takes part in the user's search like any memory. The
+value is kept whole in the episode's metadata; the searchable text is the value's
+``index`` fields (the ``index`` argument of ``put``), else its string values.
+
+``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
+relevance floor) and returns ``SearchItem``s scored by relevance in [0, 1]; without a
+query it lists the namespace's items, newest first. Filters compare top-level value
+fields (equality, or ``$eq $ne $gt $gte $lt $lte``). TTLs are not supported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    get_text_at_path,
+)
+
+from ..models import Episode
+from ..platform import MemoryPlatform
+
+__all__ = ["MemoryPlatformStore"]
+
+_MARK = "langgraph"
+_PAGE = 1000
+_OPS = {
+    "$eq": lambda a, b: a == b,
+    "$ne": lambda a, b: a != b,
+    "$gt": lambda a, b: a > b,
+    "$gte": lambda a, b: a >= b,
+    "$lt": lambda a, b: a < b,
+    "$lte": lambda a, b: a <= b,
+}
+
+
+def _episode_id(namespace: tuple[str, ...], key: str) -> str:
+    digest = hashlib.blake2b(json.dumps([namespace, key]).encode(), digest_size=16)
+    return "lg" + digest.hexdigest()
+
+
+def _text(value: Mapping[str, Any], index: list[str] | None) -> str:
+    if index:
+        parts = [str(t) for path in index for t in get_text_at_path(value, path) if t]
+    else:
+        parts = [v for v in value.values() if isinstance(v, str)]
+    return " ".join(p for p in parts if p.strip()) or json.dumps(value, ensure_ascii=False)
+
+
+def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:
+    for field, wanted in (conditions or {}).items():
+        have = value.get(field)
+        if isinstance(wanted, Mapping):
+            for op, operand in wanted.items():
+                try:
+                    if not _OPS[op](have, operand):
+                        return False
+                except (KeyError, TypeError):
+                    return False
+        elif have != wanted:
+            return False
+    return True
+
+
+class MemoryPlatformStore(BaseStore):
+    """A LangGraph ``BaseStore`` whose items live in the platform's memory."""
+
+    supports_ttl = False
+
+    def __init__(self, platform: MemoryPlatform) -> None:
+        self.platform = platform
+
+    # -- BaseStore -------------------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations in order; each gets its result at the same position."""
+        return [self._one(op) for op in ops]
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """:meth:`batch` on a worker thread (the platform's calls block)."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # -- operations ------------------------------------------------------------------
+
+    def _one(self, op: Op) -> Result:
+        if isinstance(op, GetOp):
+            return self._get(op.namespace, op.key)
+        if isinstance(op, PutOp):
+            self._put(op)
+            return None
+        if isinstance(op, SearchOp):
+            return self._search(op)
+        if isinstance(op, ListNamespacesOp):
+            return self._namespaces(op)
+        raise TypeError(f"unknown store operation {type(op).__name__}")
+
+    @staticmethod
+    def _user(namespace: tuple[str, ...]) -> str:
+        if not namespace or not all(isinstance(p, str) and p for p in namespace):
+            raise InvalidNamespaceError(
+                "a namespace starts with the user id, e.g. ('alice',) or ('alice', 'memories')"
+            )
+        return namespace[0]
+
+    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
+        user = self._user(namespace)
+        found = self.platform.store.get_episodes(user, [_episode_id(namespace, key)])
+        return self._item(found[0]) if found else None
+
+    def _put(self, op: PutOp) -> None:
+        user = self._user(op.namespace)
+        ref = _episode_id(op.namespace, op.key)
+        old = self.platform.store.get_episodes(user, [ref])
+        if op.value is None:
+            self.platform.delete_episodes(user, [ref])
+            return
+        now = datetime.now(UTC)
+        created = old[0].metadata.get(_MARK, {}).get("created_at") if old else None
+        index = None if op.index is None or op.index is False else list(op.index)
+        self.platform.replace_episode(
+            Episode(
+                id=ref,
+                user_id=user,
+                text=_text(op.value, index)[:20_000],
+                timestamp=now,
+                metadata={
+                    _MARK: {
+                        "namespace": list(op.namespace),
+                        "key": op.key,
+                        "value": dict(op.value),
+                        "created_at": created or now.isoformat(),
+                        "updated_at": now.isoformat(),
+                    }
+                },
+            )
+        )
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = tuple(op.namespace_prefix)
+        user = self._user(prefix)
+        wanted = op.offset + op.limit
+        hits: list[SearchItem] = []
+        if op.query:
+            self.platform.wait_for_indexing(user)
+            for result in self.platform.search(
+                user, op.query, kinds=("episode",), max_results=100, expand_depth=0
+            ):
+                item = self._searched(result.metadata, prefix, op.filter, result.relevance)
+                if item is not None:
+                    hits.append(item)
+        else:
+            episodes = self._all_items(user)
+            for episode in sorted(episodes, key=lambda e: e.timestamp, reverse=True):
+                item = self._searched(episode.metadata, prefix, op.filter, None)
+                if item is not None:
+                    hits.append(item)
+                if len(hits) >= wanted:
+                    break
+        return hits[op.offset : wanted]
+
+    def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        found: set[tuple[str, ...]] = set()
+        for user in self.platform.store.list_users():
+            for episode in self._all_items(user):
+                namespace = tuple(episode.metadata[_MARK]["namespace"])
+                if op.max_depth is not None:
+                    namespace = namespace[: op.max_depth]
+                if all(self._condition(namespace, c) for c in op.match_conditions or ()):
+                    found.add(namespace)
+        return sorted(found)[op.offset : op.offset + op.limit]
+
+    # -- helpers ---------------------------------------------------------------------
+
+    @staticmethod
+    def _condition(namespace: tuple[str, ...], condition: Any) -> bool:
+        path = tuple(condition.path)
+        if len(path) > len(namespace):
+            return False
+        part = (
+            namespace[: len(path)] if condition.match_type == "prefix" else namespace[-len(path) :]
+        )
+        return all(p in ("*", n) for p, n in zip(path, part, strict=True))
+
+    def _all_items(self, user: str) -> list[Episode]:
+        out: list[Episode] = []
+        offset = 0
+        while True:
+            page = self.platform.store.list_episodes(user, limit=_PAGE, offset=offset)
+            out += [e for e in page if _MARK in e.metadata]
+            if len(page) < _PAGE:
+                return out
+            offset += _PAGE
+
+    def _searched(
+        self,
+        metadata: Mapping[str, Any],
+        prefix: tuple[str, ...],
+        conditions: Mapping[str, Any] | None,
+        score: float | None,
+    ) -> SearchItem | None:
+        data = metadata.get(_MARK)
+        if not isinstance(data, Mapping):
+            return None
+        namespace = tuple(data["namespace"])
+        if namespace[: len(prefix)] != prefix or not _matches(data["value"], conditions):
+            return None
+        return SearchItem(
+            namespace=namespace,
+            key=data["key"],
+            value=data["value"],
+            created_at=datetime.fromisoformat(data["created_at"]),
+            updated_at=datetime.fromisoformat(data["updated_at"]),
+            score=score,
+        )
+
+    @staticmethod
+    def _item(episode: Episode) -> Item:
+        data = episode.metadata[_MARK]
+        return Item(
+            value=data["value"],
+            key=data["key"],
+            namespace=tuple(data["namespace"]),
+            created_at=datetime.fromisoformat(data["created_at"]),
+            updated_at=datetime.fromisoformat(data["updated_at"]),
+        )

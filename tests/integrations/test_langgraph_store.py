@@ -1,0 +1,154 @@
+"""The platform as LangGraph's long-term store: BaseStore's contract, and an agent that
+remembers across threads inside a real LangGraph graph."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_store
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+from langgraph.store.base import InvalidNamespaceError
+
+from examples.langchain_agent import ScriptedChatModel, call
+from memory_platform import MemoryPlatform
+from memory_platform.config import Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.integrations.langgraph_store import MemoryPlatformStore
+
+
+@pytest.fixture
+def store(tmp_path: Path, embedder: Embedder) -> Iterator[MemoryPlatformStore]:
+    settings = Settings(sqlite_path=tmp_path / "lg.db", _env_file=None)
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        yield MemoryPlatformStore(mp)
+
+
+def test_put_get_update_and_delete_by_key(store: MemoryPlatformStore) -> None:
+    store.put(("alice", "prefs"), "food", {"text": "I love spicy Sichuan food", "stars": 5})
+    first = store.get(("alice", "prefs"), "food")
+    assert first is not None and first.value == {"text": "I love spicy Sichuan food", "stars": 5}
+    assert first.namespace == ("alice", "prefs") and first.key == "food"
+
+    store.put(("alice", "prefs"), "food", {"text": "I now avoid spicy food", "stars": 2})
+    second = store.get(("alice", "prefs"), "food")
+
+    assert second is not None and second.value["stars"] == 2
+    assert second.created_at == first.created_at and second.updated_at >= first.updated_at
+    assert store.get(("bob", "prefs"), "food") is None  # another user's namespace
+    assert store.get(("alice", "other"), "food") is None
+    store.delete(("alice", "prefs"), "food")
+    assert store.get(("alice", "prefs"), "food") is None
+    store.delete(("alice", "prefs"), "food")  # deleting what is gone is fine
+    with pytest.raises(InvalidNamespaceError):
+        store.put((), "k", {"text": "x"})
+
+
+def test_search_lists_filters_and_finds_by_meaning(store: MemoryPlatformStore) -> None:
+    store.put(("alice", "notes"), "n1", {"text": "My sister lives in Paris", "kind": "family"})
+    store.put(("alice", "notes"), "n2", {"text": "I adopted a dog named Rex", "kind": "pets"})
+    store.put(("alice", "work"), "w1", {"text": "Quarterly report due Friday", "kind": "work"})
+    store.put(("bob", "notes"), "b1", {"text": "Bob's dog is called Rex too", "kind": "pets"})
+
+    listed = store.search(("alice",))
+    assert [i.key for i in listed] == ["w1", "n2", "n1"]  # newest first
+    assert [i.key for i in store.search(("alice", "notes"), limit=1, offset=1)] == ["n1"]
+    assert [i.key for i in store.search(("alice",), filter={"kind": "pets"})] == ["n2"]
+    assert [i.key for i in store.search(("alice",), filter={"kind": {"$ne": "pets"}})] == [
+        "w1", "n1",
+    ]  # fmt: skip
+
+    found = store.search(("alice",), query="Rex the dog")
+    assert [i.key for i in found] == ["n2"]  # bob's Rex is never alice's
+    assert found[0].score is not None and 0.0 <= found[0].score <= 1.0
+    assert store.search(("alice",), query="quantum chromodynamics lecture") == []
+
+
+def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) -> None:
+    for namespace in [("alice", "notes"), ("alice", "work", "q3"), ("bob", "notes")]:
+        store.put(namespace, "k", {"text": "something to remember"})
+
+    assert store.list_namespaces() == [
+        ("alice", "notes"), ("alice", "work", "q3"), ("bob", "notes"),
+    ]  # fmt: skip
+    assert store.list_namespaces(prefix=("alice",)) == [("alice", "notes"), ("alice", "work", "q3")]
+    assert store.list_namespaces(suffix=("notes",)) == [("alice", "notes"), ("bob", "notes")]
+    assert store.list_namespaces(max_depth=1) == [("alice",), ("bob",)]
+    assert store.list_namespaces(limit=1, offset=1) == [("alice", "work", "q3")]
+
+
+def test_the_async_interface_does_the_same(store: MemoryPlatformStore) -> None:
+    async def run() -> tuple[Any, ...]:
+        await store.aput(("carol",), "k", {"text": "Carol plays the cello every evening"})
+        got = await store.aget(("carol",), "k")
+        found = await store.asearch(("carol",), query="cello")
+        namespaces = await store.alist_namespaces(prefix=("carol",))
+        await store.adelete(("carol",), "k")
+        return got, found, namespaces, await store.aget(("carol",), "k")
+
+    got, found, namespaces, gone = anyio.run(run)
+
+    assert got.value["text"].startswith("Carol plays")
+    assert [i.key for i in found] == ["k"] and namespaces == [("carol",)] and gone is None
+
+
+@tool
+def remember(fact: str) -> str:
+    """Store a fact about the user in long-term memory."""
+    key = f"fact-{datetime.now().timestamp()}"
+    get_store().put(("alice", "facts"), key, {"text": fact})
+    return "remembered"
+
+
+@tool
+def recall(query: str) -> str:
+    """Search the user's long-term memory."""
+    items = get_store().search(("alice", "facts"), query=query)
+    return json.dumps([i.value["text"] for i in items])
+
+
+def test_an_agent_remembers_across_threads(store: MemoryPlatformStore) -> None:
+    model = ScriptedChatModel(
+        messages=iter(
+            [
+                AIMessage("", tool_calls=[call("remember", "t1", fact="I am allergic to peanuts")]),
+                AIMessage("Noted: no peanuts."),
+                AIMessage("", tool_calls=[call("recall", "t2", query="peanut allergy")]),
+                AIMessage("You are allergic to peanuts."),
+            ]
+        )
+    ).bind_tools([remember, recall])
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", ToolNode([remember, recall]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    app = graph.compile(checkpointer=InMemorySaver(), store=store)
+
+    app.invoke(
+        {"messages": [HumanMessage("I'm allergic to peanuts")]},
+        {"configurable": {"thread_id": "monday"}},
+    )
+    later = app.invoke(
+        {"messages": [HumanMessage("What should I avoid eating?")]},
+        {"configurable": {"thread_id": "friday"}},
+    )
+
+    recalled = [m for m in later["messages"] if isinstance(m, ToolMessage)]
+    assert len(later["messages"]) == 4  # a new thread: nothing of monday's conversation
+    assert json.loads(str(recalled[0].content)) == ["I am allergic to peanuts"]
+    assert store.platform.stats("alice").episodes == 1
