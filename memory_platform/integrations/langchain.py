@@ -117,22 +117,28 @@ def result_document(result: SearchResult) -> Document:
 class MemoryRetriever(BaseRetriever):
     """Hybrid, graph-expanded search over one user's memory as a LangChain retriever.
 
-    ``search_kwargs`` go to :meth:`MemoryPlatform.search` (``max_results``,
-    ``expand_depth``, ``mode``, ``memory_types``, ``time_range``, ``min_relevance`` for
-    the relevance floor, ...). Each document's metadata carries its ``relevance``.
+    ``k`` is how many documents at most (LangChain's usual name; also accepted per call,
+    ``retriever.invoke(query, k=3)``). ``search_kwargs`` go to
+    :meth:`MemoryPlatform.search` (``expand_depth``, ``mode``, ``memory_types``,
+    ``time_range``, ``min_relevance`` for the relevance floor, ...). Each document's
+    metadata carries its ``relevance``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     platform: MemoryPlatform = Field(exclude=True)
     user_id: str
+    k: int = Field(10, ge=1, le=100)
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        results = self.platform.search(self.user_id, query, **self.search_kwargs)
-        return [result_document(r) for r in results]
+        options = {"max_results": self.k, **self.search_kwargs, **kwargs}
+        if "k" in options:
+            options["max_results"] = options.pop("k")
+        results = self.platform.search(self.user_id, query, **options)
+        return [result_document(r) for r in results][: options["max_results"]]
 
 
 _ROLE_OF = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
