@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -115,14 +116,26 @@ def check(seen: dict[str, Any]) -> None:
     assert seen["delete"] == {"success": True, "deleted": sleep}
 
 
+def documented_host_config() -> dict[str, Any]:
+    """The ``mcpServers`` entry of docs/mcp.md, as a host would read it."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    block = re.search(r"```json\n(.*?)\n```", text, re.DOTALL)
+    assert block is not None
+    entry: dict[str, Any] = json.loads(block.group(1))["mcpServers"]["memory"]
+    return entry
+
+
 @pytest.mark.slow
 def test_stdio_server_as_a_desktop_host_runs_it(tmp_path: Path) -> None:
     db = tmp_path / "mcp.db"
+    config = documented_host_config()  # the documented configuration, paths made local
+    assert Path(config["command"]).name == "memory-platform"
+    args = [str(db) if a.endswith("memories.db") else a for a in config["args"]]
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memory_platform.cli", "mcp", "--transport", "stdio", "--db", str(db)],
-        env={**env, "MEMORY_MCP_USER": "alice"},
+        args=["-m", "memory_platform.cli", *args],
+        env={**env, **config["env"]},
     )
 
     async def run() -> dict[str, Any]:
