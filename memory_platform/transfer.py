@@ -28,6 +28,7 @@ from .models import (
     MemoryLink,
     MemorySubgraph,
     StructuralEdge,
+    check_identifier,
     invalid_input_from,
 )
 from .store.base import GraphStore
@@ -172,24 +173,30 @@ def import_records(
     store: GraphStore, records: list[ExportRecord], user_id: str | None = None
 ) -> ImportReport:
     """Write validated records (see :func:`parse_lines`) for ``user_id`` (default: the
-    exported user), keeping ids and skipping what is already there."""
+    exported user), keeping ids and skipping what is already there.
+
+    All or nothing: when an id turns out to belong to another user of the store, what
+    this import wrote is removed again before the :class:`ConflictError` is raised.
+    """
     header = records[0]
     assert isinstance(header, HeaderRecord)
-    user = user_id or header.user_id
+    user = check_identifier(user_id or header.user_id, "user_id")
     report = ImportReport(user_id=user)
     imported = dict.fromkeys(("memory", "link", "episode", "knowledge"), 0)
     skipped = dict(imported)
+    written_memories: list[str] = []
+    written_episodes: list[str] = []
 
     def owned(model: Any) -> Any:
         return model.model_copy(update={"user_id": user})
 
     memories = [r for r in records if isinstance(r, MemoryRecordLine)]
     present = {m.id for m in store.get_memories(user, [r.memory.id for r in memories])}
-    for line in memories:
-        if line.memory.id in present:
-            skipped["memory"] += 1
-            continue
-        try:
+    try:
+        for line in memories:
+            if line.memory.id in present:
+                skipped["memory"] += 1
+                continue
             store.write_memory(
                 MemorySubgraph(
                     memory=owned(line.memory),
@@ -197,29 +204,45 @@ def import_records(
                     edges=line.edges,
                 )
             )
-        except ConflictError as exc:
-            raise ConflictError(
-                f"memory {line.memory.id}: {exc} (an import keeps ids: import another "
-                "user's export into a different store)"
-            ) from exc
-        imported["memory"] += 1
-    for r in records:
-        if isinstance(r, LinkRecord):
-            store.add_link(owned(r.link))  # an upsert: a second import changes nothing
-            imported["link"] += 1
-    episodes = [owned(r.episode) for r in records if isinstance(r, EpisodeRecord)]
-    have = {e.id for e in store.get_episodes(user, [e.id for e in episodes])}
-    new = [e for e in episodes if e.id not in have]
-    for start in range(0, len(new), _PAGE):
-        store.add_episodes(new[start : start + _PAGE])
-    imported["episode"], skipped["episode"] = len(new), len(episodes) - len(new)
-    known = {v.version_id for v in store.knowledge_versions(user, limit=1_000_000)}
-    for r in records:
-        if isinstance(r, KnowledgeRecord):
-            if r.version.version_id in known:
-                skipped["knowledge"] += 1
-            else:
-                store.add_knowledge_version(owned(r.version))
-                imported["knowledge"] += 1
+            written_memories.append(line.memory.id)
+            imported["memory"] += 1
+        existing: dict[str, set[tuple[str, str, str]]] = {}
+        for r in records:
+            if isinstance(r, LinkRecord):
+                link = r.link
+                if link.source_id not in existing:
+                    existing[link.source_id] = {
+                        (k.source_id, k.target_id, k.type.value)
+                        for k in store.get_links(user, link.source_id)
+                    }
+                if (link.source_id, link.target_id, link.type.value) in existing[link.source_id]:
+                    skipped["link"] += 1
+                    continue
+                store.add_link(owned(link))
+                imported["link"] += 1
+        episodes = [owned(r.episode) for r in records if isinstance(r, EpisodeRecord)]
+        have = {e.id for e in store.get_episodes(user, [e.id for e in episodes])}
+        new = [e for e in episodes if e.id not in have]
+        for start in range(0, len(new), _PAGE):
+            batch = new[start : start + _PAGE]
+            store.add_episodes(batch)
+            written_episodes += [e.id for e in batch]
+        imported["episode"], skipped["episode"] = len(new), len(episodes) - len(new)
+        known = {v.version_id for v in store.knowledge_versions(user, limit=1_000_000)}
+        for r in records:
+            if isinstance(r, KnowledgeRecord):
+                if r.version.version_id in known:
+                    skipped["knowledge"] += 1
+                else:
+                    store.add_knowledge_version(owned(r.version))
+                    imported["knowledge"] += 1
+    except ConflictError as exc:
+        for memory_id in written_memories:
+            store.delete_memory(user, memory_id)
+        store.delete_episodes(user, written_episodes)
+        raise ConflictError(
+            f"{exc}: nothing was imported (an import keeps ids: import another user's "
+            "export into a different store)"
+        ) from exc
     report.imported, report.skipped = imported, skipped
     return report

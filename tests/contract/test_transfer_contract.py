@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from memory_platform import MemoryPlatform
-from memory_platform.errors import InvalidInputError
+from memory_platform.errors import ConflictError, InvalidInputError
 from memory_platform.models import KnowledgePoint, KnowledgeVersion
 from tests.support.memories import T0, create
 
@@ -101,13 +101,40 @@ def test_a_second_import_skips_what_is_there(mp: MemoryPlatform, users) -> None:
 
     again = mp.import_user(lines)
 
-    assert again.imported["memory"] == 0 and again.skipped == {
-        "memory": 4,
-        "link": 0,
-        "episode": 3,
-        "knowledge": 1,
-    }
+    links = sum(1 for line in lines if '"type": "link"' in line)
+    assert links >= 1
+    assert again.imported == {"memory": 0, "link": 0, "episode": 0, "knowledge": 0}
+    assert again.skipped == {"memory": 4, "link": links, "episode": 3, "knowledge": 1}
     assert mp.stats(user).memories == 4 and mp.stats(user).episodes == 3
+
+
+def test_the_header_user_id_is_stored_as_the_platform_reads_it(mp: MemoryPlatform, users) -> None:
+    source, target = users(), users()
+    create(mp, source, subject="我", memory_type="事实", topic="住在", object="上海")
+    lines = [json.loads(line) for line in mp.export_user(source)]
+    lines[0]["user_id"] = f"  {target} "  # padded, as a hand-edited file might be
+    mp.delete_user(source)  # ids are kept, so the source must be gone from this store
+
+    report = mp.import_user([json.dumps(line, ensure_ascii=False) for line in lines])
+
+    assert report.user_id == target
+    assert mp.stats(target).memories == 1 and mp.list_memories(target)[0].text.startswith("我")
+
+
+def test_an_import_that_clashes_half_way_writes_nothing(mp: MemoryPlatform, users) -> None:
+    owner, thief = users(), users()
+    first = create(mp, owner, subject="我", memory_type="事实", topic="住在", object="上海")
+    create(mp, owner, T0 + timedelta(hours=1), subject="我", memory_type="事实", topic="喜欢",
+           object="咖啡")  # fmt: skip
+    mp.add_episodes(owner, [{"text": "a turn of the owner's"}])
+    lines = list(mp.export_user(owner))
+    mp.delete_memory(owner, first)  # the first id is free again; the second is still owned
+
+    with pytest.raises(ConflictError, match="nothing was imported"):
+        mp.import_user(lines, thief)
+
+    assert mp.stats(thief).memories == 0 and mp.stats(thief).episodes == 0
+    assert mp.stats(owner).memories == 1 and mp.stats(owner).episodes == 1
 
 
 @pytest.mark.parametrize(
