@@ -21,6 +21,7 @@ __all__ = [
     "comparable_topics",
     "conflict_between",
     "parts_of",
+    "single_valued_relation",
 ]
 
 _POSITIVE = {
@@ -40,11 +41,42 @@ _NEGATIVE = {
     "讨厌", "不喜欢", "厌恶", "恨", "反感", "hate", "hates", "dislike", "dislikes",
     "notlike", "doesnotlike", "dontlike",
 }  # fmt: skip
-_SINGLE_VALUED = {
-    "住址", "住在", "居住地", "家乡", "职业", "工作", "工作单位", "年龄", "生日", "名字",
-    "姓名", "身高", "体重", "婚姻状况", "livesin", "lives", "address", "home", "job",
-    "occupation", "worksat", "age", "birthday", "name", "height", "weight",
+_SINGLE_VALUED_GROUPS: dict[str, tuple[str, ...]] = {
+    # one relation, however it is written: Chinese and English, verb forms, spacing
+    "residence": (
+        "住址", "住在", "住", "住于", "居住", "居住在", "居住地", "现居", "lives in", "live in",
+        "living in", "lived in", "lives", "live", "resides in", "reside in", "residence",
+        "address", "home", "based in",
+    ),
+    "hometown": ("家乡", "老家", "hometown", "comes from", "come from", "is from"),
+    "occupation": (
+        "职业", "工作", "是一名", "当", "occupation", "job", "profession", "works as",
+        "work as", "working as",
+    ),
+    "employer": (
+        "工作单位", "就职于", "在职于", "works at", "work at", "working at", "works for",
+        "work for", "employer",
+    ),
+    "age": ("年龄", "岁数", "age"),
+    "birthday": ("生日", "出生日期", "birthday", "date of birth", "born on"),
+    "name": ("名字", "姓名", "叫", "name", "is called", "called"),
+    "height": ("身高", "height"),
+    "weight": ("体重", "weight"),
+    "marital status": ("婚姻状况", "marital status"),
 }  # fmt: skip
+_RELATION_OF: dict[str, str] = {
+    normalize_name(spelling): relation
+    for relation, spellings in _SINGLE_VALUED_GROUPS.items()
+    for spelling in spellings
+}
+"""Normalised topic -> the single-valued relation it names."""
+
+
+def single_valued_relation(topic: str) -> str | None:
+    """The single-valued relation a (normalised) topic names, in any of its spellings."""
+    return _RELATION_OF.get(normalize_name(topic))
+
+
 _REASON_KEYS = {"原因", "因为", "reason", "because", "cause"}
 
 
@@ -84,12 +116,16 @@ def _polarity(topic: str) -> int:
 
 
 def comparable_topics(topic: str) -> set[str]:
-    """Topic names a memory with this topic may conflict with: itself and its opposites."""
+    """Topic names a memory with this topic may conflict with: itself, its opposites and
+    the other spellings of its single-valued relation."""
     names = {topic}
     if topic in _POSITIVE:
         names |= _NEGATIVE
     elif topic in _NEGATIVE:
         names |= _POSITIVE
+    relation = single_valued_relation(topic)
+    if relation is not None:
+        names |= {spelling for spelling, other in _RELATION_OF.items() if other == relation}
     return names
 
 
@@ -100,14 +136,15 @@ def conflict_between(a: MemoryParts, b: MemoryParts) -> str | None:
     pa, pb = _polarity(a.topic), _polarity(b.topic)
     if pa and pb and pa != pb and a.object and a.object == b.object:
         return "opposite opinions about the same thing"
+    relation = single_valued_relation(a.topic)
     if (
-        a.topic == b.topic
-        and a.topic in _SINGLE_VALUED
+        relation is not None
+        and relation == single_valued_relation(b.topic)
         and a.object
         and b.object
         and a.object != b.object
     ):
-        return "two values of a single-valued fact"
+        return f"two values of a single-valued fact ({relation})"
     return None
 
 

@@ -186,6 +186,43 @@ def test_single_valued_facts_conflict_but_multi_valued_do_not(mp: MemoryPlatform
         assert mp.get_memory(user, still_valid).memory.invalid_at is None
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [("live in", "lives in"), ("lives in", "live in"), ("住在", "居住在"), ("job", "works as")],
+)
+def test_a_single_valued_fact_conflicts_however_it_is_spelled(
+    mp: MemoryPlatform, users, older: str, newer: str
+) -> None:
+    user = users()
+    subject = "我" if older == "住在" else "I"
+    first = create(mp, user, subject=subject, memory_type="fact", topic=older, object="Berlin")
+    second = create(
+        mp,
+        user,
+        T0 + timedelta(days=30),
+        subject=subject,
+        memory_type="fact",
+        topic=newer,
+        object="Paris",
+    )
+    unrelated = create(
+        mp,
+        user,
+        T0 + timedelta(days=31),
+        subject=subject,
+        memory_type="fact",
+        topic="works at",
+        object="Siemens",
+    )
+
+    report = mp.consolidate(user)
+
+    assert report["conflicts"] == 1, report
+    assert mp.get_memory(user, first).memory.invalid_at is not None
+    assert mp.get_memory(user, second).memory.invalid_at is None
+    assert mp.get_memory(user, unrelated).memory.invalid_at is None
+
+
 def test_stated_reason_becomes_a_discovered_causal_link(mp: MemoryPlatform, users) -> None:
     user = users()
     cause = create(
@@ -198,9 +235,16 @@ def test_stated_reason_becomes_a_discovered_causal_link(mp: MemoryPlatform, user
         attributes={"时间": "昨晚"},
     )
     effect = create(
-        mp, user, T0 + timedelta(minutes=5), session="s1", subject="我", memory_type="事实", topic="身体状态",
-        object="很困", attributes={"原因": "昨晚失眠"},
-    )  # fmt: skip
+        mp,
+        user,
+        T0 + timedelta(minutes=5),
+        session="s1",
+        subject="我",
+        memory_type="事实",
+        topic="身体状态",
+        object="很困",
+        attributes={"原因": "昨晚失眠"},
+    )
     unrelated = create(
         mp,
         user,
