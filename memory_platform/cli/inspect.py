@@ -31,10 +31,18 @@ def search(
         list[str] | None, typer.Option("--type", help="only this memory type (repeatable)")
     ] = None,
     include_invalid: Annotated[bool, typer.Option(help="also invalidated memories")] = False,
+    min_relevance: Annotated[
+        float | None,
+        typer.Option(min=0.0, max=1.0, help="relevance floor (default: the configured one)"),
+    ] = None,
     as_json: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Search a user's memory: direct matches, then what the graph connects to them."""
+    """Search a user's memory: direct matches, then what the graph connects to them.
+
+    Times are UTC. Results below the relevance floor are not shown; --min-relevance 0
+    shows the closest memories whatever their relevance.
+    """
     if mode not in ("auto", "fast", "deep"):
         raise fail("--mode must be auto, fast or deep")
     chosen: Literal["auto", "fast", "deep"] = mode  # type: ignore[assignment]
@@ -48,8 +56,10 @@ def search(
             mode=chosen,
             include_invalid=include_invalid,
             record_access=False,
+            min_relevance=min_relevance,
         )
         context = mp.format_context(results)
+        floor = mp.settings.retrieval.relevance_floor if min_relevance is None else min_relevance
     if as_json:
         print_json(
             {
@@ -60,10 +70,14 @@ def search(
         )
         return
     if not results:
-        console.print(f"no memories of {user} match {query!r}", highlight=False)
+        console.print(
+            f"nothing in {user}'s memory is relevant to {query!r} (relevance floor {floor}; "
+            "--min-relevance 0 shows the closest memories)",
+            highlight=False,
+        )
         return
     table = Table(title=f"{query}  ({user}, depth {depth})")
-    for column in ("#", "layer", "score", "kind", "time", "text", "via"):
+    for column in ("#", "layer", "score", "relevance", "kind", "time (UTC)", "text", "via"):
         table.add_column(column, overflow="fold")
     for rank, r in enumerate(results, start=1):
         via = relation_label(r.path[-1].relation, r.path[-1].direction) if r.path else ""
@@ -71,6 +85,7 @@ def search(
             str(rank),
             r.layer,
             f"{r.score:.3f}",
+            f"{r.relevance:.2f}",
             r.memory_type or r.kind,
             r.time or "",
             r.text,

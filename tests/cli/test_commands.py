@@ -80,6 +80,24 @@ def test_ingest_then_search_and_stats(tmp_path: Path) -> None:
     assert hiking["results"][0]["metadata"] == {"dia_id": "D1:1"}
     table = runner.invoke(app, ["search", "Berlin", "-u", "alice", "--db", db])
     assert table.exit_code == 0 and "Berlin" in table.stdout and "layer" in table.stdout
+    assert "relevance" in table.stdout and "time (UTC)" in table.stdout
+    nothing = runner.invoke(app, ["search", "quantum chromodynamics", "-u", "alice", "--db", db])
+    assert nothing.exit_code == 0 and "nothing in alice's memory is relevant" in nothing.stdout
+    closest = runner.invoke(
+        app,
+        [
+            "search",
+            "quantum chromodynamics",
+            "-u",
+            "alice",
+            "--db",
+            db,
+            "--json",
+            "--min-relevance",
+            "0",
+        ],
+    )
+    assert json.loads(closest.stdout)["results"]  # without the floor, the closest memories
 
 
 @pytest.mark.parametrize(
