@@ -42,3 +42,14 @@ def test_bad_settings_print_one_line_and_exit_non_zero(
     assert result.exit_code == 1
     assert "embedding_dim (MEMORY_EMBEDDING_DIM)" in result.output
     assert "Traceback" not in result.output
+
+
+def test_help_shows_flags_without_type_labels() -> None:
+    from typer.testing import CliRunner
+
+    from memory_platform.cli import app
+
+    result = CliRunner().invoke(app, ["demo", "--help"])
+
+    assert result.exit_code == 0 and "--json" in result.stdout
+    assert "<bool>" not in result.stdout
