@@ -13,6 +13,7 @@ installed), in one run:
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -66,8 +67,6 @@ def _available(env: dict[str, str]) -> bool:
 
 
 def _cost(env: dict[str, str]) -> dict[str, float]:
-    import os
-
     done = subprocess.run(
         [sys.executable, "-c", _COST_PROBE],
         env={**os.environ, **env},
@@ -83,8 +82,6 @@ def run_embedder_comparison(
     locomo: Path, madial: Path, workdir: Path, progress: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """Evaluate every available candidate; returns the report."""
-    import os
-
     report: dict[str, Any] = {"machine": machine_description(), "embedders": {}}
     for name, env in CANDIDATES.items():
         if not _available(env):

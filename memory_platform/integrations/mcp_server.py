@@ -71,6 +71,15 @@ def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required}
 
 
+def _integer_schema(
+    description: str, default: int, minimum: int, maximum: int | None = None
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum, "default": default}
+    if maximum is not None:
+        schema["maximum"] = maximum
+    return {**schema, "description": description}
+
+
 class MemoryMcp:
     """The tools and resources, transport-free: every call names its user, none raises."""
 
@@ -101,19 +110,8 @@ class MemoryMcp:
                 description=t["list_memories"],
                 input_schema=_schema(
                     {
-                        "limit": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": 100,
-                            "default": 20,
-                            "description": t["limit"],
-                        },
-                        "offset": {
-                            "type": "integer",
-                            "minimum": 0,
-                            "default": 0,
-                            "description": t["offset"],
-                        },
+                        "limit": _integer_schema(t["limit"], 20, 1, 100),
+                        "offset": _integer_schema(t["offset"], 0, 0),
                     },
                     [],
                 ),
@@ -129,13 +127,7 @@ class MemoryMcp:
                 input_schema=_schema(
                     {
                         "query": {"type": "string", "description": t["query"]},
-                        "max_results": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": 100,
-                            "default": 10,
-                            "description": t["max_results"],
-                        },
+                        "max_results": _integer_schema(t["max_results"], 10, 1, 100),
                     },
                     ["query"],
                 ),

@@ -329,7 +329,7 @@ class HybridRetriever:
         calibrated probability of :mod:`.relevance`, comparable across queries.
         """
         background = Background.of(query_vector, self._background(query_language(query)))
-        tokens = lexical_tokens(query)
+        tokens = set(lexical_tokens(query))  # once per search, not per candidate
         model = self._relevance
         for cand in candidates:
             if cand.memory is not None:
@@ -338,11 +338,11 @@ class HybridRetriever:
                 assert cand.episode is not None
                 document = episode_document(cand.episode)
                 speaker = cand.episode.speaker
-                if speaker and set(tokens) & set(lexical_tokens(speaker)):
+                if speaker and tokens & set(lexical_tokens(speaker)):
                     cand.mention = 1.0
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(tokens, document)
-            cand.relevance = model.score(cand.lift, cand.matched, len(set(tokens)))
+            cand.relevance = model.score(cand.lift, cand.matched, len(tokens))
         best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
         for cand in candidates:
             lexical = 0.0 if cand.lexical_rank is None else 2.0 / (2.0 + cand.lexical_rank)
