@@ -153,7 +153,7 @@ def http_client(url: str, key: str, user: str) -> Callable[[], Awaitable[Any]]:
     async def run() -> dict[str, Any]:
         headers = {"X-API-Key": key, "X-Memory-User": user}
         async with (
-            httpx2.AsyncClient(headers=headers) as http,
+            httpx2.AsyncClient(headers=headers, timeout=None) as http,  # no wall-clock limit
             Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
         ):
             return await exercise(client)
@@ -171,12 +171,20 @@ def test_http_server_needs_a_key_for_the_user_and_keeps_users_apart(
             seen = anyio.run(http_client(url, ALICE_KEY, "alice"))
             check(seen)
             hello = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-            no_key = httpx.post(f"{url}/mcp", json=hello, headers={"X-Memory-User": "alice"})
+            no_key = httpx.post(
+                f"{url}/mcp", json=hello, headers={"X-Memory-User": "alice"}, timeout=None
+            )
             wrong_key = httpx.post(
-                f"{url}/mcp", json=hello, headers={"X-API-Key": "nope", "X-Memory-User": "alice"}
+                f"{url}/mcp",
+                json=hello,
+                headers={"X-API-Key": "nope", "X-Memory-User": "alice"},
+                timeout=None,
             )
             other_user = httpx.post(
-                f"{url}/mcp", json=hello, headers={"X-API-Key": ALICE_KEY, "X-Memory-User": "bob"}
+                f"{url}/mcp",
+                json=hello,
+                headers={"X-API-Key": ALICE_KEY, "X-Memory-User": "bob"},
+                timeout=None,
             )
             bob = anyio.run(http_client(url, ADMIN_KEY, "bob"))
         assert no_key.status_code == 401 and wrong_key.status_code == 401
