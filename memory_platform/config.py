@@ -23,11 +23,14 @@ from pydantic_settings import (
 )
 
 from .errors import ConfigurationError
+from .privacy import SensitiveCategory
 
 __all__ = [
     "ConsolidationSettings",
     "KnowledgeSettings",
+    "MediaSettings",
     "NodeMergerSettings",
+    "PrivacySettings",
     "RetrievalSettings",
     "Settings",
     "ShortTermSettings",
@@ -155,6 +158,48 @@ class KnowledgeSettings(BaseModel):
     prompt_language: Literal["zh", "en"] = "zh"
 
 
+class PrivacySettings(BaseModel):
+    """Sensitive memories and forgetting (seed 000 §9.2); see :mod:`memory_platform.privacy`."""
+
+    memory_categories: list[SensitiveCategory] = Field(
+        default_factory=lambda: list(SensitiveCategory),
+        description="categories the rule list marks sensitive in memories and knowledge",
+    )
+    episode_categories: list[SensitiveCategory] = Field(
+        default_factory=lambda: [SensitiveCategory.CREDENTIALS, SensitiveCategory.IDENTITY],
+        description="categories the rule list marks sensitive in raw conversation turns",
+    )
+    purge_archived_after_days: float | None = Field(
+        None, gt=0, description="archived memories older than this are forgotten; None keeps them"
+    )
+
+
+class MediaSettings(BaseModel):
+    """Perceptual memory (seed 003 §2.4): where media bytes go and what describes them."""
+
+    folder: Path | None = Field(
+        None, description="where media bytes are kept; default: '<sqlite_path>.media'"
+    )
+    max_bytes: int = Field(20 * 1024 * 1024, ge=1, description="larger files are refused")
+    image_encoder: Literal["none", "openai", "open_clip", "transformers_clip"] = "none"
+    audio_encoder: Literal["none", "openai"] = "none"
+    openai_base_url: str | None = Field(None, description="default: llm_base_url")
+    openai_api_key: SecretStr | None = Field(None, description="default: llm_api_key")
+    vision_model: str = Field("gpt-4o-mini", description="describes images (chat endpoint)")
+    transcription_model: str = Field("whisper-1", description="transcribes audio")
+    clip_model: str = Field("ViT-B-32", description="open_clip architecture name")
+    clip_weights: Path | None = Field(None, description="open_clip checkpoint on disk")
+    clip_config: Path | None = Field(
+        None, description="JSON model config for an architecture open_clip does not ship"
+    )
+    clip_dir: Path | None = Field(
+        None, description="a transformers CLIP model folder (save_pretrained) on disk"
+    )
+    min_similarity: float = Field(
+        0.25, ge=-1, le=1, description="a media vector at least this close to the query matches"
+    )
+
+
 class WorkerSettings(BaseModel):
     """Celery workers (seed 000 §12.4): redelivery and per-user serialisation."""
 
@@ -257,6 +302,8 @@ class Settings(BaseSettings):
     short_term: ShortTermSettings = Field(default_factory=ShortTermSettings)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    media: MediaSettings = Field(default_factory=MediaSettings)
 
     @model_validator(mode="after")
     def _backend_requirements(self) -> Settings:

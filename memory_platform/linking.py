@@ -67,11 +67,13 @@ def resolve_memory(
     user_id: str,
     description: str,
     reference_time: datetime | None = None,
+    current_only: bool = False,
 ) -> Resolution:
     """Resolve a description (or a memory id) to one of the user's memories.
 
     Relative time words in the description (``昨晚``, ``yesterday``) are resolved against
-    ``reference_time`` and matched against the memories' normalised times.
+    ``reference_time`` and matched against the memories' normalised times. With
+    ``current_only``, memories no longer valid (corrected, retracted) are not candidates.
     """
     direct = store.get_memories(user_id, [description.strip()])
     if direct:
@@ -90,6 +92,8 @@ def resolve_memory(
         ids.setdefault(vhit.ref_id, None)
         semantic[vhit.ref_id] = max(vhit.score, 0.0)
     memories = store.get_memories(user_id, list(ids))
+    if current_only:
+        memories = [m for m in memories if m.invalid_at is None]
     if not memories:
         return Resolution(memory=None, candidates=[], reason="no memory of this user matches")
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from .config import Settings
 from .errors import ConfigurationError, ExtractionError, MemoryPlatformError
+from .privacy import loggable
 
 __all__ = ["LLMClient", "LLMUnavailableError"]
 
@@ -119,7 +120,7 @@ class LLMClient:
                     else _brief(exc)
                 )
                 problems.append(f"attempt {attempt}: {problem}")
-                log.warning("LLM answer rejected (%s): %s", problem, content[:200])
+                log.warning("LLM answer rejected (%s): %s", loggable(problem), loggable(content))
                 conversation = [
                     *messages,
                     {"role": "assistant", "content": content[:4000]},

@@ -21,10 +21,12 @@ from pydantic import (
 )
 
 from .errors import InvalidInputError
+from .privacy import is_sensitive
 
 __all__ = [
     "MAX_CONTENT_CHARS",
     "MAX_TEXT_CHARS",
+    "AuditEntry",
     "ContentNode",
     "EdgeType",
     "Episode",
@@ -44,6 +46,7 @@ __all__ = [
     "PathStep",
     "RelationType",
     "StructuralEdge",
+    "UpdateAction",
     "VectorHit",
     "VectorKind",
     "invalid_input_from",
@@ -301,6 +304,17 @@ class MemoryStatus(_BilingualEnum):
         return {"未整理": "staged", "已整理": "consolidated", "归档": "archived"}
 
 
+class UpdateAction(_BilingualEnum):
+    """What ``update_memory`` does to a memory (seed 000 §9.3)."""
+
+    CORRECT = "correct"
+    RETRACT = "retract"
+
+    @classmethod
+    def _labels(cls) -> dict[str, str]:
+        return {"纠正": "correct", "更正": "correct", "撤回": "retract"}
+
+
 class VectorKind(StrEnum):
     """What an embedding belongs to; each kind has its own vector index."""
 
@@ -385,6 +399,11 @@ class Memory(_Model):
     attributes: dict[str, str] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def sensitive(self) -> bool:
+        """Marked sensitive (see :mod:`memory_platform.privacy`)."""
+        return is_sensitive(self.metadata)
+
 
 class MemorySubgraph(_Model):
     """One memory with its content nodes and structural edges, written as a unit."""
@@ -446,6 +465,11 @@ class Episode(_Model):
     access_count: int = Field(0, ge=0)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def sensitive(self) -> bool:
+        """Marked sensitive (see :mod:`memory_platform.privacy`)."""
+        return is_sensitive(self.metadata)
+
 
 class KnowledgePoint(_Model):
     """One extracted piece of knowledge with a 0-100 score (seed 001)."""
@@ -456,6 +480,11 @@ class KnowledgePoint(_Model):
     score: float = Field(50.0, ge=0, le=100)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def sensitive(self) -> bool:
+        """Marked sensitive (see :mod:`memory_platform.privacy`)."""
+        return is_sensitive(self.metadata)
+
 
 class KnowledgeVersion(_Model):
     """The knowledge extracted from one session: a new version per extraction."""
@@ -465,6 +494,20 @@ class KnowledgeVersion(_Model):
     session_id: str | None = Field(None, max_length=MAX_ID_CHARS)
     created_at: UtcDatetime = Field(default_factory=utcnow)
     points: list[KnowledgePoint] = Field(default_factory=list)
+
+
+class AuditEntry(_Model):
+    """A record that something was forgotten or purged: what kind, which ids, when and
+    by whom, with counts; never the content itself (seed 000 §9.2)."""
+
+    id: Identifier = Field(default_factory=new_id)
+    user_id: UserId
+    action: Literal["forget", "purge"]
+    target_kind: Literal["memory", "episode"]
+    target_ids: list[str] = Field(default_factory=list)
+    at: UtcDatetime = Field(default_factory=utcnow)
+    actor: str | None = Field(None, max_length=MAX_ID_CHARS)
+    counts: dict[str, int] = Field(default_factory=dict)
 
 
 class Message(_Model):

@@ -17,10 +17,12 @@ from pydantic import ValidationError
 from .builder import build_memory
 from .config import Settings, load_settings
 from .consolidation import Consolidator
+from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
 from .embeddings import Embedder, coverage, make_embedder
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .extraction import ExtractionReport, SessionExtractor, latest_points, sample_points
 from .extraction.extractor import extraction_ids
+from .forgetting import ForgetReport, forget_episodes, forget_memory, purge_archived
 from .indexing import EmbeddingIndexer
 from .jobs import (
     TASK_CONSOLIDATE,
@@ -34,8 +36,12 @@ from .jobs import (
 from .layers import MID_TERM_SPEAKER, BufferedMessage, short_term_buffer
 from .linking import resolve_memory
 from .llm import LLMClient
+from .media import MediaFiles, MediaLibrary
+from .media.encoders import make_encoders
+from .media.library import MediaMemory
 from .midterm import archive_faded, summarize_episodes
 from .models import (
+    AuditEntry,
     Episode,
     KnowledgePoint,
     KnowledgeVersion,
@@ -45,18 +51,26 @@ from .models import (
     MemoryType,
     Message,
     RelationType,
+    UpdateAction,
     check_identifier,
     invalid_input_from,
     validated,
 )
+from .privacy import SENSITIVE_KEY, with_sensitivity
 from .retrieval import HybridRetriever, SearchResult, format_context
 from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
+from .store.base import memory_document
 from .textutil import has_cjk, lexical_tokens
 from .timeparse import normalize_time
-from .tools.arguments import CreateMemoryArgs, SearchMemoriesArgs
+from .tools.arguments import (
+    CreateMemoryArgs,
+    ForgetMemoryArgs,
+    SearchMemoriesArgs,
+    UpdateMemoryArgs,
+)
 from .tools.executor import ToolExecutor
 from .tools.schemas import tool_definitions
 from .transfer import ImportReport, dump_line, export_user, import_records, parse_lines
@@ -134,6 +148,15 @@ def _parse_timestamp(value: datetime | str | None, field: str = "timestamp") -> 
     raise InvalidInputError("must be a datetime or an ISO-8601 string", field)
 
 
+def _media_folder(settings: Settings) -> Path:
+    """Where media bytes go: the configured folder, else beside the SQLite file."""
+    if settings.media.folder is not None:
+        return settings.media.folder
+    if settings.backend == "sqlite":
+        return settings.sqlite_path.with_name(settings.sqlite_path.name + ".media")
+    return Path("media")
+
+
 class MemoryPlatform:
     """Long-term memory for LLM agents on a graph store.
 
@@ -182,6 +205,14 @@ class MemoryPlatform:
             )
         )
         self._short_term = short_term_buffer(self.settings)
+        self._media = MediaLibrary(
+            self.store,
+            MediaFiles(_media_folder(self.settings)),
+            make_encoders(self.settings),
+            write_episode=lambda user, episode: self.add_episodes(user, [episode])[0],
+            max_bytes=self.settings.media.max_bytes,
+            min_similarity=self.settings.media.min_similarity,
+        )
         # Items left without vectors by an earlier crash get embedded in the background.
         self._indexer.notify(None)
 
@@ -210,9 +241,12 @@ class MemoryPlatform:
 
     # -- tools ---------------------------------------------------------------------------
 
-    def tool_definitions(self, lang: Literal["zh", "en"] = "zh") -> list[dict[str, Any]]:
-        """The memory tools in OpenAI ``tools`` format (seed 000 Appendix A)."""
-        return tool_definitions(lang)
+    def tool_definitions(
+        self, lang: Literal["zh", "en"] = "zh", extended: bool = False
+    ) -> list[dict[str, Any]]:
+        """The memory tools in OpenAI ``tools`` format: seed 000 Appendix A's three, plus
+        ``update_memory`` and ``forget_memory`` with ``extended=True``."""
+        return tool_definitions(lang, extended=extended)
 
     def execute_tool(
         self,
@@ -251,8 +285,12 @@ class MemoryPlatform:
         importance: float = 0.5,
         reference_time: datetime | None = None,
         session_id: str | None = None,
+        sensitive: bool | None = None,
     ) -> str:
         """Write a staged memory and return its id; embeddings follow in the background.
+
+        ``sensitive`` marks it private (True) or not (False); by default the rule list of
+        ``privacy.memory_categories`` decides (see :mod:`memory_platform.privacy`).
 
         Raises:
             InvalidInputError: an argument is missing, empty, too long or out of range.
@@ -266,6 +304,7 @@ class MemoryPlatform:
                     "object": object,
                     "attributes": dict(attributes or {}),
                     "importance": importance,
+                    "sensitive": sensitive,
                 }
             )
         except ValidationError as exc:
@@ -287,6 +326,12 @@ class MemoryPlatform:
         if session_id is not None:
             session_id = check_identifier(session_id, "session_id")
         graph = build_memory(user, args, reference_time, session_id=session_id, source=source)
+        graph.memory.metadata = with_sensitivity(
+            graph.memory.metadata,
+            memory_document(graph.memory),
+            args.sensitive,
+            self.settings.privacy.memory_categories,
+        )
         self.store.write_memory(graph)
         self._indexer.notify(user)
         return MemoryRecord(memory=graph.memory, nodes=graph.nodes, edges=graph.edges)
@@ -316,32 +361,15 @@ class MemoryPlatform:
             ) from exc
         if not 0.0 <= importance <= 1.0:
             raise InvalidInputError("must be between 0 and 1", "importance")
-        self._indexer.flush(user, timeout=30.0)
         ends = {}
         for role, description in (
             ("source", source_memory_description),
             ("target", target_memory_description),
         ):
-            if not isinstance(description, str) or not description.strip():
-                raise InvalidInputError(
-                    "must be a non-empty description", f"{role}_memory_description"
-                )
-            found = resolve_memory(self.store, self.embedder, user, description, reference_time)
-            if found.memory is None:
-                return {
-                    "success": False,
-                    "error": f"cannot tell which memory the {role} description {description!r} means: "
-                    f"{found.reason}. Describe it more precisely or pass its memory_id.",
-                    "candidates": [
-                        {
-                            "memory_id": c.memory.id,
-                            "text": c.memory.text,
-                            "score": round(c.score, 3),
-                        }
-                        for c in found.candidates
-                    ],
-                }
-            ends[role] = found.memory
+            found = self._resolve(user, description, role, reference_time)
+            if isinstance(found, dict):
+                return found
+            ends[role] = found
         source, target = ends["source"], ends["target"]
         if source.id == target.id:
             return {
@@ -368,6 +396,238 @@ class MemoryPlatform:
             # answered in the words the caller used: 导致 for 导致, causes for causes
             "relation_type": relation.zh if has_cjk(str(relation_type)) else relation.value,
         }
+
+    def _resolve(
+        self,
+        user: str,
+        description: Any,
+        role: str,
+        reference_time: datetime | None,
+        current_only: bool = False,
+    ) -> Memory | dict[str, Any]:
+        """The memory a description (or id) means, or the tool's failure answer listing
+        candidates when it is unclear. ``role`` names the argument in messages."""
+        field = "memory_description" if role == "memory" else f"{role}_memory_description"
+        if not isinstance(description, str) or not description.strip():
+            raise InvalidInputError("must be a non-empty description", field)
+        self._indexer.flush(user, timeout=30.0)
+        found = resolve_memory(
+            self.store, self.embedder, user, description, reference_time, current_only
+        )
+        if found.memory is None:
+            return {
+                "success": False,
+                "error": f"cannot tell which memory the {role} description {description!r} "
+                f"means: {found.reason}. Describe it more precisely or pass its memory_id.",
+                "candidates": [
+                    {"memory_id": c.memory.id, "text": c.memory.text, "score": round(c.score, 3)}
+                    for c in found.candidates
+                ],
+            }
+        return found.memory
+
+    # -- correcting and forgetting (seed 000 §9.2, §9.3) ----------------------------------
+
+    def update_memory(
+        self,
+        user_id: str,
+        memory_description: str,
+        action: str = "correct",
+        *,
+        object: str | None = None,
+        attributes: Mapping[str, str | None] | None = None,
+        importance: float | None = None,
+        memory_type: str | None = None,
+        sensitive: bool | None = None,
+        reason: str | None = None,
+        changed_by: str = "user",
+        reference_time: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Correct or retract a memory found by description (or id), as the
+        ``update_memory`` tool does.
+
+        A correction writes a new version and supersedes the old one, which stays
+        readable in :meth:`memory_history`; a retraction invalidates the memory. Nothing
+        is deleted (that is :meth:`forget`).
+
+        Returns:
+            The tool result: ``success``, the memory ids and the change; when the
+            description is unclear, ``success`` is False with candidates.
+
+        Raises:
+            InvalidInputError: an argument is invalid, or the correction changes nothing.
+        """
+        try:
+            args = UpdateMemoryArgs.model_validate(
+                {
+                    "memory_description": memory_description,
+                    "action": action,
+                    "object": object,
+                    "attributes": None if attributes is None else dict(attributes),
+                    "importance": importance,
+                    "memory_type": memory_type,
+                    "sensitive": sensitive,
+                    "reason": reason,
+                }
+            )
+        except ValidationError as exc:
+            raise invalid_input_from(exc) from exc
+        return self.update_memory_tool(
+            user_id, args, changed_by=changed_by, reference_time=reference_time
+        )
+
+    def update_memory_tool(
+        self,
+        user_id: str,
+        args: UpdateMemoryArgs,
+        changed_by: str = "agent",
+        reference_time: datetime | None = None,
+    ) -> dict[str, Any]:
+        """:meth:`update_memory` from validated tool arguments."""
+        user = self._user(user_id)
+        changed_by = check_identifier(changed_by, "changed_by")
+        found = self._resolve(user, args.memory_description, "memory", reference_time, True)
+        if isinstance(found, dict):
+            return found
+        if args.action == UpdateAction.RETRACT:
+            memory, change = retract_memory(
+                self.store, found, by=changed_by, reason=args.reason, now=reference_time
+            )
+            return {
+                "success": True,
+                "action": "retract",
+                "memory_id": memory.id,
+                "text": memory.text,
+                "change": change.model_dump(mode="json"),
+                "message": "记忆已撤回(保留在历史中)"
+                if has_cjk(memory.text)
+                else "memory retracted; it stays in the history",
+            }
+        record = self.get_memory(user, found.id)
+        new, change = correct_memory(
+            self.store,
+            record,
+            args,
+            by=changed_by,
+            categories=self.settings.privacy.memory_categories,
+            now=reference_time,
+            notify=self._indexer.notify,
+        )
+        return {
+            "success": True,
+            "action": "correct",
+            "memory_id": new.id,
+            "supersedes": record.memory.id,
+            "text": new.text,
+            "previous_text": record.memory.text,
+            "change": change.model_dump(mode="json"),
+            "message": "记忆已更正,旧版本保留在历史中"
+            if has_cjk(new.text)
+            else "memory corrected; the old version stays in the history",
+        }
+
+    def memory_history(self, user_id: str, memory_id: str) -> list[MemoryVersion]:
+        """Every version of a memory, oldest first, with who changed it, when and why.
+
+        Raises:
+            NotFoundError: no such memory for this user.
+        """
+        return memory_history(self.store, self._user(user_id), memory_id)
+
+    def forget(self, user_id: str, item_id: str, *, actor: str | None = None) -> ForgetReport:
+        """Delete a memory (every version, its nodes no other memory uses, vectors, lexical
+        entries and derived knowledge) or an episode (with its media file) for good,
+        leaving an audit record without content.
+
+        Raises:
+            NotFoundError: the user has no memory or episode with this id.
+        """
+        user = self._user(user_id)
+        if actor is not None:
+            actor = check_identifier(actor, "actor")
+        if self.store.get_memories(user, [item_id]):
+            report = forget_memory(self.store, user, item_id, actor=actor)
+        elif self.store.get_episodes(user, [item_id]):
+            report = forget_episodes(
+                self.store, user, [item_id], actor=actor, release_media=self._media.release
+            )
+        else:
+            raise NotFoundError("memory or episode", item_id)
+        self._retriever.clear_query_cache()
+        return report
+
+    def forget_tool(
+        self, user_id: str, args: ForgetMemoryArgs, reference_time: datetime | None = None
+    ) -> dict[str, Any]:
+        """The ``forget_memory`` tool: find the memory by description (or id), forget it."""
+        user = self._user(user_id)
+        if self.store.get_episodes(user, [args.memory_description]):
+            found_id = args.memory_description
+        else:
+            found = self._resolve(user, args.memory_description, "memory", reference_time)
+            if isinstance(found, dict):
+                return found
+            found_id = found.id
+        report = self.forget(user, found_id, actor="agent")
+        return {
+            "success": True,
+            "forgotten": report.forgotten_ids,
+            "kind": report.target_kind,
+            "knowledge_points_removed": report.knowledge_points,
+            "audit_id": report.audit_id,
+        }
+
+    def purge_archived(self, user_id: str, older_than_days: float | None = None) -> dict[str, int]:
+        """Forget archived memories unused for ``older_than_days`` (default
+        ``privacy.purge_archived_after_days``; with neither set nothing is purged)."""
+        days = self.settings.privacy.purge_archived_after_days
+        days = days if older_than_days is None else older_than_days
+        if days is None:
+            return {"checked": 0, "purged": 0}
+        if not days > 0:
+            raise InvalidInputError("must be a positive number of days", "older_than_days")
+        return purge_archived(self.store, self._user(user_id), days)
+
+    def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
+        """The user's forgetting and purging records, newest first (ids, never content)."""
+        if not 1 <= limit <= 10_000:
+            raise InvalidInputError("must be between 1 and 10000", "limit")
+        return self.store.audit_log(self._user(user_id), limit)
+
+    # -- perceptual memory (seed 003 §2.4) ----------------------------------------------
+
+    def add_media(
+        self,
+        user_id: str,
+        media: bytes | str | Path,
+        modality: Literal["image", "audio"] = "image",
+        description: str | None = None,
+        timestamp: datetime | str | None = None,
+        *,
+        session_id: str | None = None,
+        sensitive: bool | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> MediaMemory:
+        """Remember an image or a sound: the bytes go to ``media.folder`` by content hash,
+        the graph gets an episode whose text is the description (the caller's, else the
+        configured encoder's) and, with an embedding encoder, the medium's vector.
+
+        Raises:
+            InvalidInputError: unknown modality, unsupported or mismatched type, oversize,
+                unreadable or empty media, or no description (none given, no encoder).
+            LLMUnavailableError: the describing endpoint failed; nothing was written.
+        """
+        user = self._user(user_id)
+        return self._media.add(
+            user,
+            media,
+            modality,
+            description=description,
+            timestamp=timestamp,
+            session_id=session_id,
+            sensitive=sensitive,
+            metadata=metadata,
+        )
 
     # -- episodes ------------------------------------------------------------------------
 
@@ -415,8 +675,14 @@ class MemoryPlatform:
                 )
                 if values["timestamp"].tzinfo is None:
                     values["timestamp"] = values["timestamp"].replace(tzinfo=UTC)
-            if "metadata" in values:
-                values["metadata"] = dict(values["metadata"])
+            metadata = dict(values.get("metadata") or {})
+            explicit = metadata.get(SENSITIVE_KEY)
+            values["metadata"] = with_sensitivity(
+                metadata,
+                str(values.get("text", "")),
+                explicit if isinstance(explicit, bool) else None,
+                self.settings.privacy.episode_categories,
+            )
             try:
                 items.append(Episode(user_id=user, **values))
             except ValidationError as exc:
@@ -458,6 +724,7 @@ class MemoryPlatform:
         reference_time: datetime | None = None,
         record_access: bool = True,
         min_relevance: float | None = None,
+        include_sensitive: bool = False,
     ) -> list[SearchResult]:
         """Search a user's memories and episodes (seed 000 §5.2, §12.3; seed 004).
 
@@ -478,6 +745,8 @@ class MemoryPlatform:
             min_relevance: the relevance floor for this search (0-1); by default
                 ``retrieval.relevance_floor``. Nothing below it is a match, and then
                 nothing is returned.
+            include_sensitive: also return items marked sensitive (see
+                :mod:`memory_platform.privacy`); only when the user asked for them.
 
         Returns:
             Direct matches first, then graph-related memories (``layer="related"``), each
@@ -497,11 +766,12 @@ class MemoryPlatform:
         now = reference_time or datetime.now(UTC)
         if now.tzinfo is None:
             now = now.replace(tzinfo=UTC)
-        return self._retriever.search(
+        window = _time_window(time_range, now)
+        results = self._retriever.search(
             user,
             query.strip(),
             memory_types=types,
-            window=_time_window(time_range, now),
+            window=window,
             max_results=max_results,
             expand_depth=expand_depth,
             mode=mode,
@@ -511,15 +781,28 @@ class MemoryPlatform:
             now=now,
             record_access=record_access,
             min_relevance=min_relevance,
+            include_sensitive=include_sensitive,
         )
+        if types or "episode" not in kinds or not self._media.embeds_text:
+            return results
+
+        def admits(episode: Episode) -> bool:
+            return (include_sensitive or not episode.sensitive) and (
+                window is None or window.contains(episode.timestamp)
+            )
+
+        return self._media.augment(user, query.strip(), results, max_results, admits)
 
     def clear_query_cache(self) -> None:
         """Forget cached query embeddings (so a benchmark measures embedding too)."""
         self._retriever.clear_query_cache()
 
-    def format_context(self, results: Sequence[SearchResult]) -> str:
-        """The layered ``<memory_context>`` block for a prompt (seed 004 §2.4)."""
-        return format_context(results)
+    def format_context(
+        self, results: Sequence[SearchResult], include_sensitive: bool = False
+    ) -> str:
+        """The layered ``<memory_context>`` block for a prompt (seed 004 §2.4); sensitive
+        results are left out unless ``include_sensitive`` is set."""
+        return format_context(results, include_sensitive=include_sensitive)
 
     def search_tool(
         self, user_id: str, args: SearchMemoriesArgs, reference_time: datetime | None = None
@@ -536,6 +819,7 @@ class MemoryPlatform:
             mode=self.settings.retrieval.default_mode,
             reference_time=reference_time,
             min_relevance=args.min_relevance,
+            include_sensitive=args.include_sensitive,
         )
         return {
             "success": True,
@@ -557,7 +841,7 @@ class MemoryPlatform:
                 }
                 for r in results
             ],
-            "context": format_context(results),
+            "context": format_context(results, include_sensitive=args.include_sensitive),
         }
 
     # -- chat sessions and jobs -----------------------------------------------------------
@@ -667,8 +951,13 @@ class MemoryPlatform:
         )
 
     def daily_maintenance(self, user_id: str) -> dict[str, Any]:
-        """The daily task: decay refresh and promotion of mid-term summaries."""
-        return {"decay": self.refresh_decay(user_id), "promotion": self.promote_summaries(user_id)}
+        """The daily task: decay refresh, promotion of mid-term summaries, and the purge
+        of long-archived memories when ``privacy.purge_archived_after_days`` is set."""
+        return {
+            "decay": self.refresh_decay(user_id),
+            "promotion": self.promote_summaries(user_id),
+            "purge": self.purge_archived(user_id),
+        }
 
     def end_session(self, user_id: str, session_id: str) -> str:
         """The session is over: queue its knowledge extraction; returns the job id.
@@ -795,11 +1084,20 @@ class MemoryPlatform:
             )  # fmt: skip
         extractor = SessionExtractor(self.llm, self.settings.knowledge.prompt_language)
         points, memories, rejected = extractor.extract(transcript)
+        categories = self.settings.privacy.memory_categories
+        for point in points:  # the LLM's flag wins; the rule list decides without one
+            flag = point.metadata.pop(SENSITIVE_KEY, None)
+            point.metadata = with_sensitivity(
+                point.metadata, point.content, flag if isinstance(flag, bool) else None, categories
+            )
         reference = max((m.timestamp for m in transcript), default=None)
         memory_ids = []
         for index, args in enumerate(memories):
             graph = build_memory(user, args, reference, session_id=session_id, source="extraction")
             graph.memory.id = f"{memory_prefix}{index:08x}"
+            graph.memory.metadata = with_sensitivity(
+                graph.memory.metadata, memory_document(graph.memory), args.sensitive, categories
+            )
             with suppress(ConflictError):  # written by an earlier, interrupted attempt
                 self.store.write_memory(graph)
             memory_ids.append(graph.memory.id)
@@ -820,15 +1118,21 @@ class MemoryPlatform:
         )
 
     def latest_knowledge(
-        self, user_id: str, top_k: int | None = None, min_score: float | None = None
+        self,
+        user_id: str,
+        top_k: int | None = None,
+        min_score: float | None = None,
+        include_sensitive: bool = False,
     ) -> list[KnowledgePoint]:
-        """The newest knowledge version's points above the score threshold, best first."""
+        """The newest knowledge version's points above the score threshold, best first;
+        sensitive points only when ``include_sensitive`` is set."""
         config = self.settings.knowledge
         versions = self.store.knowledge_versions(self._user(user_id), limit=1)
         return latest_points(
             versions,
             config.default_top_k if top_k is None else top_k,
             config.min_score if min_score is None else min_score,
+            include_sensitive=include_sensitive,
         )
 
     def sample_knowledge(
@@ -837,8 +1141,10 @@ class MemoryPlatform:
         top_k: int | None = None,
         min_score: float | None = None,
         seed: int | None = None,
+        include_sensitive: bool = False,
     ) -> list[KnowledgePoint]:
-        """Points drawn with probability by score from the most recent versions (seed 001 §5)."""
+        """Points drawn with probability by score from the most recent versions (seed 001
+        §5); sensitive points never, unless ``include_sensitive`` is set."""
         config = self.settings.knowledge
         versions = self.store.knowledge_versions(self._user(user_id), limit=config.recent_versions)
         return sample_points(
@@ -846,6 +1152,7 @@ class MemoryPlatform:
             config.default_top_k if top_k is None else top_k,
             config.min_score if min_score is None else min_score,
             random.Random(seed),
+            include_sensitive=include_sensitive,
         )
 
     # -- consolidation -------------------------------------------------------------------

@@ -49,6 +49,7 @@ class HeaderRecord(BaseModel):
 
 class MemoryRecordLine(BaseModel):
     type: Literal["memory"] = "memory"
+    sensitive: bool = False
     memory: Memory
     nodes: list[ContentNode]
     edges: list[StructuralEdge]
@@ -61,6 +62,7 @@ class LinkRecord(BaseModel):
 
 class EpisodeRecord(BaseModel):
     type: Literal["episode"] = "episode"
+    sensitive: bool = False
     episode: Episode
 
 
@@ -72,6 +74,8 @@ class KnowledgeRecord(BaseModel):
 class EndRecord(BaseModel):
     type: Literal["end"] = "end"
     counts: dict[str, int]
+    sensitive: int = 0
+    """How many memory and episode lines are marked sensitive (handle the file so)."""
 
 
 ExportRecord = Annotated[
@@ -95,6 +99,7 @@ def export_user(store: GraphStore, user_id: str) -> Iterator[BaseModel]:
         user_id=user_id, exported_at=datetime.now(UTC), embedding_model=store.signature.model
     )
     counts = {"memory": 0, "link": 0, "episode": 0, "knowledge": 0}
+    sensitive = 0
     links: dict[tuple[str, str, str], MemoryLink] = {}
     offset = 0
     while page := store.list_memories(user_id, limit=_PAGE, offset=offset):
@@ -104,7 +109,9 @@ def export_user(store: GraphStore, user_id: str) -> Iterator[BaseModel]:
             if record is None:  # deleted while exporting
                 continue
             counts["memory"] += 1
+            sensitive += record.memory.sensitive
             yield MemoryRecordLine(
+                sensitive=record.memory.sensitive,
                 memory=record.memory,
                 nodes=sorted(record.nodes, key=lambda n: n.id),
                 edges=sorted(record.edges, key=lambda e: (e.src_id, e.dst_id, e.type, e.label)),
@@ -119,11 +126,12 @@ def export_user(store: GraphStore, user_id: str) -> Iterator[BaseModel]:
         offset += len(episodes)
         for episode in episodes:
             counts["episode"] += 1
-            yield EpisodeRecord(episode=episode)
+            sensitive += episode.sensitive
+            yield EpisodeRecord(sensitive=episode.sensitive, episode=episode)
     for version in reversed(store.knowledge_versions(user_id, limit=1_000_000)):
         counts["knowledge"] += 1
         yield KnowledgeRecord(version=version)
-    yield EndRecord(counts=counts)
+    yield EndRecord(counts=counts, sensitive=sensitive)
 
 
 def dump_line(record: BaseModel) -> str:

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from .._version import __version__
 from ..config import Settings, load_settings
+from ..corrections import MemoryVersion
 from ..errors import (
     BackendUnavailable,
     ConflictError,
@@ -31,10 +32,16 @@ from ..errors import (
     TransientStorageError,
 )
 from ..llm import LLMUnavailableError
-from ..models import Memory, MemoryStatus
+from ..media.library import MediaMemory
+from ..models import AuditEntry, Memory, MemoryStatus
 from ..platform import MemoryPlatform
 from ..store import MemoryRecord, StoreStats
-from ..tools.arguments import CreateMemoryArgs, LinkMemoriesArgs
+from ..tools.arguments import (
+    CreateMemoryArgs,
+    ForgetMemoryArgs,
+    LinkMemoriesArgs,
+    UpdateMemoryArgs,
+)
 from ..transfer import ImportReport
 from .auth import KeyRing
 from .limits import BodySizeLimit
@@ -199,8 +206,10 @@ def _system_routes() -> APIRouter:
         return JSONResponse(report, status_code=200 if report["ready"] else 503)
 
     @router.get("/v1/tools", summary="The tool definitions to pass to an LLM as `tools=`")
-    def tools(mp: Platform, lang: Literal["zh", "en"] = "zh") -> list[dict[str, Any]]:
-        return mp.tool_definitions(lang)
+    def tools(
+        mp: Platform, lang: Literal["zh", "en"] = "zh", extended: bool = False
+    ) -> list[dict[str, Any]]:
+        return mp.tool_definitions(lang, extended=extended)
 
     return router
 
@@ -258,6 +267,73 @@ def _user_routes() -> APIRouter:
         mp.delete_memory(user_id, memory_id)
         return Response(status_code=204)
 
+    @router.post("/memories/update", tags=["memories"], summary="Correct or retract a memory")
+    def update_memory(
+        user_id: User, args: UpdateMemoryArgs, mp: Platform, reference_time: ReferenceTime = None
+    ) -> JSONResponse:
+        """200 with the new version (correct) or the invalidated memory (retract); 422 with
+        candidates when the description is ambiguous. Nothing is overwritten."""
+        result = mp.update_memory_tool(
+            user_id, args, changed_by="api", reference_time=reference_time
+        )
+        return JSONResponse(result, status_code=200 if result.get("success") else 422)
+
+    @router.get(
+        "/memories/{memory_id}/history", tags=["memories"], summary="Every version of a memory"
+    )
+    def memory_history(user_id: User, memory_id: str, mp: Platform) -> list[MemoryVersion]:
+        return mp.memory_history(user_id, memory_id)
+
+    @router.post("/forget", tags=["memories"], summary="Forget a memory or episode for good")
+    def forget(
+        user_id: User, args: ForgetMemoryArgs, mp: Platform, reference_time: ReferenceTime = None
+    ) -> JSONResponse:
+        """Deletes every version, derived knowledge, vectors and index entries; leaves an
+        audit record without content. 422 with candidates when the description is
+        ambiguous."""
+        result = mp.forget_tool(user_id, args, reference_time=reference_time)
+        return JSONResponse(result, status_code=200 if result.get("success") else 422)
+
+    @router.get("/audit", tags=["users"], summary="Forgetting and purging records, newest first")
+    def audit(
+        user_id: User, mp: Platform, limit: Annotated[int, Query(ge=1, le=10_000)] = 100
+    ) -> list[AuditEntry]:
+        return mp.audit_log(user_id, limit)
+
+    @router.post(
+        "/media",
+        status_code=201,
+        tags=["memories"],
+        summary="Remember an image or a sound (raw bytes body)",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/octet-stream": {"schema": {"type": "string"}}},
+            }
+        },
+    )
+    async def add_media(
+        user_id: User,
+        request: Request,
+        modality: Literal["image", "audio"] = "image",
+        description: Annotated[str | None, Query(max_length=20_000)] = None,
+        timestamp: datetime | None = None,
+        session_id: str | None = None,
+        sensitive: bool | None = None,
+    ) -> MediaMemory:
+        """The body is the file's bytes; its type is read from them, not from headers."""
+        data = await request.body()
+        return await run_in_threadpool(
+            _mp(request).add_media,
+            user_id,
+            data,
+            modality,
+            description,
+            timestamp,
+            session_id=session_id,
+            sensitive=sensitive,
+        )
+
     @router.post("/links", tags=["memories"], summary="Link two memories")
     def link(
         user_id: User, args: LinkMemoriesArgs, mp: Platform, reference_time: ReferenceTime = None
@@ -291,8 +367,12 @@ def _user_routes() -> APIRouter:
             reference_time=reference_time,
             record_access=body.record_access,
             min_relevance=body.min_relevance,
+            include_sensitive=body.include_sensitive,
         )
-        return SearchResponse(results=results, context=mp.format_context(results))
+        return SearchResponse(
+            results=results,
+            context=mp.format_context(results, include_sensitive=body.include_sensitive),
+        )
 
     @router.post(
         "/sessions/{session_id}/messages",
@@ -334,8 +414,11 @@ def _user_routes() -> APIRouter:
         mp: Platform,
         top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
         min_score: Annotated[float | None, Query(ge=0, le=100)] = None,
+        include_sensitive: bool = False,
     ) -> KnowledgeResponse:
-        return KnowledgeResponse(points=mp.latest_knowledge(user_id, top_k, min_score))
+        return KnowledgeResponse(
+            points=mp.latest_knowledge(user_id, top_k, min_score, include_sensitive)
+        )
 
     @router.get("/knowledge/sample", tags=["knowledge"], summary="Points sampled by score")
     def sample(
@@ -344,8 +427,11 @@ def _user_routes() -> APIRouter:
         top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
         min_score: Annotated[float | None, Query(ge=0, le=100)] = None,
         seed: int | None = None,
+        include_sensitive: bool = False,
     ) -> KnowledgeResponse:
-        return KnowledgeResponse(points=mp.sample_knowledge(user_id, top_k, min_score, seed))
+        return KnowledgeResponse(
+            points=mp.sample_knowledge(user_id, top_k, min_score, seed, include_sensitive)
+        )
 
     @router.get("/stats", tags=["users"], summary="Counts of what the user holds")
     def stats(user_id: User, mp: Platform) -> StoreStats:

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from .._version import __version__
-from . import bench, data, demo, inspect, services
+from . import bench, data, demo, edit, inspect, services
 
 app = typer.Typer(
     name="memory-platform",
@@ -51,6 +51,13 @@ app.command()(services.mcp)
 app.command("init-db")(services.init_db)
 app.command()(data.ingest)
 app.command()(inspect.search)
+app.command()(edit.correct)
+app.command()(edit.retract)
+app.command()(edit.history)
+app.command()(edit.forget)
+app.command()(edit.purge)
+app.command()(edit.audit)
+app.command("add-media")(edit.add_media)
 app.command()(inspect.consolidate)
 app.command()(data.export)
 app.command("import")(data.import_)

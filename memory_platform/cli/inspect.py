@@ -35,6 +35,9 @@ def search(
         float | None,
         typer.Option(min=0.0, max=1.0, help="relevance floor (default: the configured one)"),
     ] = None,
+    include_sensitive: Annotated[
+        bool, typer.Option(help="also memories marked sensitive (health, finances, ...)")
+    ] = False,
     as_json: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -57,8 +60,9 @@ def search(
             include_invalid=include_invalid,
             record_access=False,
             min_relevance=min_relevance,
+            include_sensitive=include_sensitive,
         )
-        context = mp.format_context(results)
+        context = mp.format_context(results, include_sensitive=include_sensitive)
         floor = mp.settings.retrieval.relevance_floor if min_relevance is None else min_relevance
     if as_json:
         print_json(

@@ -29,6 +29,7 @@ from ..config import Settings
 from ..errors import MemoryPlatformError
 from ..llm import LLMClient
 from ..models import LinkType, Memory, MemoryLink, MemoryStatus, NodeType
+from ..privacy import loggable
 from ..store import GraphStore, MemoryRecord
 from .merging import NodeMerger
 from .rules import MemoryParts, causal_by_wording, comparable_topics, conflict_between, parts_of
@@ -203,7 +204,7 @@ class Consolidator:
         try:
             return self._llm.complete_json([{"role": "user", "content": prompt}], model)
         except MemoryPlatformError as exc:
-            log.warning("LLM judgement skipped (%s): %s", model.__name__, exc)
+            log.warning("LLM judgement skipped (%s): %s", model.__name__, loggable(str(exc)))
             return None
 
     # -- conflicts ---------------------------------------------------------------------

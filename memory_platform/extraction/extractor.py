@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ..llm import LLMClient
 from ..models import KnowledgePoint, KnowledgeType, Message
+from ..privacy import SENSITIVE_KEY
 from ..tools.arguments import CreateMemoryArgs
 
 __all__ = ["ExtractionReport", "SessionExtractor", "extraction_ids"]
@@ -28,17 +29,18 @@ _MAX_TRANSCRIPT_CHARS = 60_000
 
 _PROMPT = {
     "zh": """你负责在一次对话结束后整理用户的长期记忆。阅读对话记录,只输出一个 JSON 对象:
-{"knowledge": [{"content": "一句完整的知识", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": 0-100 的整数}],
+{"knowledge": [{"content": "一句完整的知识", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": 0-100 的整数, "sensitive": true/false}],
  "memories": [{"subject": "我/人名", "memory_type": "事件/事实/关系/观点", "topic": "主题", "object": "客体(可省略)",
-               "attributes": {"时间": "..."}, "importance": 0-1}]}
+               "attributes": {"时间": "..."}, "importance": 0-1, "sensitive": true/false}]}
 WorldModel=关于世界、领域或用户的稳定认知;ExperientialKnowledge=从交互中总结的方法和经验;OtherKnowledge=其他值得记住的信息。
-score 表示重要性:越重要越高。没有可提取的内容时返回空列表。""",
+score 表示重要性:越重要越高。涉及健康、财务、账号密码、证件号码等隐私的条目标记 "sensitive": true。没有可提取的内容时返回空列表。""",
     "en": """You maintain a user's long-term memory after a conversation ends. Read the transcript and output one JSON object:
-{"knowledge": [{"content": "one complete statement", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": integer 0-100}],
+{"knowledge": [{"content": "one complete statement", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": integer 0-100, "sensitive": true/false}],
  "memories": [{"subject": "I / a name", "memory_type": "event/fact/relation/opinion", "topic": "...", "object": "... (optional)",
-               "attributes": {"time": "..."}, "importance": 0-1}]}
+               "attributes": {"time": "..."}, "importance": 0-1, "sensitive": true/false}]}
 WorldModel = stable beliefs about the world, a domain or the user; ExperientialKnowledge = methods and lessons learned
 from the interaction; OtherKnowledge = anything else worth remembering. score = importance, higher is more important.
+Mark items about health, finances, credentials or identity numbers "sensitive": true.
 Return empty lists when there is nothing to keep.""",
 }
 
@@ -57,6 +59,7 @@ class _KnowledgeItem(BaseModel):
     type: Literal["WorldModel", "ExperientialKnowledge", "OtherKnowledge"]
     score: int = Field(ge=0, le=100)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    sensitive: bool | None = None
 
     @field_validator("score", mode="before")
     @classmethod
@@ -141,7 +144,8 @@ class SessionExtractor:
                     content=valid.content,
                     type=KnowledgeType(valid.type),
                     score=valid.score,
-                    metadata=valid.metadata,
+                    metadata=valid.metadata
+                    | ({SENSITIVE_KEY: valid.sensitive} if valid.sensitive is not None else {}),
                 )
             )
         for index, item in enumerate(answer.memories):

@@ -17,12 +17,20 @@ __all__ = ["latest_points", "sample_points"]
 
 
 def latest_points(
-    versions: Sequence[KnowledgeVersion], top_k: int, min_score: float
+    versions: Sequence[KnowledgeVersion],
+    top_k: int,
+    min_score: float,
+    include_sensitive: bool = False,
 ) -> list[KnowledgePoint]:
-    """The newest version's points with ``score >= min_score``, highest score first."""
+    """The newest version's points with ``score >= min_score``, highest score first
+    (sensitive points only when asked for)."""
     if not versions or top_k <= 0:
         return []
-    points = [p for p in versions[0].points if p.score >= min_score]
+    points = [
+        p
+        for p in versions[0].points
+        if p.score >= min_score and (include_sensitive or not p.sensitive)
+    ]
     return sorted(points, key=lambda p: (-p.score, p.id))[:top_k]
 
 
@@ -31,9 +39,16 @@ def sample_points(
     top_k: int,
     min_score: float,
     rng: random.Random | None = None,
+    include_sensitive: bool = False,
 ) -> list[KnowledgePoint]:
-    """Score-weighted sampling without replacement over the given versions' points."""
-    pool = {p.id: p for v in versions for p in v.points if p.score >= min_score}
+    """Score-weighted sampling without replacement over the given versions' points
+    (sensitive points never, unless asked for)."""
+    pool = {
+        p.id: p
+        for v in versions
+        for p in v.points
+        if p.score >= min_score and (include_sensitive or not p.sensitive)
+    }
     available = sorted(pool.values(), key=lambda p: p.id)
     rng = rng or random.Random()
     chosen: list[KnowledgePoint] = []

@@ -70,8 +70,10 @@ def memory_tools(
     *,
     lang: Literal["zh", "en"] = "en",
     reference_time: datetime | None = None,
+    extended: bool = False,
 ) -> list[BaseTool]:
-    """``create_memory``, ``link_memories`` and ``search_memories`` for one user.
+    """``create_memory``, ``link_memories`` and ``search_memories`` for one user (with
+    ``extended``, also ``update_memory`` and ``forget_memory``).
 
     Args:
         platform: the memory platform the tools write to and read from.
@@ -79,6 +81,7 @@ def memory_tools(
         lang: the language of the tool descriptions the model sees.
         reference_time: when the conversation happens (relative times such as 昨晚 or
             "yesterday" resolve to it); default: the moment of each call.
+        extended: also give the model the tools that correct and forget memories.
     """
     return [
         MemoryTool(
@@ -89,7 +92,7 @@ def memory_tools(
             user_id=user_id,
             reference_time=reference_time,
         )
-        for definition in platform.tool_definitions(lang)
+        for definition in platform.tool_definitions(lang, extended=extended)
     ]
 
 

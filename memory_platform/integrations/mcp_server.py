@@ -88,7 +88,7 @@ class MemoryMcp:
         self.lang = lang
 
     def tools(self) -> list[types.Tool]:
-        """The seven tools with their JSON schemas."""
+        """The five memory tools plus get, list, delete and context, with their schemas."""
         t = _EXTRA_TEXT[self.lang]
         memory_id = {"type": "string", "description": t["memory_id"]}
         out = [
@@ -97,7 +97,7 @@ class MemoryMcp:
                 description=d["function"]["description"],
                 input_schema=d["function"]["parameters"],
             )
-            for d in self.platform.tool_definitions(self.lang)
+            for d in self.platform.tool_definitions(self.lang, extended=True)
         ]
         out += [
             types.Tool(

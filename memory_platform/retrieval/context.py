@@ -55,15 +55,17 @@ NOTHING_RELEVANT = "Nothing relevant to this question is remembered. 没有与�
 """What the context block says when no memory matches the query."""
 
 
-def format_context(results: Sequence[SearchResult]) -> str:
+def format_context(results: Sequence[SearchResult], include_sensitive: bool = False) -> str:
     """Render results as ``<memory_context>`` with ``<direct_matches>`` and ``<related_context>``.
 
     Text and attributes are XML-escaped, so memory content cannot break the structure.
     With no direct match (nothing above the relevance floor) the block says so plainly,
-    so the model does not take silence for an empty memory or invent one.
+    so the model does not take silence for an empty memory or invent one. Sensitive
+    results are left out unless ``include_sensitive`` is set.
     """
-    direct = [r for r in results if r.layer == "direct"]
-    related = [r for r in results if r.layer == "related"]
+    shown = [r for r in results if include_sensitive or not r.sensitive]
+    direct = [r for r in shown if r.layer == "direct"]
+    related = [r for r in shown if r.layer == "related"]
     if not direct:
         return (
             "<memory_context>\n"

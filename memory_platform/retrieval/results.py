@@ -51,6 +51,9 @@ class SearchResult(BaseModel):
     ``score`` orders the results of one search; ``relevance`` is the calibrated
     probability, in [0, 1], that the item is what was asked for, and means the same for
     every query and user (direct matches are at least ``retrieval.relevance_floor``).
+    ``sensitive`` items are only returned when the search asked for them. For a media
+    memory, ``matched_modality`` says what matched: ``text`` (its description) or the
+    medium's own vector (``image``, ``audio``).
     """
 
     id: str
@@ -69,3 +72,5 @@ class SearchResult(BaseModel):
     title: str | None = None
     speaker: str | None = None
     session_id: str | None = None
+    sensitive: bool = False
+    matched_modality: str | None = None

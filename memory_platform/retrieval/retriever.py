@@ -103,6 +103,34 @@ class _Candidate:
             self.has_similarity = True
 
 
+@dataclass(frozen=True)
+class _Visible:
+    """Which candidates a search may show: type and time filters, and whether invalid
+    (superseded, contradicted, archived) and sensitive items are wanted."""
+
+    types: Sequence[MemoryType] | None
+    window: TimeWindow | None
+    include_invalid: bool
+    include_sensitive: bool
+
+    def admits(self, c: _Candidate) -> bool:
+        item = c.memory if c.memory is not None else c.episode
+        if item is None:
+            return False  # deleted between seeding and loading
+        if item.sensitive and not self.include_sensitive:
+            return False
+        if c.memory is not None:
+            m = c.memory
+            hidden = m.invalid_at is not None or m.status == MemoryStatus.ARCHIVED
+            if hidden and not self.include_invalid:
+                return False
+            if self.types and m.memory_type not in self.types:
+                return False
+            return self.window is None or self.window.contains(m.event_time or m.created_at)
+        assert c.episode is not None
+        return not self.types and (self.window is None or self.window.contains(c.episode.timestamp))
+
+
 class HybridRetriever:
     """Searches one store with one embedder under the retrieval settings."""
 
@@ -161,6 +189,7 @@ class HybridRetriever:
         now: datetime | None = None,
         record_access: bool = True,
         min_relevance: float | None = None,
+        include_sensitive: bool = False,
     ) -> list[SearchResult]:
         """Search a user's memory; see the module docstring for the steps."""
         if not 1 <= max_results <= 100:
@@ -180,7 +209,8 @@ class HybridRetriever:
         want_episodes = VectorKind.EPISODE in kind_set and not types
         candidates = self._seed(user_id, plan.semantic_query, query_vector, kind_set, want_episodes)
         self._load(user_id, candidates, query_vector)
-        direct = [c for c in candidates.values() if self._passes(c, types, window, include_invalid)]
+        visible = _Visible(types, window, include_invalid, include_sensitive)
+        direct = [c for c in candidates.values() if visible.admits(c)]
         self._relate(user_id, plan.semantic_query, query_vector, direct)
         floor = self._settings.relevance_floor if min_relevance is None else min_relevance
         if not 0 <= floor <= 1:
@@ -213,11 +243,9 @@ class HybridRetriever:
             depth=max(plan.expand_depth, 1) if expand else 0,
             filters=filters,
             causes_only=plan.causes_only and relation_types is None,
-            include_invalid=include_invalid,
+            visible=visible,
             query=plan.semantic_query,
             query_vector=query_vector,
-            types=types,
-            window=window,
             now=now,
             max_results=max_results,
         )
@@ -373,25 +401,6 @@ class HybridRetriever:
         for language in BACKGROUND:
             self._background(language)
 
-    @staticmethod
-    def _passes(
-        c: _Candidate,
-        types: Sequence[MemoryType] | None,
-        window: TimeWindow | None,
-        include_invalid: bool,
-    ) -> bool:
-        if c.memory is not None:
-            m = c.memory
-            hidden = m.invalid_at is not None or m.status == MemoryStatus.ARCHIVED
-            if hidden and not include_invalid:
-                return False
-            if types and m.memory_type not in types:
-                return False
-            return window is None or window.contains(m.event_time or m.created_at)
-        if c.episode is not None:
-            return not types and (window is None or window.contains(c.episode.timestamp))
-        return False  # deleted between seeding and loading
-
     def _components(self, c: _Candidate, distance: int, now: datetime) -> ScoreComponents:
         s = self._settings
         if c.memory is not None:
@@ -424,11 +433,9 @@ class HybridRetriever:
         depth: int,
         filters: list[LinkType | str] | None,
         causes_only: bool,
-        include_invalid: bool,
+        visible: _Visible,
         query: str,
         query_vector: npt.NDArray[np.float32],
-        types: Sequence[MemoryType] | None,
-        window: TimeWindow | None,
         now: datetime,
         max_results: int,
     ) -> tuple[list[tuple[ScoreComponents, _Candidate]], list[tuple[ScoreComponents, _Candidate]]]:
@@ -459,7 +466,7 @@ class HybridRetriever:
                 depth=depth,
                 relation_types=filters,
                 hub_cap=self._settings.hub_degree_cap,
-                include_invalid=include_invalid,
+                include_invalid=visible.include_invalid,
                 skip_node_ids=skip,
             ):
                 if causes_only and any(
@@ -487,7 +494,7 @@ class HybridRetriever:
         related: list[tuple[ScoreComponents, _Candidate]] = []
         for memory_id, hit in related_ids.items():
             maybe = known.get(memory_id) or neighbours.get((VectorKind.MEMORY, memory_id))
-            if maybe is None or not self._passes(maybe, types, window, include_invalid):
+            if maybe is None or not visible.admits(maybe):
                 continue
             cand = maybe
             cand.hit = hit
@@ -555,6 +562,7 @@ class HybridRetriever:
             "graph_distance": c.hit.distance if related and c.hit else 0,
             "path": c.hit.path if related and c.hit else [],
             "components": comps,
+            "sensitive": (c.memory or c.episode).sensitive,  # type: ignore[union-attr]
         }
         if c.memory is not None:
             m = c.memory
@@ -581,6 +589,7 @@ class HybridRetriever:
             event_time=e.timestamp,
             speaker=e.speaker,
             session_id=e.session_id,
+            matched_modality="text" if isinstance(e.metadata.get("media"), dict) else None,
             **common,
         )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +19,7 @@ from pydantic import BaseModel, Field
 from ..errors import EmbeddingMismatchError, InvalidInputError
 from ..models import (
     MAX_TEXT_CHARS,
+    AuditEntry,
     ContentNode,
     Episode,
     ExpansionHit,
@@ -198,8 +200,11 @@ class GraphStore(ABC):
         valid_from: datetime | None = None,
         invalid_at: datetime | None = None,
         clear_invalid: bool = False,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Memory:
-        """Change status, importance or validity of a memory.
+        """Change status, importance, validity or metadata of a memory.
+
+        ``metadata`` replaces the stored metadata whole (read, change, write it back).
 
         Raises:
             NotFoundError: no such memory for this user.
@@ -376,6 +381,37 @@ class GraphStore(ABC):
     @abstractmethod
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         """The user's most recent knowledge versions, newest first."""
+
+    @abstractmethod
+    def delete_knowledge(self, user_id: str, point_ids: Sequence[str]) -> int:
+        """Delete knowledge points (with their vectors and lexical entries) from whatever
+        version holds them; returns how many existed."""
+
+    # -- audit ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def add_audit(self, entry: AuditEntry) -> None:
+        """Append an audit record (forgetting and purging; never content)."""
+
+    @abstractmethod
+    def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
+        """The user's audit records, newest first."""
+
+    # -- media vectors -----------------------------------------------------------------
+
+    @abstractmethod
+    def set_media_vectors(
+        self, user_id: str, modality: str, model: str, vectors: Mapping[str, npt.ArrayLike]
+    ) -> int:
+        """Store a media encoder's vector for existing episodes (any dimension: it is the
+        encoder's, not the text embedder's); returns how many were stored."""
+
+    @abstractmethod
+    def media_vector_search(
+        self, user_id: str, modality: str, model: str, vector: npt.ArrayLike, k: int = 10
+    ) -> list[VectorHit]:
+        """The ``k`` episodes whose media vector (of this modality and model) is nearest
+        to ``vector`` (cosine, exact over the user's media), best first."""
 
     # -- inspection ----------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from ..errors import (
     TransientStorageError,
 )
 from ..models import (
+    AuditEntry,
     ContentNode,
     EdgeType,
     Episode,
@@ -48,6 +49,7 @@ from ..models import (
     VectorHit,
     VectorKind,
 )
+from ..privacy import is_sensitive
 from ..queries import cypher, split_statements
 from ..textutil import lexical_tokens, normalize_name, tokens_document, user_token
 from .base import (
@@ -361,9 +363,13 @@ class Neo4jGraphStore(GraphStore):
         valid_from: datetime | None = None,
         invalid_at: datetime | None = None,
         clear_invalid: bool = False,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Memory:
         user = self._check_user(user_id)
         changes: dict[str, Any] = {}
+        if metadata is not None:
+            changes["metadata"] = json.dumps(dict(metadata), ensure_ascii=False, default=str)
+            changes["sensitive"] = is_sensitive(metadata)
         if status is not None:
             changes["status"] = MemoryStatus(status).value
         if importance is not None:
@@ -661,6 +667,7 @@ class Neo4jGraphStore(GraphStore):
                     "importance": e.importance,
                     "access_count": e.access_count,
                     "metadata": json.dumps(e.metadata, ensure_ascii=False, default=str),
+                    "sensitive": e.sensitive,
                     "search_kind": VectorKind.EPISODE.value,
                     "search_tokens": _search_tokens(user, episode_document(e, before.get(e.id))),
                 }
@@ -763,6 +770,7 @@ class Neo4jGraphStore(GraphStore):
                 "type": p.type.value,
                 "score": p.score,
                 "metadata": json.dumps(p.metadata, ensure_ascii=False, default=str),
+                "sensitive": p.sensitive,
                 "position": i,
                 "search_kind": VectorKind.KNOWLEDGE.value,
                 "search_tokens": _search_tokens(user, p.content),
@@ -781,6 +789,81 @@ class Neo4jGraphStore(GraphStore):
             )
         )
         return version.version_id
+
+    def delete_knowledge(self, user_id: str, point_ids: Sequence[str]) -> int:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(point_ids))
+        if not ids:
+            return 0
+        rows = self._write(
+            lambda tx: self._run(tx, "knowledge/delete_many", user_id=user, point_ids=ids)
+        )
+        return int(rows[0]["deleted"]) if rows else 0
+
+    # -- audit ---------------------------------------------------------------------------
+
+    def add_audit(self, entry: AuditEntry) -> None:
+        props = {
+            "id": entry.id,
+            "user_id": entry.user_id,
+            "action": entry.action,
+            "target_kind": entry.target_kind,
+            "target_ids": list(entry.target_ids),
+            "at": entry.at,
+            "actor": entry.actor,
+            "counts": json.dumps(entry.counts),
+        }
+        self._write(
+            lambda tx: self._run(
+                tx, "audit/add", entry={k: v for k, v in props.items() if v is not None}
+            )
+        )
+
+    def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
+        user = self._check_user(user_id)
+        return [
+            AuditEntry(
+                id=a["id"],
+                user_id=user,
+                action=a["action"],
+                target_kind=a["target_kind"],
+                target_ids=list(a.get("target_ids") or []),
+                at=_native(a["at"]),
+                actor=a.get("actor"),
+                counts=json.loads(a.get("counts") or "{}"),
+            )
+            for a in (r["entry"] for r in self._read("audit/list", user_id=user, limit=limit))
+        ]
+
+    # -- media vectors -------------------------------------------------------------------
+
+    def set_media_vectors(
+        self, user_id: str, modality: str, model: str, vectors: Mapping[str, npt.ArrayLike]
+    ) -> int:
+        user = self._check_user(user_id)
+        rows = [{"ref_id": ref, "vector": _unit_list(v)} for ref, v in vectors.items()]
+        if not rows:
+            return 0
+        result = self._write(
+            lambda tx: self._run(
+                tx, "media/set_vectors", user_id=user, modality=modality, model=model, rows=rows
+            )
+        )
+        return int(result[0]["stored"]) if result else 0
+
+    def media_vector_search(
+        self, user_id: str, modality: str, model: str, vector: npt.ArrayLike, k: int = 10
+    ) -> list[VectorHit]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "media/search",
+            user_id=user,
+            modality=modality,
+            model=model,
+            vector=_unit_list(vector),
+            k=int(k),
+        )
+        return [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in rows]
 
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)
@@ -862,10 +945,20 @@ def _memory_props(memory: Memory) -> dict[str, Any]:
         "source": memory.source,
         "attributes": json.dumps(memory.attributes, ensure_ascii=False),
         "metadata": json.dumps(memory.metadata, ensure_ascii=False, default=str),
+        "sensitive": memory.sensitive,
         "search_kind": VectorKind.MEMORY.value,
         "search_tokens": _search_tokens(memory.user_id, memory_document(memory)),
     }
     return {k: v for k, v in props.items() if v is not None}
+
+
+def _unit_list(vector: npt.ArrayLike) -> list[float]:
+    """A media vector scaled to unit length, as the driver sends lists."""
+    array = np.asarray(vector, dtype=np.float64).reshape(-1)
+    norm = float(np.linalg.norm(array))
+    if not np.isfinite(norm) or norm == 0.0:
+        raise InvalidInputError("a media vector must be finite and non-zero", "vector")
+    return [float(x) for x in array / norm]
 
 
 def _memory_from_props(p: Mapping[str, Any]) -> Memory:

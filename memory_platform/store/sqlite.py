@@ -28,6 +28,7 @@ from ..errors import (
     TransientStorageError,
 )
 from ..models import (
+    AuditEntry,
     ContentNode,
     EdgeType,
     Episode,
@@ -394,6 +395,7 @@ class SQLiteGraphStore(GraphStore):
         valid_from: datetime | None = None,
         invalid_at: datetime | None = None,
         clear_invalid: bool = False,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Memory:
         user = self._check_user(user_id)
         sets: list[str] = []
@@ -414,6 +416,9 @@ class SQLiteGraphStore(GraphStore):
         elif invalid_at is not None:
             sets.append("invalid_at = ?")
             params.append(_ts(invalid_at))
+        if metadata is not None:
+            sets.append("metadata = ?")
+            params.append(json.dumps(dict(metadata), ensure_ascii=False, default=str))
         with self._tx() as conn:
             if sets:
                 conn.execute(
@@ -519,6 +524,8 @@ class SQLiteGraphStore(GraphStore):
                 conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user,))
             conn.execute("DELETE FROM lexical WHERE utok = ?", (user_token(user),))
             conn.execute("DELETE FROM lexical_docs WHERE user_id = ?", (user,))
+            conn.execute("DELETE FROM media_vectors WHERE user_id = ?", (user,))
+            conn.execute("DELETE FROM audit_log WHERE user_id = ?", (user,))
 
     # -- links -------------------------------------------------------------------------
 
@@ -1089,6 +1096,104 @@ class SQLiteGraphStore(GraphStore):
             )
         return out
 
+    def delete_knowledge(self, user_id: str, point_ids: Sequence[str]) -> int:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(point_ids))
+        deleted = 0
+        with self._tx() as conn:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                deleted += conn.execute(
+                    f"DELETE FROM knowledge WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    (user, *chunk),
+                ).rowcount
+                self._unindex(conn, VectorKind.KNOWLEDGE, chunk)
+                self._delete_vectors(conn, VectorKind.KNOWLEDGE, chunk)
+        return deleted
+
+    # -- audit ---------------------------------------------------------------------------
+
+    def add_audit(self, entry: AuditEntry) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO audit_log(id, user_id, action, target_kind, target_ids, at, actor,"
+                " counts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    entry.id,
+                    entry.user_id,
+                    entry.action,
+                    entry.target_kind,
+                    json.dumps(entry.target_ids),
+                    _ts(entry.at),
+                    entry.actor,
+                    json.dumps(entry.counts),
+                ),
+            )
+
+    def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "SELECT id, action, target_kind, target_ids, at, actor, counts FROM audit_log"
+            " WHERE user_id = ? ORDER BY seq DESC LIMIT ?",
+            (user, limit),
+        )
+        return [
+            AuditEntry(
+                id=r[0],
+                user_id=user,
+                action=r[1],
+                target_kind=r[2],
+                target_ids=json.loads(r[3]),
+                at=_dt_required(r[4]),
+                actor=r[5],
+                counts=json.loads(r[6]),
+            )
+            for r in rows
+        ]
+
+    # -- media vectors -------------------------------------------------------------------
+
+    def set_media_vectors(
+        self, user_id: str, modality: str, model: str, vectors: Mapping[str, npt.ArrayLike]
+    ) -> int:
+        user = self._check_user(user_id)
+        rows = [(ref, _unit_blob(vector)) for ref, vector in vectors.items()]
+        stored = 0
+        with self._tx() as conn:
+            for ref, blob in rows:
+                found = conn.execute(
+                    "SELECT 1 FROM episodes WHERE id = ? AND user_id = ?", (ref, user)
+                ).fetchone()
+                if found is None:
+                    continue
+                conn.execute(
+                    "INSERT INTO media_vectors(ref_id, modality, user_id, model, embedding)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT(ref_id, modality) DO UPDATE SET"
+                    " model = excluded.model, embedding = excluded.embedding",
+                    (ref, modality, user, model, blob),
+                )
+                stored += 1
+        return stored
+
+    def media_vector_search(
+        self, user_id: str, modality: str, model: str, vector: npt.ArrayLike, k: int = 10
+    ) -> list[VectorHit]:
+        user = self._check_user(user_id)
+        rows = self._read(
+            "SELECT ref_id, embedding FROM media_vectors"
+            " WHERE user_id = ? AND modality = ? AND model = ?",
+            (user, modality, model),
+        )
+        query = np.frombuffer(_unit_blob(vector), dtype=np.float32)
+        hits = []
+        for ref, blob in rows:
+            stored = np.frombuffer(blob, dtype=np.float32)
+            if stored.shape != query.shape:
+                continue
+            hits.append(VectorHit(ref_id=ref, score=float(stored @ query)))
+        hits.sort(key=lambda h: (-h.score, h.ref_id))
+        return hits[:k]
+
     # -- inspection ----------------------------------------------------------------------
 
     def stats(self, user_id: str | None = None) -> StoreStats:
@@ -1123,6 +1228,16 @@ class SQLiteGraphStore(GraphStore):
 
 
 # -- row mapping ---------------------------------------------------------------------------
+
+
+def _unit_blob(vector: npt.ArrayLike) -> bytes:
+    """A vector scaled to unit length as float32 bytes (cosine becomes a dot product)."""
+    array = np.asarray(vector, dtype=np.float32).reshape(-1)
+    norm = float(np.linalg.norm(array))
+    if not np.isfinite(norm) or norm == 0.0:
+        raise InvalidInputError("a media vector must be finite and non-zero", "vector")
+    return (array / norm).astype(np.float32).tobytes()
+
 
 _MEMORY_COLUMNS = (
     "id, user_id, memory_type, title, text, importance, status, created_at, event_time,"

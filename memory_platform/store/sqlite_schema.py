@@ -237,7 +237,37 @@ CREATE TRIGGER episodes_pending AFTER INSERT ON episodes BEGIN
 END;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+# v4: the audit log of forgetting (no content), and media encoders' vectors, kept apart
+# from the text vectors because their dimension is the encoder's.
+_V4 = """
+CREATE TABLE IF NOT EXISTS audit_log (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    user_id     TEXT NOT NULL,
+    action      TEXT NOT NULL,
+    target_kind TEXT NOT NULL,
+    target_ids  TEXT NOT NULL,
+    at          REAL NOT NULL,
+    actor       TEXT,
+    counts      TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS audit_log_user ON audit_log(user_id, seq);
+
+CREATE TABLE IF NOT EXISTS media_vectors (
+    ref_id    TEXT NOT NULL,
+    modality  TEXT NOT NULL,
+    user_id   TEXT NOT NULL,
+    model     TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    PRIMARY KEY (ref_id, modality)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS media_vectors_user ON media_vectors(user_id, modality, model);
+CREATE TRIGGER IF NOT EXISTS episodes_media_gone AFTER DELETE ON episodes BEGIN
+    DELETE FROM media_vectors WHERE ref_id = old.id;
+END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 
 REQUEUE_ALL: tuple[str, ...] = (
     "DELETE FROM vectors",

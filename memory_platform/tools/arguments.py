@@ -10,9 +10,16 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from ..models import MAX_CONTENT_CHARS, MAX_TEXT_CHARS, MemoryType, RelationType
+from ..models import MAX_CONTENT_CHARS, MAX_TEXT_CHARS, MemoryType, RelationType, UpdateAction
 
-__all__ = ["CreateMemoryArgs", "LinkMemoriesArgs", "SearchMemoriesArgs", "TimeRangeArgs"]
+__all__ = [
+    "CreateMemoryArgs",
+    "ForgetMemoryArgs",
+    "LinkMemoriesArgs",
+    "SearchMemoriesArgs",
+    "TimeRangeArgs",
+    "UpdateMemoryArgs",
+]
 
 MAX_ATTRIBUTES = 20
 
@@ -33,6 +40,10 @@ def _memory_type(value: Any) -> MemoryType:
 
 def _relation_type(value: Any) -> RelationType:
     return _enum(RelationType, value)  # type: ignore[no-any-return]
+
+
+def _update_action(value: Any) -> UpdateAction:
+    return _enum(UpdateAction, value)  # type: ignore[no-any-return]
 
 
 def _stripped(value: Any) -> Any:
@@ -60,6 +71,7 @@ class CreateMemoryArgs(_Args):
     object: ShortText | None = None
     attributes: dict[str, str] = Field(default_factory=dict)
     importance: float = Field(0.5, ge=0.0, le=1.0)
+    sensitive: bool | None = None
 
     @field_validator("object", mode="before")
     @classmethod
@@ -69,28 +81,33 @@ class CreateMemoryArgs(_Args):
     @field_validator("attributes", mode="before")
     @classmethod
     def _attributes(cls, value: Any) -> Any:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            raise ValueError('must be an object of key-value pairs, e.g. {"时间": "今天"}')
-        if len(value) > MAX_ATTRIBUTES:
-            raise ValueError(f"at most {MAX_ATTRIBUTES} attributes")
-        out: dict[str, str] = {}
-        for key, raw in value.items():
-            name = str(key).strip()
-            if not name or len(name) > 64:
-                raise ValueError("attribute names must have 1 to 64 characters")
-            if isinstance(raw, bool) or not isinstance(raw, str | int | float):
-                raise ValueError(f"attribute {name!r} must be a string")
-            text = str(raw).strip()
-            if not text:
-                continue  # an empty value says nothing; skip it rather than fail
-            if len(text) > MAX_CONTENT_CHARS:
-                raise ValueError(
-                    f"attribute {name!r} is longer than {MAX_CONTENT_CHARS} characters"
-                )
-            out[name] = text
-        return out
+        return {k: v for k, v in clean_attributes(value).items() if v}
+
+
+def clean_attributes(value: Any) -> dict[str, str]:
+    """Validate an attribute map from an LLM: string keys of 1-64 characters, string (or
+    number) values, stripped; an empty value is kept as "" for the caller to interpret."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError('must be an object of key-value pairs, e.g. {"时间": "今天"}')
+    if len(value) > MAX_ATTRIBUTES:
+        raise ValueError(f"at most {MAX_ATTRIBUTES} attributes")
+    out: dict[str, str] = {}
+    for key, raw in value.items():
+        name = str(key).strip()
+        if not name or len(name) > 64:
+            raise ValueError("attribute names must have 1 to 64 characters")
+        if raw is None:
+            out[name] = ""
+            continue
+        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+            raise ValueError(f"attribute {name!r} must be a string")
+        text = str(raw).strip()
+        if len(text) > MAX_CONTENT_CHARS:
+            raise ValueError(f"attribute {name!r} is longer than {MAX_CONTENT_CHARS} characters")
+        out[name] = text
+    return out
 
 
 class LinkMemoriesArgs(_Args):
@@ -118,3 +135,49 @@ class SearchMemoriesArgs(_Args):
     max_results: int = Field(10, ge=1, le=100)
     expand_depth: int = Field(1, ge=0, le=2)
     min_relevance: float | None = Field(None, ge=0, le=1)
+    include_sensitive: bool = False
+
+
+class UpdateMemoryArgs(_Args):
+    """Arguments of ``update_memory``: correct or retract a memory (seed 000 §9.3).
+
+    Attributes given replace those of the same name; an empty value removes one.
+    """
+
+    memory_description: LongText
+    action: Annotated[UpdateAction, BeforeValidator(_update_action)] = UpdateAction.CORRECT
+    object: ShortText | None = None
+    attributes: dict[str, str] | None = None
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    memory_type: Annotated[MemoryType, BeforeValidator(_memory_type)] | None = None
+    sensitive: bool | None = None
+    reason: LongText | None = None
+
+    @field_validator("attributes", mode="before")
+    @classmethod
+    def _attributes(cls, value: Any) -> Any:
+        return None if value is None else clean_attributes(value)
+
+    @field_validator("reason", "object", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    def changes_anything(self) -> bool:
+        """Whether a correction says what to change."""
+        return any(
+            v is not None
+            for v in (
+                self.object,
+                self.attributes,
+                self.importance,
+                self.memory_type,
+                self.sensitive,
+            )
+        )
+
+
+class ForgetMemoryArgs(_Args):
+    """Arguments of ``forget_memory``: delete a memory for good (seed 000 §9.2)."""
+
+    memory_description: LongText

@@ -18,7 +18,13 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import MemoryPlatformError
 from ..textutil import has_cjk
-from .arguments import CreateMemoryArgs, LinkMemoriesArgs, SearchMemoriesArgs
+from .arguments import (
+    CreateMemoryArgs,
+    ForgetMemoryArgs,
+    LinkMemoriesArgs,
+    SearchMemoriesArgs,
+    UpdateMemoryArgs,
+)
 from .schemas import TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -79,6 +85,8 @@ class ToolExecutor:
             "create_memory": (CreateMemoryArgs, self._create_memory),
             "link_memories": (LinkMemoriesArgs, self._link_memories),
             "search_memories": (SearchMemoriesArgs, self._search_memories),
+            "update_memory": (UpdateMemoryArgs, self._update_memory),
+            "forget_memory": (ForgetMemoryArgs, self._forget_memory),
         }
 
     def execute(
@@ -231,6 +239,16 @@ class ToolExecutor:
         self, user_id: str, args: SearchMemoriesArgs, reference_time: datetime | None
     ) -> dict[str, Any]:
         return self._platform.search_tool(user_id, args, reference_time=reference_time)
+
+    def _update_memory(
+        self, user_id: str, args: UpdateMemoryArgs, reference_time: datetime | None
+    ) -> dict[str, Any]:
+        return self._platform.update_memory_tool(user_id, args, reference_time=reference_time)
+
+    def _forget_memory(
+        self, user_id: str, args: ForgetMemoryArgs, reference_time: datetime | None
+    ) -> dict[str, Any]:
+        return self._platform.forget_tool(user_id, args, reference_time=reference_time)
 
 
 def _unpack_call(call: Any) -> tuple[str, str, Any]:

@@ -11,7 +11,7 @@ import json
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any, Literal
 
-__all__ = ["EXAMPLE_TIME", "FEW_SHOT_EXAMPLES", "system_prompt"]
+__all__ = ["CORRECTION_EXAMPLES", "EXAMPLE_TIME", "FEW_SHOT_EXAMPLES", "system_prompt"]
 
 EXAMPLE_TIME = datetime(2025, 11, 5, 10, 0, tzinfo=timezone(timedelta(hours=8)))
 """The message time the seed's examples were written for (2025-11-05, UTC+8)."""
@@ -124,6 +124,55 @@ FEW_SHOT_EXAMPLES: list[dict[str, Any]] = [
     },
 ]  # fmt: skip
 
+CORRECTION_EXAMPLES: list[dict[str, Any]] = [
+    {
+        "title": "纠正 (§9.3 记忆纠错)",
+        "setup": [
+            _call("create_memory", subject="我", memory_type="事件", topic="搬家", object="柏林",
+                  attributes={"时间": "上个月"}, importance=0.8),
+        ],
+        "user": "不对,我上个月搬去的是巴黎,不是柏林",
+        "calls": [
+            _call("update_memory", memory_description="我上个月搬家到柏林", action="纠正",
+                  object="巴黎", reason="用户更正了城市"),
+        ],
+    },
+    {
+        "title": "撤回 (§9.3 记忆纠错)",
+        "setup": [
+            _call("create_memory", subject="我", memory_type="事件", topic="吵架", object="小红",
+                  attributes={"时间": "昨天"}, importance=0.6),
+        ],
+        "user": "其实我昨天没和小红吵架,是我记错了",
+        "calls": [
+            _call("update_memory", memory_description="我昨天和小红吵架", action="撤回",
+                  reason="用户说这件事没有发生"),
+        ],
+    },
+    {
+        "title": "隐私 (§9.2)",
+        "setup": [],
+        "user": "我上周被确诊了糖尿病",
+        "calls": [
+            _call("create_memory", subject="我", memory_type="事实", topic="确诊", object="糖尿病",
+                  attributes={"时间": "上周"}, importance=0.9, sensitive=True),
+        ],
+    },
+    {
+        "title": "遗忘 (§9.2)",
+        "setup": [
+            _call("create_memory", subject="我", memory_type="关系", topic="前任", object="小李",
+                  importance=0.6),
+        ],
+        "user": "把我跟你说过的前任小李的事忘掉吧",
+        "calls": [
+            _call("forget_memory", memory_description="我的前任小李"),
+        ],
+    },
+]  # fmt: skip
+"""Seed-style examples of ``update_memory`` and ``forget_memory`` (seed 000 §9.2, §9.3):
+``setup`` holds the calls of earlier turns that stored what the user now changes."""
+
 _ZH = """你是一个具有记忆能力的AI助手。今天是 {today}。在对话中,你可以使用以下工具管理记忆:
 
 1. create_memory:创建新记忆
@@ -143,6 +192,14 @@ _ZH = """你是一个具有记忆能力的AI助手。今天是 {today}。在对�
 - 复杂句子拆成多条记忆,再用 link_memories 关联
 - 转述的内容要标明来源(用引用/基于关系)
 - 按内容判断重要性,不是所有事情都重要
+"""
+
+_ZH_EXTENDED = """4. update_memory:纠正或撤回已有记忆
+   - 用户指出记忆有误时纠正(只给出要改的字段),旧版本会保留在历史中
+   - 用户说某件事没有发生时撤回
+5. forget_memory:彻底删除一条记忆
+   - 仅在用户明确要求忘掉时使用
+- 健康、财务、密码、证件号码等隐私内容标记 sensitive=true;只有用户明确问到时才用 include_sensitive 搜索
 """
 
 _EN = """You are an AI assistant with long-term memory. Today is {today}. Manage memories with these tools:
@@ -166,15 +223,23 @@ Principles:
 - judge importance by content; not everything matters
 """
 
+_EN_EXTENDED = """4. update_memory: correct or retract an existing memory
+   - correct when the user says a memory is wrong (give only the fields that change); the old version stays in the history
+   - retract when the user says something never happened
+5. forget_memory: delete a memory for good
+   - only when the user explicitly asks you to forget it
+- mark private content (health, finances, passwords, identity numbers) sensitive=true; search with include_sensitive only when the user asks about it
+"""
 
-def _format_examples(lang: str) -> str:
+
+def _format_examples(lang: str, extended: bool = False) -> str:
     header = (
         "示例:"
         if lang == "zh"
         else "Examples (the user speaks Chinese here; reply with the same kind of calls in any language):"
     )
     lines = [header]
-    for example in FEW_SHOT_EXAMPLES:
+    for example in FEW_SHOT_EXAMPLES + (CORRECTION_EXAMPLES if extended else []):
         lines.append(
             ("用户:" if lang == "zh" else "User: ")
             + json.dumps(example["user"], ensure_ascii=False)
@@ -186,7 +251,10 @@ def _format_examples(lang: str) -> str:
 
 
 def system_prompt(
-    lang: Literal["zh", "en"] = "zh", today: date | None = None, examples: bool = True
+    lang: Literal["zh", "en"] = "zh",
+    today: date | None = None,
+    examples: bool = True,
+    extended: bool = False,
 ) -> str:
     """The system prompt that teaches an agent to use the memory tools.
 
@@ -194,6 +262,8 @@ def system_prompt(
         lang: ``zh`` (the seed's wording) or ``en``.
         today: the date to state in the prompt; defaults to today (UTC).
         examples: append the few-shot examples of seed §4.5.2.
+        extended: also teach ``update_memory`` and ``forget_memory`` (give the agent
+            ``tool_definitions(extended=True)``).
     """
     if lang not in ("zh", "en"):
         from ..errors import InvalidInputError
@@ -201,4 +271,6 @@ def system_prompt(
         raise InvalidInputError("must be 'zh' or 'en'", "lang")
     day = (today or datetime.now(UTC).date()).isoformat()
     text = (_ZH if lang == "zh" else _EN).format(today=day)
-    return text + "\n" + _format_examples(lang) if examples else text
+    if extended:
+        text += _ZH_EXTENDED if lang == "zh" else _EN_EXTENDED
+    return text + "\n" + _format_examples(lang, extended) if examples else text

@@ -44,6 +44,7 @@ MODEL_PROPERTIES = (
     | {"norm", "embedding", "search_tokens", "kind", "version_id", "session_id", "seq"}
     | {"memory_id", "type", "relation", "key", "label", "position", "importance", "confidence"}
     | {"discovered", "content", "speaker", "score"}
+    | {"sensitive"}  # mirrored from metadata onto the nodes by the Neo4j backend
 )
 
 

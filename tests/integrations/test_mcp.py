@@ -30,7 +30,7 @@ from memory_platform.integrations.mcp_server import MemoryMcp, http_app
 from tests.support.net import serve
 
 TOOLS = {
-    "create_memory", "link_memories", "search_memories",
+    "create_memory", "link_memories", "search_memories", "update_memory", "forget_memory",
     "get_memory", "list_memories", "delete_memory", "get_context",
 }  # fmt: skip
 ALICE_KEY = "alice-key-0123456789"
@@ -96,6 +96,17 @@ async def exercise(client: Client) -> dict[str, Any]:
     seen["delete"] = result_of(
         await client.call_tool("delete_memory", {"memory_id": sleep["memory_id"]})
     )
+    seen["correct"] = result_of(
+        await client.call_tool(
+            "update_memory",
+            {"memory_description": mood["memory_id"], "object": "better", "reason": "it passed"},
+        )
+    )
+    seen["forget"] = result_of(
+        await client.call_tool(
+            "forget_memory", {"memory_description": seen["correct"]["memory_id"]}
+        )
+    )
     seen["ids"] = (mood["memory_id"], sleep["memory_id"])
     return seen
 
@@ -114,6 +125,10 @@ def check(seen: dict[str, Any]) -> None:
     assert seen["resources"] == {"memory://recent", "memory://knowledge/latest"}
     assert [m["id"] for m in seen["recent"]] == [sleep, mood]
     assert seen["delete"] == {"success": True, "deleted": sleep}
+    correct = seen["correct"]
+    assert correct["success"] and correct["supersedes"] == mood
+    assert "better" in correct["text"] and "low" in correct["previous_text"]
+    assert set(seen["forget"]["forgotten"]) == {mood, correct["memory_id"]}  # every version
 
 
 def documented_host_config() -> dict[str, Any]:
@@ -146,7 +161,9 @@ def test_stdio_server_as_a_desktop_host_runs_it(tmp_path: Path) -> None:
 
     check(seen)
     with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
-        assert [m.id for m in mp.list_memories("alice")] == [seen["ids"][0]]
+        assert mp.list_memories("alice") == []  # deleted, then both versions forgotten
+        [entry] = mp.audit_log("alice")
+        assert entry.action == "forget" and entry.actor == "agent"
 
 
 def http_client(url: str, key: str, user: str) -> Callable[[], Awaitable[Any]]:
@@ -190,5 +207,11 @@ def test_http_server_needs_a_key_for_the_user_and_keeps_users_apart(
         assert no_key.status_code == 401 and wrong_key.status_code == 401
         assert other_user.status_code == 403 and "bob" in other_user.json()["error"]
         assert [m["id"] for m in bob["recent"]] == list(bob["ids"][::-1])  # only bob's own
-        assert {m.id for m in mp.list_memories("alice")} == {seen["ids"][0]}
-        assert {m.id for m in mp.list_memories("bob")} == {bob["ids"][0]}
+        assert mp.list_memories("alice") == mp.list_memories("bob") == []
+        # each user's forgetting is audited under that user, and only there
+        assert [set(e.target_ids) for e in mp.audit_log("alice")] == [
+            {seen["ids"][0], seen["correct"]["memory_id"]}
+        ]
+        assert [set(e.target_ids) for e in mp.audit_log("bob")] == [
+            {bob["ids"][0], bob["correct"]["memory_id"]}
+        ]

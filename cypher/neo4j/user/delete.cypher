@@ -11,6 +11,8 @@ CALL () {
   UNION ALL
   MATCH (n:KnowledgeVersion) WHERE n.user_id = $user_id RETURN n
   UNION ALL
+  MATCH (n:Audit) WHERE n.user_id = $user_id RETURN n
+  UNION ALL
   MATCH (n:User {id: $user_id}) RETURN n
 }
 CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS

@@ -1,0 +1,175 @@
+"""Forgetting for real (seed 000 §9.2): nothing of a forgotten memory stays reachable.
+
+Forgetting a memory deletes every version of it (the ``SUPERSEDES`` chain), its links,
+the content nodes no other memory includes, its vectors and lexical entries, and the
+knowledge points derived from it; forgetting an episode deletes it with its vectors,
+index entries and media file. Each call leaves one :class:`AuditEntry` (ids and counts,
+never content). :func:`purge_archived` applies the same to archived memories past a
+configured age.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from pydantic import BaseModel
+
+from .builder import TIME_KEYS
+from .corrections import memory_history
+from .models import AuditEntry, KnowledgePoint, MemoryStatus, NodeType
+from .store import GraphStore, MemoryRecord
+from .textutil import has_cjk
+
+__all__ = [
+    "ForgetReport",
+    "derived_knowledge",
+    "forget_episodes",
+    "forget_memory",
+    "purge_archived",
+]
+
+
+class ForgetReport(BaseModel):
+    """What one forgetting removed; the audit record holds the same ids and counts."""
+
+    user_id: str
+    target_kind: str
+    forgotten_ids: list[str]
+    knowledge_points: int = 0
+    media_files: int = 0
+    audit_id: str
+
+
+def _terms(record: MemoryRecord) -> set[str]:
+    """The distinctive words of a memory a knowledge point would repeat: its object (or
+    topic when it has none) and its non-time attribute values."""
+    parts = [n.content for n in record.nodes if n.kind == NodeType.OBJECT]
+    if not parts:
+        parts = [n.content for n in record.nodes if n.kind == NodeType.TOPIC]
+    parts += [v for k, v in record.memory.attributes.items() if k.strip().lower() not in TIME_KEYS]
+    return {p.strip() for p in parts if len(p.strip()) >= (2 if has_cjk(p) else 3)}
+
+
+def _mentions(content: str, term: str) -> bool:
+    if has_cjk(term):
+        return term in content
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", content, re.IGNORECASE) is not None
+
+
+def derived_knowledge(
+    store: GraphStore, user_id: str, records: Sequence[MemoryRecord]
+) -> list[KnowledgePoint]:
+    """Knowledge points derived from the memories: those whose metadata names one of them
+    (``memory_ids``) and those that repeat one's object or attribute values."""
+    ids = {r.memory.id for r in records}
+    terms = set().union(*(_terms(r) for r in records)) if records else set()
+    found: dict[str, KnowledgePoint] = {}
+    for version in store.knowledge_versions(user_id, limit=1_000_000):
+        for point in version.points:
+            named = set(point.metadata.get("memory_ids") or []) & ids
+            if named or any(_mentions(point.content, t) for t in terms):
+                found[point.id] = point
+    return list(found.values())
+
+
+def forget_memory(
+    store: GraphStore,
+    user_id: str,
+    memory_id: str,
+    *,
+    actor: str | None = None,
+    action: Literal["forget", "purge"] = "forget",
+    now: datetime | None = None,
+) -> ForgetReport:
+    """Delete a memory with all its versions and derived knowledge; audit it.
+
+    Raises:
+        NotFoundError: no such memory for this user.
+    """
+    versions = memory_history(store, user_id, memory_id)
+    records = [r for v in versions if (r := store.get_memory(user_id, v.memory.id)) is not None]
+    points = derived_knowledge(store, user_id, records)
+    for record in records:
+        store.delete_memory(user_id, record.memory.id)
+    removed = store.delete_knowledge(user_id, [p.id for p in points])
+    ids = [r.memory.id for r in records]
+    entry = AuditEntry(
+        user_id=user_id,
+        action=action,
+        target_kind="memory",
+        target_ids=ids,
+        at=now or datetime.now(UTC),
+        actor=actor,
+        counts={"memories": len(ids), "knowledge_points": removed},
+    )
+    store.add_audit(entry)
+    return ForgetReport(
+        user_id=user_id,
+        target_kind="memory",
+        forgotten_ids=ids,
+        knowledge_points=removed,
+        audit_id=entry.id,
+    )
+
+
+def forget_episodes(
+    store: GraphStore,
+    user_id: str,
+    episode_ids: Iterable[str],
+    *,
+    actor: str | None = None,
+    release_media: Callable[[str, list[str]], int] = lambda user, ids: 0,
+    now: datetime | None = None,
+) -> ForgetReport:
+    """Delete episodes (and, through ``release_media``, media files no episode uses any
+    more); audit it. Unknown ids are ignored; the report lists what existed."""
+    wanted = list(dict.fromkeys(episode_ids))
+    existing = store.get_episodes(user_id, wanted)
+    ids = [e.id for e in existing]
+    store.delete_episodes(user_id, ids)
+    hashes = [
+        str(e.metadata["media"]["sha256"])
+        for e in existing
+        if isinstance(e.metadata.get("media"), dict) and "sha256" in e.metadata["media"]
+    ]
+    files = release_media(user_id, hashes) if hashes else 0
+    entry = AuditEntry(
+        user_id=user_id,
+        action="forget",
+        target_kind="episode",
+        target_ids=ids,
+        at=now or datetime.now(UTC),
+        actor=actor,
+        counts={"episodes": len(ids), "media_files": files},
+    )
+    store.add_audit(entry)
+    return ForgetReport(
+        user_id=user_id,
+        target_kind="episode",
+        forgotten_ids=ids,
+        media_files=files,
+        audit_id=entry.id,
+    )
+
+
+def purge_archived(
+    store: GraphStore, user_id: str, older_than_days: float, now: datetime | None = None
+) -> dict[str, int]:
+    """Forget archived memories not used for ``older_than_days`` (the decay policy's
+    explicit end); returns how many were checked and purged."""
+    now = now or datetime.now(UTC)
+    cutoff = now - timedelta(days=older_than_days)
+    stale: list[str] = []
+    offset = 0
+    while page := store.list_memories(user_id, MemoryStatus.ARCHIVED, limit=500, offset=offset):
+        offset += len(page)
+        stale += [m.id for m in page if (m.last_accessed or m.created_at) < cutoff]
+    purged = 0
+    for memory_id in stale:
+        if store.get_memories(user_id, [memory_id]):  # an earlier chain may have taken it
+            forget_memory(store, user_id, memory_id, actor="purge", action="purge", now=now)
+            purged += 1
+    return {"checked": offset, "purged": purged}

@@ -1,0 +1,285 @@
+"""Correcting, retracting and forgetting memories behave the same on every backend
+(seed 000 §9.2, §9.3): a correction never overwrites, a retraction never deletes, and a
+forgotten memory is unreachable by any path."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from memory_platform import MemoryPlatform
+from memory_platform.errors import InvalidInputError, NotFoundError
+from memory_platform.models import KnowledgePoint, KnowledgeVersion, LinkType
+from memory_platform.tools.prompts import CORRECTION_EXAMPLES, EXAMPLE_TIME
+
+pytestmark = pytest.mark.contract
+
+CST = timezone(timedelta(hours=8))
+T0 = datetime(2025, 11, 5, 10, 0, tzinfo=CST)
+
+
+def create(mp: MemoryPlatform, user: str, **args: object) -> str:
+    result = mp.execute_tool(user, "create_memory", dict(args), reference_time=T0)
+    assert result["success"], result
+    return str(result["memory_id"])
+
+
+def moved_to_berlin(mp: MemoryPlatform, user: str) -> str:
+    return create(
+        mp,
+        user,
+        subject="我",
+        memory_type="事件",
+        topic="搬家",
+        object="柏林",
+        attributes={"时间": "上个月", "原因": "工作"},
+        importance=0.8,
+    )
+
+
+def found(mp: MemoryPlatform, user: str, query: str, **kwargs: object) -> list[str]:
+    return [r.id for r in mp.search(user, query, record_access=False, **kwargs)]  # type: ignore[arg-type]
+
+
+def test_a_correction_keeps_the_old_version_and_search_returns_the_new_one(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    old = moved_to_berlin(mp, user)
+    result = mp.execute_tool(
+        user,
+        "update_memory",
+        {
+            "memory_description": "我上个月搬家到柏林",
+            "action": "纠正",
+            "object": "巴黎",
+            "reason": "用户更正了城市",
+        },
+        reference_time=T0,
+    )
+    assert result["success"], result
+    new = result["memory_id"]
+    assert result["supersedes"] == old and new != old
+    assert "巴黎" in result["text"] and "柏林" in result["previous_text"]
+
+    current = mp.get_memory(user, new)
+    assert current.memory.text.startswith("我 搬家 巴黎")  # written as the user wrote it
+    assert current.memory.attributes == {"时间": "2025-10", "原因": "工作"}  # kept as they were
+    assert current.memory.importance == 0.8
+    previous = mp.get_memory(user, old)
+    assert previous.memory.invalid_at is not None  # kept, invalidated, not overwritten
+    assert "柏林" in previous.memory.text
+    assert any(
+        link.type == LinkType.SUPERSEDES and link.source_id == new and link.target_id == old
+        for link in current.links
+    )
+
+    mp.wait_for_indexing(user)
+    assert found(mp, user, "搬家")[:1] == [new]
+    assert old not in found(mp, user, "搬家 柏林")
+    assert old in found(mp, user, "搬家 柏林", include_invalid=True)
+
+    for start in (old, new):  # the history reads the same from either end
+        history = mp.memory_history(user, start)
+        assert [v.memory.id for v in history] == [old, new]
+        assert [v.current for v in history] == [False, True]
+        assert history[0].superseded_by == new
+        ended = history[0].ended
+        assert ended is not None and ended.action == "correct"
+        assert ended.by == "agent" and ended.reason == "用户更正了城市"
+        assert ended.fields == ["object"]
+        assert history[1].change == ended
+
+
+def test_a_correction_carries_the_links_and_can_be_corrected_again(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    job = create(mp, user, subject="我", memory_type="事件", topic="换工作", object="新公司")
+    moved = moved_to_berlin(mp, user)
+    linked = mp.execute_tool(
+        user,
+        "link_memories",
+        {
+            "source_memory_description": job,
+            "target_memory_description": moved,
+            "relation_type": "导致",
+        },
+    )
+    assert linked["success"], linked
+    first = mp.update_memory(user, moved, object="巴黎", changed_by="alice")
+    second = mp.update_memory(
+        user,
+        first["memory_id"],
+        attributes={"原因": "", "时间": "2025-10-20"},
+        importance=0.9,
+        reference_time=T0,  # the date is the user's (UTC+8)
+    )
+    assert second["success"], second
+    latest = mp.get_memory(user, second["memory_id"])
+    assert latest.memory.attributes == {"时间": "2025-10-20"}  # "" removed the reason
+    assert latest.memory.importance == 0.9
+    assert latest.memory.event_time == datetime(2025, 10, 19, 16, 0, tzinfo=UTC)
+    causes = [(ln.source_id, ln.target_id) for ln in latest.links if ln.type == LinkType.CAUSES]
+    assert causes == [(job, latest.memory.id)]  # the cause now points at the current version
+
+    history = mp.memory_history(user, moved)
+    assert [v.memory.id for v in history] == [moved, first["memory_id"], second["memory_id"]]
+    assert [v.ended.by if v.ended else None for v in history] == ["alice", "user", None]
+
+
+def test_updating_an_old_version_by_id_is_refused_with_a_clear_error(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    old = moved_to_berlin(mp, user)
+    mp.update_memory(user, old, object="巴黎")
+    result = mp.execute_tool(user, "update_memory", {"memory_description": old, "object": "罗马"})
+    assert result["success"] is False
+    assert "current" in result["error"]
+    with pytest.raises(InvalidInputError, match="nothing to correct"):
+        mp.update_memory(user, create(mp, user, subject="我", memory_type="事实", topic="猫"))
+
+
+def test_retract_invalidates_without_deleting(mp: MemoryPlatform, users) -> None:
+    user = users()
+    fight = create(
+        mp, user, subject="我", memory_type="事件", topic="吵架", object="小红",
+        attributes={"时间": "昨天"},
+    )  # fmt: skip
+    result = mp.execute_tool(
+        user,
+        "update_memory",
+        {"memory_description": "我昨天和小红吵架", "action": "retract", "reason": "没发生"},
+        reference_time=T0,
+    )
+    assert result["success"] and result["memory_id"] == fight
+    mp.wait_for_indexing(user)
+    assert fight not in found(mp, user, "吵架 小红")
+    assert fight in found(mp, user, "吵架 小红", include_invalid=True)
+    [version] = mp.memory_history(user, fight)
+    assert not version.current and version.ended is not None
+    assert (version.ended.action, version.ended.reason) == ("retract", "没发生")
+    again = mp.execute_tool(user, "update_memory", {"memory_description": fight, "action": "撤回"})
+    assert again["success"] is False and "already" in again["error"]
+
+
+def test_an_unclear_description_lists_candidates_instead_of_guessing(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    for city in ("柏林", "巴黎"):
+        create(mp, user, subject="我", memory_type="事件", topic="旅行", object=city)
+    result = mp.execute_tool(
+        user, "update_memory", {"memory_description": "我去旅行", "object": "罗马"}
+    )
+    assert result["success"] is False
+    assert len(result["candidates"]) == 2
+    assert len(mp.list_memories(user)) == 2  # nothing written
+
+
+def test_forgetting_leaves_nothing_reachable_but_an_audit_record(mp: MemoryPlatform, users) -> None:
+    user = users()
+    keep = create(mp, user, subject="我", memory_type="事实", topic="喜好", object="咖啡")
+    ex = create(mp, user, subject="我", memory_type="关系", topic="前任", object="Lindqvist")
+    corrected = mp.update_memory(user, ex, object="Sorensen")["memory_id"]
+    mp.store.add_knowledge_version(
+        KnowledgeVersion(
+            user_id=user,
+            points=[
+                KnowledgePoint(content="The user's ex is called Sorensen", score=80),
+                KnowledgePoint(content="The user likes coffee", score=60),
+                KnowledgePoint(content="about the ex", score=50, metadata={"memory_ids": [ex]}),
+            ],
+        )
+    )
+    mp.wait_for_indexing(user)
+    assert corrected in found(mp, user, "Sorensen")
+
+    result = mp.execute_tool(user, "forget_memory", {"memory_description": "我的前任 Sorensen"})
+    assert result["success"], result
+    assert set(result["forgotten"]) == {ex, corrected}  # every version
+    assert result["knowledge_points_removed"] == 2
+
+    mp.clear_query_cache()
+    for query in ("Sorensen", "Lindqvist", "前任", "ex"):
+        hits = found(
+            mp, user, query, include_invalid=True, include_sensitive=True, min_relevance=0.0
+        )
+        assert ex not in hits and corrected not in hits
+    for memory_id in (ex, corrected):
+        with pytest.raises(NotFoundError):
+            mp.get_memory(user, memory_id)
+    assert [p.content for p in mp.latest_knowledge(user, top_k=10)] == ["The user likes coffee"]
+    exported = "\n".join(mp.export_user(user))
+    for word in ("Sorensen", "Lindqvist", "前任", ex, corrected):
+        assert word not in exported
+    assert keep in exported
+    stats = mp.stats(user)  # only coffee's nodes and vectors are left
+    assert stats.memories == 1 and stats.nodes["Object"] == 1
+    assert stats.vectors["object"] == 1 and stats.vectors["memory"] == 1
+
+    [entry] = mp.audit_log(user)
+    assert entry.action == "forget" and entry.target_kind == "memory"
+    assert set(entry.target_ids) == {ex, corrected}
+    assert entry.counts == {"memories": 2, "knowledge_points": 2}
+    assert "Sorensen" not in entry.model_dump_json()
+    with pytest.raises(NotFoundError):
+        mp.forget(user, ex)
+
+
+def test_forgetting_an_episode_removes_it_and_is_audited(mp: MemoryPlatform, users) -> None:
+    user = users()
+    turn = mp.add_episode(user, "My locker combination is 31-7-22", speaker="user")
+    mp.add_episode(user, "I walked the dog in the park", speaker="user")
+    mp.wait_for_indexing(user)
+    assert turn in found(mp, user, "locker combination")
+    report = mp.forget(user, turn, actor="support")
+    assert report.target_kind == "episode" and report.forgotten_ids == [turn]
+    mp.clear_query_cache()
+    assert turn not in found(mp, user, "locker combination", min_relevance=0.0)
+    assert mp.store.get_episodes(user, [turn]) == []
+    assert mp.audit_log(user)[0].actor == "support"
+
+
+def test_purge_forgets_only_archived_memories_past_the_age(mp: MemoryPlatform, users) -> None:
+    from memory_platform.models import MemoryStatus
+
+    user = users()
+    stale = create(mp, user, subject="我", memory_type="事件", topic="午饭", object="面条")
+    recent = create(mp, user, subject="我", memory_type="事件", topic="晚饭", object="米饭")
+    live = create(mp, user, subject="我", memory_type="事实", topic="职业", object="老师")
+    for memory_id in (stale, recent):
+        mp.store.update_memory(user, memory_id, status=MemoryStatus.ARCHIVED)
+    mp.store.record_access(user, [recent], datetime.now(UTC))
+    # memories created at T0 (2025) are older than 30 days; the recent one was just used
+    assert mp.purge_archived(user, older_than_days=30) == {"checked": 2, "purged": 1}
+    assert {m.id for m in mp.list_memories(user)} == {recent, live}
+    [entry] = mp.audit_log(user)
+    assert entry.action == "purge" and entry.target_ids == [stale]
+    assert mp.purge_archived(user) == {"checked": 0, "purged": 0}  # no age configured
+
+
+def test_the_seed_style_correction_examples_run_as_written(mp: MemoryPlatform, users) -> None:
+    """The prompt kit's update_memory / forget_memory examples do what they say."""
+    for example in CORRECTION_EXAMPLES:
+        user = users()
+        created = []
+        for call in example["setup"]:
+            result = mp.execute_tool(user, call["name"], call["arguments"], EXAMPLE_TIME)
+            assert result["success"], (example["title"], result)
+            created.append(result["memory_id"])
+        for call in example["calls"]:
+            result = mp.execute_tool(user, call["name"], call["arguments"], EXAMPLE_TIME)
+            assert result["success"], (example["title"], result)
+        memories = mp.list_memories(user)
+        if example["calls"][0]["name"] == "forget_memory":
+            assert memories == []
+        elif example["calls"][0]["arguments"].get("action") == "撤回":
+            assert [m.invalid_at is not None for m in memories] == [True]
+        elif example["calls"][0]["name"] == "update_memory":
+            assert [m.invalid_at is None for m in memories] == [False, True]
+            assert mp.memory_history(user, created[0])[-1].memory.text.startswith("我 搬家 巴黎")
+        else:
+            assert [m.sensitive for m in memories] == [True]
