@@ -16,6 +16,7 @@ CREATE INDEX episode_user IF NOT EXISTS FOR (e:Episode) ON (e.user_id);
 CREATE INDEX episode_user_session IF NOT EXISTS FOR (e:Episode) ON (e.user_id, e.session_id, e.timestamp);
 CREATE INDEX knowledge_user IF NOT EXISTS FOR (k:Knowledge) ON (k.user_id);
 CREATE INDEX knowledge_version_user IF NOT EXISTS FOR (v:KnowledgeVersion) ON (v.user_id, v.seq);
+CREATE INDEX audit_user IF NOT EXISTS FOR (a:Audit) ON (a.user_id, a.at);
 CREATE INDEX topic_user IF NOT EXISTS FOR (n:Topic) ON (n.user_id);
 CREATE INDEX object_user IF NOT EXISTS FOR (n:Object) ON (n.user_id);
 CREATE VECTOR INDEX topic_embedding IF NOT EXISTS FOR (n:Topic) ON (n.embedding)

@@ -439,3 +439,84 @@ def test_concurrent_requests_keep_every_write(base_url: str, mp: MemoryPlatform)
     assert mp.stats("alice").memories == 24
     mp.wait_for_indexing("alice")
     assert mp.stats("alice").vectors["memory"] == 24
+
+
+def test_correct_retract_history_forget_and_audit_over_http(
+    alice: httpx.Client, mp: MemoryPlatform
+) -> None:
+    created = alice.post(
+        "/v1/users/alice/memories", json=memory("我", "居住", "柏林", 时间="上个月"), params=WHEN
+    )
+    old = created.json()["memory"]["id"]
+    corrected = alice.post(
+        "/v1/users/alice/memories/update",
+        json={"memory_description": "我住在柏林", "object": "巴黎", "reason": "城市记错了"},
+        params=WHEN,
+    )
+    assert corrected.status_code == 200, corrected.text
+    new = corrected.json()["memory_id"]
+    assert corrected.json()["supersedes"] == old
+    history = alice.get(f"/v1/users/alice/memories/{old}/history")
+    assert history.status_code == 200
+    versions = history.json()
+    assert [v["memory"]["id"] for v in versions] == [old, new]
+    assert versions[0]["ended"]["by"] == "api" and versions[0]["ended"]["reason"] == "城市记错了"
+
+    unclear = alice.post(
+        "/v1/users/alice/memories/update",
+        json={"memory_description": "完全无关的东西", "action": "retract"},
+    )
+    assert unclear.status_code == 422 and unclear.json()["success"] is False
+    bad = alice.post(
+        "/v1/users/alice/memories/update", json={"memory_description": new, "action": "erase"}
+    )
+    assert bad.status_code == 422 and "correct" in bad.text
+
+    retracted = alice.post(
+        "/v1/users/alice/memories/update", json={"memory_description": new, "action": "撤回"}
+    )
+    assert retracted.status_code == 200 and retracted.json()["action"] == "retract"
+
+    forgotten = alice.post("/v1/users/alice/forget", json={"memory_description": new})
+    assert forgotten.status_code == 200, forgotten.text
+    assert set(forgotten.json()["forgotten"]) == {old, new}
+    assert alice.get(f"/v1/users/alice/memories/{old}").status_code == 404
+    audit = alice.get("/v1/users/alice/audit").json()
+    assert [(e["action"], set(e["target_ids"])) for e in audit] == [("forget", {old, new})]
+    assert "柏林" not in json.dumps(audit, ensure_ascii=False)
+    tools = alice.get("/v1/tools", params={"extended": "true", "lang": "en"}).json()
+    assert [t["function"]["name"] for t in tools][3:] == ["update_memory", "forget_memory"]
+
+
+def test_media_and_sensitive_memories_over_http(alice: httpx.Client, mp: MemoryPlatform) -> None:
+    from tests.support.media import png
+
+    image = png()
+    stored = alice.post(
+        "/v1/users/alice/media",
+        content=image,
+        params={"modality": "image", "description": "our cat asleep on the piano"},
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert stored.status_code == 201, stored.text
+    assert stored.json()["mime"] == "image/png" and stored.json()["size"] == len(image)
+    wrong = alice.post(
+        "/v1/users/alice/media", content=image, params={"modality": "audio", "description": "x"}
+    )
+    assert wrong.status_code == 422 and "image/png, not audio" in wrong.text
+    assert mp.stats("alice").episodes == 1
+
+    secret = alice.post(
+        "/v1/users/alice/memories",
+        json={**memory("I", "bank account", "ends in 4411"), "sensitive": True},
+    )
+    assert secret.status_code == 201
+    mp.wait_for_indexing("alice")
+    hidden = alice.post("/v1/users/alice/search", json={"query": "bank account"}).json()
+    assert hidden["results"] == [] and "4411" not in hidden["context"]
+    shown = alice.post(
+        "/v1/users/alice/search", json={"query": "bank account", "include_sensitive": True}
+    ).json()
+    assert shown["results"][0]["sensitive"] is True and "4411" in shown["context"]
+    pet = alice.post("/v1/users/alice/search", json={"query": "cat asleep piano"}).json()
+    assert pet["results"][0]["matched_modality"] == "text"

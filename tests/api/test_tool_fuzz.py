@@ -48,6 +48,14 @@ VALID = {
         "max_results": 5,
         "expand_depth": 2,
     },
+    "update_memory": {
+        "memory_description": "昨晚吃火锅",
+        "action": "纠正",
+        "object": "麻辣烫",
+        "attributes": {"地点": "重庆"},
+        "reason": "记错了",
+    },
+    "forget_memory": {"memory_description": "胃疼"},
 }
 
 HOSTILE_TEXT = [

@@ -277,3 +277,60 @@ def test_serve_answers_over_http(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_correct_retract_history_forget_and_audit_commands(tmp_path: Path) -> None:
+    from memory_platform import MemoryPlatform, Settings
+
+    db = tmp_path / "m.db"
+    with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
+        moved = mp.create_memory("alice", "I", "event", "moved to", "Berlin")
+        mp.create_memory("alice", "I", "fact", "likes", "rowing")
+
+    corrected = run(
+        "correct", moved, "--user", "alice", "--object", "Paris", "--attr", "time=2024",
+        "--reason", "wrong city", "--db", str(db), "--json",
+    )  # fmt: skip
+    assert corrected.exit_code == 0, corrected.output
+    new = json.loads(corrected.output)["memory_id"]
+    shown = run("history", new, "--user", "alice", "--db", str(db))
+    assert shown.exit_code == 0 and "wrong city" in shown.output and "Berlin" in shown.output
+    listed = json.loads(run("history", moved, "--user", "alice", "--db", str(db), "--json").output)
+    assert [v["memory"]["id"] for v in listed] == [moved, new]
+
+    bad = run("correct", new, "--user", "alice", "--attr", "oops", "--db", str(db))
+    assert bad.exit_code == 1 and "key=value" in bad.output
+    nothing = run("correct", new, "--user", "alice", "--db", str(db))
+    assert nothing.exit_code == 1 and "nothing to correct" in nothing.output
+
+    retracted = run("retract", "I like rowing", "--user", "alice", "--db", str(db))
+    assert retracted.exit_code == 0 and "retracted" in retracted.output
+
+    refused = runner.invoke(app, ["forget", new, "--user", "alice", "--db", str(db)], input="n\n")
+    assert refused.exit_code == 1
+    forgotten = run("forget", new, "--user", "alice", "--db", str(db), "--yes")
+    assert forgotten.exit_code == 0 and "audit record" in forgotten.output
+    audit = json.loads(run("audit", "--user", "alice", "--db", str(db), "--json").output)
+    assert [set(e["target_ids"]) for e in audit] == [{moved, new}]
+    assert run("purge", "--user", "alice", "--db", str(db)).exit_code == 1  # no age given
+    purged = run("purge", "--user", "alice", "--older-than-days", "30", "--db", str(db))
+    assert purged.exit_code == 0 and "purged 0" in purged.output
+
+
+def test_add_media_then_find_it(tmp_path: Path) -> None:
+    from tests.support.media import png
+
+    db = str(tmp_path / "m.db")
+    image = tmp_path / "cat.png"
+    image.write_bytes(png())
+    added = run(
+        "add-media", str(image), "--user", "alice", "--description", "our cat on the piano",
+        "--db", db,
+    )  # fmt: skip
+    assert added.exit_code == 0, added.output
+    assert "image/png" in added.output
+    found = run("search", "cat piano", "--user", "alice", "--db", db, "--json")
+    assert json.loads(found.output)["results"][0]["matched_modality"] == "text"
+    wrong = run("add-media", str(image), "--user", "alice", "--modality", "audio",
+                "--description", "x", "--db", db)  # fmt: skip
+    assert wrong.exit_code == 1 and "not audio" in wrong.output

@@ -104,3 +104,34 @@ def vec() -> Callable[[int], np.ndarray]:
         return v / np.linalg.norm(v)
 
     return make
+
+
+def stored_text(store: GraphStore, user: str) -> str:
+    """Everything the backend holds for a user, as raw text: every row of every SQLite
+    table with that user's id (and its lexical index entries), or every property of every
+    node and relationship with it in Neo4j. What a forgotten memory must not be in."""
+    from memory_platform.store.sqlite import SQLiteGraphStore
+    from memory_platform.textutil import user_token
+
+    if isinstance(store, SQLiteGraphStore):
+        parts: list[str] = []
+        tables = [r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type='table'")]
+        for table in tables:
+            columns = [r[1] for r in store._read(f"PRAGMA table_info({table})")]
+            if "user_id" in columns:
+                rows = store._read(f"SELECT * FROM {table} WHERE user_id = ?", (user,))
+                parts += [repr(row) for row in rows]
+        parts += [
+            repr(r)
+            for r in store._read("SELECT * FROM lexical WHERE utok = ?", (user_token(user),))
+        ]
+        return "\n".join(parts)
+    driver = store._driver  # type: ignore[attr-defined]
+    with driver.session(database=store._database) as session:  # type: ignore[attr-defined]
+        nodes = session.run(
+            "MATCH (n) WHERE n.user_id = $user RETURN properties(n) AS p", {"user": user}
+        ).data()
+        rels = session.run(
+            "MATCH ()-[r]->() WHERE r.user_id = $user RETURN properties(r) AS p", {"user": user}
+        ).data()
+    return "\n".join(repr(row["p"]) for row in nodes + rels)

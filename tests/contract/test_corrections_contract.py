@@ -12,6 +12,7 @@ from memory_platform import MemoryPlatform
 from memory_platform.errors import InvalidInputError, NotFoundError
 from memory_platform.models import KnowledgePoint, KnowledgeVersion, LinkType
 from memory_platform.tools.prompts import CORRECTION_EXAMPLES, EXAMPLE_TIME
+from tests.contract.conftest import stored_text
 
 pytestmark = pytest.mark.contract
 
@@ -219,6 +220,11 @@ def test_forgetting_leaves_nothing_reachable_but_an_audit_record(mp: MemoryPlatf
     stats = mp.stats(user)  # only coffee's nodes and vectors are left
     assert stats.memories == 1 and stats.nodes["Object"] == 1
     assert stats.vectors["object"] == 1 and stats.vectors["memory"] == 1
+
+    raw = stored_text(mp.store, user).lower()  # any query of the user's rows or nodes
+    for word in ("sorensen", "lindqvist", "前任"):  # ids stay only in the audit record
+        assert word not in raw
+    assert "coffee" in raw or "咖啡" in raw  # the dump does see what is still there
 
     [entry] = mp.audit_log(user)
     assert entry.action == "forget" and entry.target_kind == "memory"

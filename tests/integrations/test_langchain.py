@@ -76,6 +76,38 @@ def test_bad_tool_arguments_come_back_as_an_error_the_model_can_fix(mp: MemoryPl
     assert mp.stats("alice").memories == 0
 
 
+def test_extended_tools_let_an_agent_correct_and_forget(mp: MemoryPlatform) -> None:
+    tools = {t.name: t for t in memory_tools(mp, "alice", reference_time=NOW, extended=True)}
+    assert list(tools) == [
+        "create_memory", "link_memories", "search_memories", "update_memory", "forget_memory",
+    ]  # fmt: skip
+    model = ScriptedChatModel(messages=iter([])).bind_tools(list(tools.values()))
+    assert [convert_to_openai_tool(t) for t in model.bound_tools] == mp.tool_definitions(
+        "en", extended=True
+    )
+    created = tools["create_memory"].invoke(
+        call("create_memory", "c1", subject="I", memory_type="event", topic="moved to",
+             object="Berlin")
+    )  # fmt: skip
+    old = json.loads(str(created.content))["memory_id"]
+    fixed = tools["update_memory"].invoke(
+        call("update_memory", "c2", memory_description="I moved to Berlin", object="Paris",
+             reason="the user corrected the city")
+    )  # fmt: skip
+    result = json.loads(str(fixed.content))
+    assert fixed.status == "success" and result["supersedes"] == old
+    assert [v.memory.text for v in mp.memory_history("alice", old)] == [
+        "I moved to Berlin",
+        "I moved to Paris",
+    ]
+    vague = tools["forget_memory"].invoke(
+        call("forget_memory", "c3", memory_description="something I never said")
+    )
+    assert vague.status == "error" and mp.stats("alice").memories == 2
+    gone = tools["forget_memory"].invoke(call("forget_memory", "c4", memory_description=old))
+    assert gone.status == "success" and mp.stats("alice").memories == 0
+
+
 def test_the_retriever_returns_documents_with_score_components(mp: MemoryPlatform) -> None:
     tools = memory_tools(mp, "alice", reference_time=NOW)
     run_agent(scripted_model(), tools, [HumanMessage("...")])

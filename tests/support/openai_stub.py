@@ -26,6 +26,7 @@ class OpenAIStub:
         self._embed = embed
         self.model = model
         self.replies: deque[tuple[int, Any]] = deque()
+        self.transcripts: deque[str] = deque()
         self.requests: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -75,6 +76,10 @@ class OpenAIStub:
             )
         )
 
+    def transcribe(self, text: str) -> None:
+        """Queue the text of an ``/audio/transcriptions`` answer."""
+        self.transcripts.append(text)
+
     def chat_requests(self) -> int:
         """How many chat completions were asked for."""
         return sum(1 for r in self.requests if r["path"].endswith("/chat/completions"))
@@ -107,7 +112,15 @@ class OpenAIStub:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
-                payload = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                if self.path.endswith("/audio/transcriptions"):  # multipart: keep the bytes
+                    stub.requests.append({"path": self.path, "body": raw})
+                    if not stub.transcripts:
+                        self._send(500, {"error": {"message": "no scripted transcript left"}})
+                        return
+                    self._send(200, {"text": stub.transcripts.popleft()})
+                    return
+                payload = json.loads(raw or b"{}")
                 stub.requests.append({"path": self.path, "body": payload})
                 if self.path.endswith("/embeddings"):
                     if stub._embed is None:

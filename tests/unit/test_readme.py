@@ -120,3 +120,21 @@ def test_the_results_table_is_the_committed_summary() -> None:
     section = text[text.index("## Results") : text.index("\n## ", text.index("## Results") + 3)]
     table = "\n".join(line for line in section.splitlines() if line.startswith("|"))
     assert table == expected, "README results differ from benchmarks/results: copy summary.md"
+
+
+def test_correcting_and_forgetting_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # a reader runs it again in the same folder
+        exec(
+            compile(python_block("## Correcting, forgetting and privacy"), "README.md", "exec"), {}
+        )
+        out = capsys.readouterr().out.splitlines()
+        assert out == [
+            "[('I moved to Berlin (time: 2024-03)', False), ('I moved to Paris (time: 2024-03)', True)]",
+            "I moved to Paris (time: 2024-03)",
+            "[]",
+            "I diagnosed with asthma",
+            "True forget",
+        ]
