@@ -1221,8 +1221,10 @@ class MemoryPlatform:
             raise NotFoundError("memory", memory_id)
 
     def delete_user(self, user_id: str) -> None:
-        """Delete everything stored for a user."""
-        self.store.delete_user(self._user(user_id))
+        """Delete everything stored for a user, media files included."""
+        user = self._user(user_id)
+        self.store.delete_user(user)
+        self._media.files.remove_user(user)
 
     def export_user(self, user_id: str) -> list[str]:
         """A user's memories, links, episodes and knowledge as JSON Lines (one string per

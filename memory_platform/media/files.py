@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -95,6 +96,20 @@ class MediaFiles:
         for file in folder.glob(f"{sha256}.*") if folder.is_dir() else []:
             file.unlink(missing_ok=True)
             removed += 1
+        return removed
+
+    def remove_user(self, user_id: str) -> int:
+        """Delete every stored file of the user; returns how many."""
+        folder = self.folder / user_token(user_id)
+        if not folder.is_dir():
+            return 0
+        removed = 0
+        for file in folder.iterdir():
+            if file.is_file():
+                file.unlink(missing_ok=True)
+                removed += 1
+        with contextlib.suppress(OSError):
+            folder.rmdir()
         return removed
 
 

@@ -238,3 +238,12 @@ def test_an_open_clip_model_from_a_config_file_encodes_images_and_text(
         assert stored.vector_model == "open_clip/tiny-clip/tiny-clip.pt"
         hits = mp.search(USER, "a photo", record_access=False, min_relevance=1.0)
         assert [h.matched_modality for h in hits if h.id == stored.episode_id] == ["image"]
+
+
+def test_deleting_a_user_deletes_their_media_files_only(mp: MemoryPlatform) -> None:
+    mp.add_media(USER, png((1, 1, 1)), "image", "mine")
+    mp.add_media("someone-else", png((2, 2, 2)), "image", "theirs")
+    assert len(stored_files(mp)) == 2
+    mp.delete_user(USER)
+    [left] = stored_files(mp)
+    assert left.read_bytes() == png((2, 2, 2))

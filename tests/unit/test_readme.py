@@ -138,3 +138,18 @@ def test_correcting_and_forgetting_example_runs(
             "I diagnosed with asthma",
             "True forget",
         ]
+
+
+def test_media_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.media import png
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "beach.png").write_bytes(png())
+    for _ in range(2):  # a reader runs it again in the same folder
+        exec(compile(python_block("## Images and sounds"), "README.md", "exec"), {})
+        out = capsys.readouterr().out.splitlines()
+        assert out == ["image/png caller", "episode text True"]
+    media = tmp_path / "memories.db.media"
+    assert not [p for p in media.rglob("*") if p.is_file()]  # forgotten with its episode
