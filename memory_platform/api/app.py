@@ -109,7 +109,10 @@ def create_app(platform: MemoryPlatform | None = None, settings: Settings | None
         app.state.platform = platform
     _install_error_handlers(app)
     app.add_middleware(
-        BodySizeLimit, limit=config.api.max_body_bytes, import_limit=config.api.max_import_bytes
+        BodySizeLimit,
+        limit=config.api.max_body_bytes,
+        import_limit=config.api.max_import_bytes,
+        media_limit=config.media.max_bytes,  # add_media refuses larger files with a message
     )
     app.include_router(_system_routes())
     app.include_router(_user_routes(), prefix="/v1")

@@ -21,18 +21,29 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class BodySizeLimit:
-    """ASGI middleware: bodies over ``limit`` bytes (``import_limit`` on ``/import``) get 413."""
+    """ASGI middleware: bodies over ``limit`` bytes (``import_limit`` on ``/import``,
+    ``media_limit`` on ``/media``) get 413."""
 
-    def __init__(self, app: ASGIApp, limit: int, import_limit: int) -> None:
+    def __init__(
+        self, app: ASGIApp, limit: int, import_limit: int, media_limit: int | None = None
+    ) -> None:
         self.app = app
         self.limit = limit
         self.import_limit = import_limit
+        self.media_limit = limit if media_limit is None else media_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.import_limit if scope["path"].endswith("/import") else self.limit
+        path = scope["path"]
+        limit = (
+            self.import_limit
+            if path.endswith("/import")
+            else self.media_limit
+            if path.endswith("/media")
+            else self.limit
+        )
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await _refuse(send, limit)

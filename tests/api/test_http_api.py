@@ -505,6 +505,9 @@ def test_media_and_sensitive_memories_over_http(alice: httpx.Client, mp: MemoryP
     )
     assert wrong.status_code == 422 and "image/png, not audio" in wrong.text
     assert mp.stats("alice").episodes == 1
+    large = b"\x89PNG\r\n\x1a\n" + bytes(1_200_000)  # over max_body_bytes, under media's
+    big = alice.post("/v1/users/alice/media", content=large, params={"description": "a scan"})
+    assert big.status_code == 201, big.text
 
     secret = alice.post(
         "/v1/users/alice/memories",
