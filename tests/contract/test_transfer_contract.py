@@ -17,8 +17,8 @@ pytestmark = pytest.mark.contract
 
 def rich_user(mp: MemoryPlatform, user: str) -> None:
     """Everything an export must carry: shared and merged nodes, discovered and explicit
-    links, an invalidated memory, accessed memories, episodes with and without a session,
-    and a knowledge version."""
+    links, an invalidated memory, accessed memories, episodes with and without a session
+    (one marked sensitive), and a knowledge version."""
     create(mp, user, subject="我", memory_type="观点", topic="喜欢", object="咖啡", session="s1")
     hate = create(
         mp,
@@ -41,7 +41,7 @@ def rich_user(mp: MemoryPlatform, user: str) -> None:
         [
             {"text": "I like tea", "session_id": "s1", "speaker": "alice", "timestamp": T0},
             {"text": "me too", "session_id": "s1", "speaker": "bob", "timestamp": T0},
-            {"text": "a note", "metadata": {"dia_id": "D1:3", "n": [1, 2]}},
+            {"text": "a note", "metadata": {"dia_id": "D1:3", "n": [1, 2], "sensitive": True}},
         ],
     )
     mp.store.add_knowledge_version(
@@ -71,6 +71,12 @@ def test_export_import_round_trips_losslessly(mp: MemoryPlatform, users) -> None
     kinds = [line["type"] for line in before]
     assert kinds[0] == "header" and kinds[-1] == "end"
     assert before[-1]["counts"] == {"memory": 4, "link": 5, "episode": 3, "knowledge": 1}
+    assert before[-1]["sensitive"] == 1  # the note, marked by its caller
+    assert [
+        r["sensitive"]
+        for r in before
+        if r["type"] == "episode" and r["episode"]["text"] == "a note"
+    ] == [True]
     assert any(
         n["merged_from"] for line in before if line["type"] == "memory" for n in line["nodes"]
     )
