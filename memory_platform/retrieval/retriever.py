@@ -55,6 +55,8 @@ __all__ = ["HybridRetriever", "TimeWindow"]
 log = logging.getLogger(__name__)
 
 Mode = Literal["fast", "deep", "auto"]
+_EMBED_NOW = 16
+"""At most this many not-yet-indexed candidates are embedded during one search."""
 _NODE_FANOUT = 20
 """At most this many memories are seeded through one matching topic or object node."""
 _EXPAND_FROM = 3
@@ -339,6 +341,27 @@ class HybridRetriever:
                 continue
             for ref, vector in self._store.get_vectors(user, kind, ids).items():
                 candidates[(kind, ref)].see(float(np.dot(vector, query_vector)))
+        self._embed_unindexed(list(candidates.values()), query_vector)
+
+    def _embed_unindexed(
+        self, candidates: list[_Candidate], query_vector: npt.NDArray[np.float32]
+    ) -> None:
+        """Embed now the text of lexical hits written so recently that the background
+        indexer has not stored their vector yet, as it will (a memory searched right after
+        it was written is judged on both channels, not on its words alone)."""
+        waiting = [c for c in candidates if not c.has_similarity][:_EMBED_NOW]
+        texts = []
+        for cand in waiting:
+            if cand.memory is not None:
+                texts.append(cand.memory.text)
+            elif cand.episode is not None:
+                e = cand.episode
+                texts.append(f"{e.speaker}: {e.text}" if e.speaker else e.text)
+        waiting = [c for c in waiting if c.memory is not None or c.episode is not None]
+        if not waiting:
+            return
+        for cand, vector in zip(waiting, self._embedder.embed(texts), strict=True):
+            cand.see(float(np.dot(vector, query_vector)))
 
     def _relate(
         self,

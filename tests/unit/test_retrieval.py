@@ -203,3 +203,22 @@ def test_search_memories_tool(platform: MemoryPlatform) -> None:
     assert "<memory_context>" in ok["context"]
     assert bad["success"] is False and "'expand_depth'" in bad["error"]
     assert wrong_time["success"] is False and "time_range.start" in wrong_time["error"]
+
+
+def test_an_item_not_yet_indexed_is_judged_as_it_will_be_once_indexed(
+    platform: MemoryPlatform,
+) -> None:
+    from memory_platform.models import Episode
+
+    user = "fresh-writer"
+    turn = Episode(user_id=user, text="We spent the weekend hiking around Lake Bled", speaker="Ana")
+    platform.store.add_episodes([turn])  # straight to the store: the indexer is not told
+    assert platform.store.pending_count() >= 1
+    query = "Where did Ana go walking in the mountains?"
+    before = platform.search(user, query, record_access=False, min_relevance=0)
+    platform.wait_for_indexing(user)
+    platform.clear_query_cache()
+    after = platform.search(user, query, record_access=False, min_relevance=0)
+    assert [r.id for r in before] == [r.id for r in after] == [turn.id]
+    assert before[0].relevance == pytest.approx(after[0].relevance, abs=1e-4)
+    assert before[0].components.similarity > 0  # the dense channel counted before indexing
