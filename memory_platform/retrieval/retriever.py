@@ -339,8 +339,8 @@ class HybridRetriever:
             ids = [c.id for c in candidates.values() if c.kind == kind and not c.has_similarity]
             if not ids:
                 continue
-            for ref, vector in self._store.get_vectors(user, kind, ids).items():
-                candidates[(kind, ref)].see(float(np.dot(vector, query_vector)))
+            for ref, score in self._store.similarities(user, kind, ids, query_vector).items():
+                candidates[(kind, ref)].see(score)
         self._embed_unindexed(list(candidates.values()), query_vector)
 
     def _embed_unindexed(
@@ -531,8 +531,10 @@ class HybridRetriever:
         query_vector: npt.NDArray[np.float32],
     ) -> None:
         ids = [c.id for c in candidates.values()]
-        for ref, vector in self._store.get_vectors(user, VectorKind.MEMORY, ids).items():
-            candidates[(VectorKind.MEMORY, ref)].see(float(np.dot(vector, query_vector)))
+        for ref, score in self._store.similarities(
+            user, VectorKind.MEMORY, ids, query_vector
+        ).items():
+            candidates[(VectorKind.MEMORY, ref)].see(score)
 
     def _select_neighbours(
         self, related: list[tuple[ScoreComponents, _Candidate]]

@@ -284,6 +284,20 @@ class GraphStore(ABC):
     ) -> dict[str, npt.NDArray[np.float32]]:
         """The stored vectors of the given items (those that have one)."""
 
+    def similarities(
+        self, user_id: str, kind: VectorKind, ref_ids: Sequence[str], vector: npt.ArrayLike
+    ) -> dict[str, float]:
+        """The cosine of each item's stored vector to ``vector`` (items that have one).
+
+        Search needs these scores, not the vectors: a backend whose vectors live in a
+        server computes them there instead of shipping every candidate's vector.
+        """
+        query = self._vector(vector)
+        return {
+            ref: float(np.dot(stored, query))
+            for ref, stored in self.get_vectors(user_id, kind, ref_ids).items()
+        }
+
     @abstractmethod
     def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
         """For each content node, the ids of the memories that include it."""

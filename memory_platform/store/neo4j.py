@@ -531,6 +531,22 @@ class Neo4jGraphStore(GraphStore):
         )
         return {r["ref_id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
 
+    def similarities(
+        self, user_id: str, kind: VectorKind, ref_ids: Sequence[str], vector: npt.ArrayLike
+    ) -> dict[str, float]:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(ref_ids))
+        if not ids:
+            return {}
+        rows = self._read(
+            "vector/similarity_many",
+            ref_ids=ids,
+            kind=VectorKind(kind).value,
+            user_id=user,
+            vector=self._vector(vector).tolist(),
+        )
+        return {r["ref_id"]: float(r["score"]) for r in rows}
+
     def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
         user = self._check_user(user_id)
         rows = self._read(

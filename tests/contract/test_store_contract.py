@@ -300,6 +300,28 @@ def test_vector_search_is_scoped_to_the_user(store: GraphStore, users, vec) -> N
     ]
 
 
+def test_similarities_are_the_cosines_of_the_users_own_vectors(
+    store: GraphStore, users, vec
+) -> None:
+    alice, bob = users("alice"), users("bob")
+    a1 = write(store, alice, "我", "事实", "喜好", "咖啡")
+    a2 = write(store, alice, "我", "事实", "喜好", "茶")
+    unembedded = write(store, alice, "我", "事实", "喜好", "水")
+    b1 = write(store, bob, "我", "事实", "喜好", "咖啡")
+    store.set_embeddings(alice, VectorKind.MEMORY, {a1.memory.id: vec(1), a2.memory.id: vec(2)})
+    store.set_embeddings(bob, VectorKind.MEMORY, {b1.memory.id: vec(1)})
+    query = vec(3, noise=0.3, base=1)
+    ids = [a1.memory.id, a2.memory.id, unembedded.memory.id, b1.memory.id]
+
+    scores = store.similarities(alice, VectorKind.MEMORY, ids, query)
+
+    assert set(scores) == {a1.memory.id, a2.memory.id}  # no vector, or not alice's
+    for ref, expected in ((a1.memory.id, vec(1)), (a2.memory.id, vec(2))):
+        assert scores[ref] == pytest.approx(float(expected @ query), abs=1e-4)
+    assert store.similarities(alice, VectorKind.TOPIC, ids, query) == {}
+    assert store.similarities(alice, VectorKind.MEMORY, [], query) == {}
+
+
 def test_vectors_of_other_users_items_are_not_stored(store: GraphStore, users, vec) -> None:
     alice, bob = users("alice"), users("bob")
     theirs = write(store, bob, "我", "事实", "喜好", "咖啡")
