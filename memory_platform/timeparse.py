@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta, tzinfo
 
-__all__ = ["ParsedTime", "normalize_time", "resolve_time_words"]
+__all__ = ["ParsedTime", "dated_spans", "normalize_time", "resolve_time_words", "without_dates"]
 
 
 @dataclass(frozen=True)
@@ -481,3 +481,48 @@ def resolve_time_words(text: str, reference: datetime) -> list[str]:
         if parsed.parsed:
             out.append(parsed.text)
     return out
+
+
+_MONTH_NAMES = "|".join(
+    sorted((m for m in _EN_MONTHS if len(m) > 3 or m == "may"), key=len, reverse=True)
+)
+_DATED = re.compile(
+    rf"(?P<iso>\d{{4}})-(?P<iso_m>\d{{1,2}})(?:-(?P<iso_d>\d{{1,2}}))?(?!\d)"
+    rf"|(?P<zh_y>\d{{4}})年(?P<zh_m>\d{{1,2}})月(?:(?P<zh_d>\d{{1,2}})[日号])?"
+    rf"|\b(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<dm_m>{_MONTH_NAMES}),?\s+(?P<dm_y>\d{{4}})\b"
+    rf"|\b(?P<md_m>{_MONTH_NAMES})\s+(?:(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+)?(?P<md_y>\d{{4}})\b",
+    re.IGNORECASE,
+)
+
+
+def dated_spans(text: str, tz: tzinfo = UTC) -> list[tuple[datetime, datetime]]:
+    """The days or months a text names outright ("on October 13, 2023", "in July 2023",
+    "2023-10-13", "2023年7月"), as [start, end) spans in ``tz``. Relative words and bare
+    years are not dates a search can be pinned to, and are left out."""
+    spans = []
+    for m in _DATED.finditer(text):
+        g = {k: v for k, v in m.groupdict().items() if v}
+        try:
+            if "iso" in g:
+                year, month, day = int(g["iso"]), int(g["iso_m"]), g.get("iso_d")
+            elif "zh_y" in g:
+                year, month, day = int(g["zh_y"]), int(g["zh_m"]), g.get("zh_d")
+            elif "dm_y" in g:
+                year, month, day = int(g["dm_y"]), _EN_MONTHS[g["dm_m"].lower()], g["dm_d"]
+            else:
+                year, month, day = int(g["md_y"]), _EN_MONTHS[g["md_m"].lower()], g.get("md_d")
+            if day is None:
+                start = datetime(year, month, 1, tzinfo=tz)
+                spans.append((start, _add_months(start, 1)))
+            else:
+                start = datetime(year, month, int(day), tzinfo=tz)
+                spans.append((start, start + timedelta(days=1)))
+        except (ValueError, OverflowError):  # 2023-02-30: not a date
+            continue
+    return spans
+
+
+def without_dates(text: str) -> str:
+    """``text`` without the days and months it names outright (see :func:`dated_spans`):
+    those are matched against when things happened, not against what was said."""
+    return re.sub(r"\s{2,}", " ", _DATED.sub(" ", text)).strip()

@@ -45,6 +45,7 @@ from ..models import (
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import episode_document, memory_document, relation_filter
 from ..textutil import lexical_tokens, plain_transcript
+from ..timeparse import dated_spans, without_dates
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import BACKGROUND, Background, RelevanceModel, matched_words, query_language
 from .results import ScoreComponents, SearchResult
@@ -55,6 +56,8 @@ __all__ = ["HybridRetriever", "TimeWindow"]
 log = logging.getLogger(__name__)
 
 Mode = Literal["fast", "deep", "auto"]
+_DATED_BONUS = 0.25
+"""Strength added to a match dated within a day or month the question names."""
 _EMBED_NOW = 16
 """At most this many not-yet-indexed candidates are embedded during one search."""
 _NODE_FANOUT = 20
@@ -214,6 +217,7 @@ class HybridRetriever:
         visible = _Visible(types, window, include_invalid, include_sensitive)
         direct = [c for c in candidates.values() if visible.admits(c)]
         self._relate(user_id, plan.semantic_query, query_vector, direct)
+        self._favour_named_dates(query, direct, now)
         floor = self._settings.relevance_floor if min_relevance is None else min_relevance
         if not 0 <= floor <= 1:
             raise InvalidInputError("must be between 0 and 1", "min_relevance")
@@ -380,7 +384,9 @@ class HybridRetriever:
         calibrated probability of :mod:`.relevance`, comparable across queries.
         """
         background = Background.of(query_vector, self._background(query_language(query)))
-        tokens = set(lexical_tokens(query))  # once per search, not per candidate
+        # once per search, not per candidate; a named date is matched against when things
+        # happened (_favour_named_dates), so its words are not asked of the text
+        tokens = set(lexical_tokens(without_dates(query)))
         model = self._relevance
         for cand in candidates:
             if cand.memory is not None:
@@ -409,6 +415,24 @@ class HybridRetriever:
                 after.context = max(after.context, before.own)
         for cand in episodes.values():
             cand.strength = cand.own + _CONTEXT * cand.context
+
+    @staticmethod
+    def _favour_named_dates(query: str, candidates: list[_Candidate], now: datetime) -> None:
+        """A question that names a day or month ("on October 13, 2023", "in July 2023")
+        asks about what happened or was said then: what falls in that span gains
+        ``_DATED_BONUS`` strength. It orders the matches; relevance is unchanged."""
+        spans = dated_spans(query, now.tzinfo or UTC)
+        if not spans:
+            return
+        for cand in candidates:
+            if cand.episode is not None:
+                when = cand.episode.timestamp
+            elif cand.memory is not None:
+                when = cand.memory.event_time or cand.memory.created_at
+            else:
+                continue
+            if any(start <= when < end for start, end in spans):
+                cand.strength += _DATED_BONUS
 
     def _background(self, language: str) -> npt.NDArray[np.float32]:
         """Embeddings of the everyday sentences relevance is measured against (cached)."""

@@ -222,3 +222,26 @@ def test_an_item_not_yet_indexed_is_judged_as_it_will_be_once_indexed(
     assert [r.id for r in before] == [r.id for r in after] == [turn.id]
     assert before[0].relevance == pytest.approx(after[0].relevance, abs=1e-4)
     assert before[0].components.similarity > 0  # the dense channel counted before indexing
+
+
+def test_a_question_naming_a_day_prefers_what_was_said_that_day(platform: MemoryPlatform) -> None:
+    user = "diary"
+    first, second = platform.add_episodes(
+        user,
+        [
+            {"text": "I painted a sunset with my kids", "speaker": "Mel",
+             "timestamp": "2023-07-08T14:00:00Z"},
+            {"text": "I painted a sunset over the lake", "speaker": "Mel",
+             "timestamp": "2023-10-13T14:00:00Z"},
+        ],
+    )  # fmt: skip
+    platform.wait_for_indexing(user)
+    dated = platform.search(user, "What did Mel paint on October 13, 2023?", record_access=False)
+    assert [r.id for r in dated][:1] == [second]
+    plain = platform.search(user, "What did Mel paint with her kids?", record_access=False)
+    assert [r.id for r in plain][:1] == [first]
+    july = platform.search(user, "What did Mel paint in July 2023?", record_access=False)
+    assert [r.id for r in july][:1] == [first]
+    assert dated[0].relevance == pytest.approx(
+        next(r.relevance for r in july if r.id == second), abs=1e-6
+    )  # the date orders matches; it does not make anything more relevant

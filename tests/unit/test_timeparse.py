@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory_platform.timeparse import normalize_time
+from memory_platform.timeparse import dated_spans, normalize_time
 
 CST = timezone(timedelta(hours=8))
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=CST)  # a Wednesday
@@ -73,3 +73,26 @@ def test_unknown_text_is_kept_verbatim_and_flagged(expression: str) -> None:
     assert parsed.parsed is False
     assert parsed.text == expression
     assert parsed.start is None
+
+
+@pytest.mark.parametrize(
+    ("question", "spans"),
+    [
+        ("What did Melanie paint on October 13, 2023?", [("2023-10-13", "2023-10-14")]),
+        ("What did Gina find on 1 February, 2023?", [("2023-02-01", "2023-02-02")]),
+        ("What did Maria start in December 2023?", [("2023-12-01", "2024-01-01")]),
+        ("我2023年7月去了哪里?", [("2023-07-01", "2023-08-01")]),
+        ("2023年10月13日发生了什么", [("2023-10-13", "2023-10-14")]),
+        (
+            "between 2023-10-13 and 2024-02",
+            [("2023-10-13", "2023-10-14"), ("2024-02-01", "2024-03-01")],
+        ),
+        ("How many times did she go in 2023?", []),  # a bare year pins nothing down
+        ("May I ask what you did yesterday?", []),  # relative words are not named dates
+        ("on 2023-02-30", []),  # not a date
+    ],
+)
+def test_named_days_and_months_are_found(question: str, spans: list[tuple[str, str]]) -> None:
+    found = dated_spans(question)
+    assert [(a.date().isoformat(), b.date().isoformat()) for a, b in found] == spans
+    assert all(a.tzinfo is not None for a, _ in found)
