@@ -3,8 +3,11 @@
 // (and so its vector) is deleted. Relationship types are fixed, one block each.
 MATCH (keep:Node {id: $keep_id})
 WHERE keep.user_id = $user_id
-MATCH (drop:Node {id: $drop_id})
-WHERE drop.user_id = $user_id
+CALL (keep) {
+  MATCH (drop:Node {id: $drop_id})
+  WHERE drop.user_id = keep.user_id
+  RETURN drop
+}
 CALL (keep, drop) {
   MATCH (m:Memory)-[r:INCLUDES]->(drop)
   MERGE (m)-[k:INCLUDES]->(keep) ON CREATE SET k.user_id = r.user_id
