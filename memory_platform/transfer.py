@@ -200,20 +200,23 @@ def import_records(
 
     memories = [r for r in records if isinstance(r, MemoryRecordLine)]
     present = {m.id for m in store.get_memories(user, [r.memory.id for r in memories])}
+    fresh = [line for line in memories if line.memory.id not in present]
+    skipped["memory"] = len(memories) - len(fresh)
     try:
-        for line in memories:
-            if line.memory.id in present:
-                skipped["memory"] += 1
-                continue
-            store.write_memory(
-                MemorySubgraph(
-                    memory=owned(line.memory),
-                    nodes=[owned(n) for n in line.nodes],
-                    edges=line.edges,
-                )
+        for start in range(0, len(fresh), _PAGE):  # one transaction per page of memories
+            page = fresh[start : start + _PAGE]
+            store.write_memories(
+                [
+                    MemorySubgraph(
+                        memory=owned(line.memory),
+                        nodes=[owned(n) for n in line.nodes],
+                        edges=line.edges,
+                    )
+                    for line in page
+                ]
             )
-            written_memories.append(line.memory.id)
-            imported["memory"] += 1
+            written_memories += [line.memory.id for line in page]
+        imported["memory"] = len(fresh)
         existing: dict[str, set[tuple[str, str, str]]] = {}
         for r in records:
             if isinstance(r, LinkRecord):

@@ -154,8 +154,13 @@ def populate(
     ids: list[str] = []
     links = 0
     batch: list[tuple[MemorySubgraph, CreateMemoryArgs]] = []
+    causes: list[MemoryLink] = []
 
     def flush() -> None:
+        store.write_memories([graph for graph, _ in batch])  # one transaction per batch
+        for link in causes:
+            store.add_link(link)
+        causes.clear()
         memory_vectors, topic_vectors, object_vectors = {}, {}, {}
         for graph, args in batch:
             parts = [vector(args.subject), vector(args.topic)]
@@ -174,12 +179,11 @@ def populate(
 
     for args, when in _memories(rng, count, start):
         graph = build_memory(user_id, args, reference_time=when)
-        store.write_memory(graph)
         ids.append(graph.memory.id)
         batch.append((graph, args))
         if len(ids) > 5 and rng.random() < link_share:
             cause = ids[rng.randint(max(0, len(ids) - 50), len(ids) - 2)]
-            store.add_link(
+            causes.append(
                 MemoryLink(
                     user_id=user_id,
                     source_id=cause,

@@ -156,7 +156,6 @@ class GraphStore(ABC):
 
     # -- memories ------------------------------------------------------------------------
 
-    @abstractmethod
     def write_memory(self, subgraph: MemorySubgraph) -> None:
         """Write a memory with its nodes and edges, entirely or not at all.
 
@@ -165,6 +164,18 @@ class GraphStore(ABC):
 
         Raises:
             ConflictError: the memory id exists, or a node id belongs to another user.
+        """
+        self.write_memories([subgraph])
+
+    @abstractmethod
+    def write_memories(self, subgraphs: Sequence[MemorySubgraph]) -> None:
+        """Write many memories of one user in one transaction: all of them or none
+        (imports and bulk loads; a backend behind a network writes them in a few round
+        trips, not a few per memory).
+
+        Raises:
+            ConflictError: a memory id exists, or a node id belongs to another user.
+            InvalidInputError: the memories belong to more than one user.
         """
 
     @abstractmethod
@@ -537,6 +548,14 @@ def pick_shortest_paths(
                 nxt.append(dst)
         frontier = sorted(nxt)
     return hits
+
+
+def single_user(subgraphs: Sequence[MemorySubgraph]) -> str | None:
+    """The one user a batch of memories belongs to (None for an empty batch)."""
+    users = {g.memory.user_id for g in subgraphs}
+    if len(users) > 1:
+        raise InvalidInputError("a batch of memories must belong to one user", "subgraphs")
+    return next(iter(users), None)
 
 
 def memory_document(memory: Memory) -> str:

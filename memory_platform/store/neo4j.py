@@ -65,6 +65,7 @@ from .base import (
     pick_shortest_paths,
     previous_texts,
     relation_filter,
+    single_user,
 )
 from .neo4j_schema import check_server_version, expected_schema, schema_problems
 
@@ -264,11 +265,12 @@ class Neo4jGraphStore(GraphStore):
 
     # -- memories ------------------------------------------------------------------
 
-    def write_memory(self, subgraph: MemorySubgraph) -> None:
-        memory = subgraph.memory
-        user = memory.user_id
-        nodes = [
-            {
+    def write_memories(self, subgraphs: Sequence[MemorySubgraph]) -> None:
+        user = single_user(subgraphs)
+        if user is None:
+            return
+        nodes = {
+            n.id: {
                 "id": n.id,
                 "kind": n.kind.value,
                 "content": n.content,
@@ -276,34 +278,35 @@ class Neo4jGraphStore(GraphStore):
                 "created_at": n.created_at,
                 "merged_from": n.merged_from,
             }
-            for n in subgraph.nodes
+            for graph in subgraphs
+            for n in graph.nodes
+        }
+        memories = [
+            {"props": _memory_props(g.memory), "node_ids": [n.id for n in g.nodes]}
+            for g in subgraphs
         ]
         edges = [
             {
+                "memory_id": g.memory.id,
                 "src_id": e.src_id,
                 "dst_id": e.dst_id,
                 "type": e.type.value,
                 "label": e.label,
                 "seq": i,
             }
-            for i, e in enumerate(subgraph.edges)
+            for g in subgraphs
+            for i, e in enumerate(g.edges)
         ]
 
+        # Four statements whatever the batch size; any failure rolls all of it back.
         def work(tx: Any) -> None:
-            foreign = self._run(
-                tx, "node/foreign_owners", ids=[n["id"] for n in nodes], user_id=user
-            )
+            foreign = self._run(tx, "node/foreign_owners", ids=list(nodes), user_id=user)
             if foreign:
-                raise ConflictError("a node id of this memory belongs to another user")
-            self._run(tx, "node/merge_many", nodes=nodes, user_id=user)
-            self._run(
-                tx,
-                "memory/create",
-                props=_memory_props(memory),
-                node_ids=[n["id"] for n in nodes],
-            )
+                raise ConflictError("a node id of these memories belongs to another user")
+            self._run(tx, "node/merge_many", nodes=list(nodes.values()), user_id=user)
+            self._run(tx, "memory/create_many", memories=memories)
             if edges:
-                self._run(tx, "memory/create_edges", edges=edges, memory_id=memory.id, user_id=user)
+                self._run(tx, "memory/create_edges", edges=edges, user_id=user)
 
         self._write(work)
 

@@ -61,6 +61,7 @@ from .base import (
     pick_shortest_paths,
     previous_texts,
     relation_filter,
+    single_user,
 )
 from .sqlite_schema import REQUEUE_ALL, migrate
 from .vector_cache import VectorCache
@@ -247,76 +248,80 @@ class SQLiteGraphStore(GraphStore):
 
     # -- memories --------------------------------------------------------------------
 
-    def write_memory(self, subgraph: MemorySubgraph) -> None:
+    def write_memories(self, subgraphs: Sequence[MemorySubgraph]) -> None:
+        if single_user(subgraphs) is None:
+            return
+        with self._tx() as conn:
+            for subgraph in subgraphs:
+                self._insert_memory(conn, subgraph)
+
+    def _insert_memory(self, conn: sqlite3.Connection, subgraph: MemorySubgraph) -> None:
+        """One memory's rows, inside the caller's transaction."""
         memory = subgraph.memory
         user = memory.user_id
-        with self._tx() as conn:
-            ids = [n.id for n in subgraph.nodes]
-            owners = conn.execute(
-                f"SELECT id, user_id FROM nodes WHERE id IN ({_placeholders(len(ids))})", ids
-            ).fetchall()
-            if any(owner != user for _, owner in owners):
-                raise ConflictError("a node id of this memory belongs to another user")
-            existing = {node_id for node_id, _ in owners}
-            conn.executemany(
-                "INSERT INTO nodes(id, user_id, kind, content, norm, created_at, merged_from)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        n.id,
-                        user,
-                        n.kind.value,
-                        n.content,
-                        normalize_name(n.content),
-                        _ts(n.created_at),
-                        json.dumps(n.merged_from),
-                    )
-                    for n in subgraph.nodes
-                    if n.id not in existing
-                ],
-            )
-            conn.execute(
-                "INSERT INTO memories(id, user_id, memory_type, title, text, importance, status,"
-                " created_at, event_time, last_accessed, access_count, valid_from, invalid_at,"
-                " session_id, source, attributes, metadata)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ids = [n.id for n in subgraph.nodes]
+        owners = conn.execute(
+            f"SELECT id, user_id FROM nodes WHERE id IN ({_placeholders(len(ids))})", ids
+        ).fetchall()
+        if any(owner != user for _, owner in owners):
+            raise ConflictError("a node id of this memory belongs to another user")
+        existing = {node_id for node_id, _ in owners}
+        conn.executemany(
+            "INSERT INTO nodes(id, user_id, kind, content, norm, created_at, merged_from)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
                 (
-                    memory.id,
+                    n.id,
                     user,
-                    memory.memory_type.value,
-                    memory.title,
-                    memory.text,
-                    memory.importance,
-                    memory.status.value,
-                    _ts(memory.created_at),
-                    _ts(memory.event_time),
-                    _ts(memory.last_accessed),
-                    memory.access_count,
-                    _ts(memory.valid_from),
-                    _ts(memory.invalid_at),
-                    memory.session_id,
-                    memory.source,
-                    json.dumps(memory.attributes, ensure_ascii=False),
-                    json.dumps(memory.metadata, ensure_ascii=False, default=str),
-                ),
-            )
-            conn.executemany(
-                "INSERT INTO memory_nodes(memory_id, node_id, user_id) VALUES (?, ?, ?)",
-                [(memory.id, node_id, user) for node_id in ids],
-            )
-            conn.execute(
-                f"UPDATE nodes SET degree = degree + 1 WHERE id IN ({_placeholders(len(ids))})",
-                ids,
-            )
-            conn.executemany(
-                "INSERT INTO edges(user_id, memory_id, src_id, dst_id, type, label)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (user, memory.id, e.src_id, e.dst_id, e.type.value, e.label)
-                    for e in subgraph.edges
-                ],
-            )
-            self._index_text(conn, user, VectorKind.MEMORY, memory.id, memory_document(memory))
+                    n.kind.value,
+                    n.content,
+                    normalize_name(n.content),
+                    _ts(n.created_at),
+                    json.dumps(n.merged_from),
+                )
+                for n in subgraph.nodes
+                if n.id not in existing
+            ],
+        )
+        conn.execute(
+            "INSERT INTO memories(id, user_id, memory_type, title, text, importance, status,"
+            " created_at, event_time, last_accessed, access_count, valid_from, invalid_at,"
+            " session_id, source, attributes, metadata)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                memory.id,
+                user,
+                memory.memory_type.value,
+                memory.title,
+                memory.text,
+                memory.importance,
+                memory.status.value,
+                _ts(memory.created_at),
+                _ts(memory.event_time),
+                _ts(memory.last_accessed),
+                memory.access_count,
+                _ts(memory.valid_from),
+                _ts(memory.invalid_at),
+                memory.session_id,
+                memory.source,
+                json.dumps(memory.attributes, ensure_ascii=False),
+                json.dumps(memory.metadata, ensure_ascii=False, default=str),
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO memory_nodes(memory_id, node_id, user_id) VALUES (?, ?, ?)",
+            [(memory.id, node_id, user) for node_id in ids],
+        )
+        conn.execute(
+            f"UPDATE nodes SET degree = degree + 1 WHERE id IN ({_placeholders(len(ids))})",
+            ids,
+        )
+        conn.executemany(
+            "INSERT INTO edges(user_id, memory_id, src_id, dst_id, type, label)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [(user, memory.id, e.src_id, e.dst_id, e.type.value, e.label) for e in subgraph.edges],
+        )
+        self._index_text(conn, user, VectorKind.MEMORY, memory.id, memory_document(memory))
 
     def get_memory(self, user_id: str, memory_id: str) -> MemoryRecord | None:
         user = self._check_user(user_id)

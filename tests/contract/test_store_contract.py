@@ -154,6 +154,44 @@ def test_failed_write_leaves_nothing_behind(store: GraphStore, users) -> None:
     assert record is not None and record.memory.title == "我情绪开心"
 
 
+def graph_of(user: str, subject: str, topic: str, obj: str) -> MemorySubgraph:
+    args = CreateMemoryArgs(subject=subject, memory_type="事实", topic=topic, object=obj)
+    return build_memory(user, args, reference_time=REF)
+
+
+def test_a_batch_of_memories_is_written_whole_with_shared_subjects(
+    store: GraphStore, users
+) -> None:
+    user = users()
+    batch = [graph_of(user, "我", "喜欢", f"水果{i}") for i in range(30)]
+    store.write_memories(batch)
+    assert store.stats(user).memories == 30
+    assert store.stats(user).nodes["Subject"] == 1  # one 我 node, shared by all
+    record = store.get_memory(user, batch[17].memory.id)
+    assert record is not None
+    assert {(n.kind, n.content) for n in record.nodes} >= {(NodeType.OBJECT, "水果17")}
+    assert [(e.type, e.label) for e in record.edges] == [(e.type, e.label) for e in batch[17].edges]
+    assert store.lexical_search(user, "水果17", [VectorKind.MEMORY], k=3)[0].ref_id == (
+        batch[17].memory.id
+    )
+    store.write_memories([])  # nothing to do is not an error
+
+
+def test_a_batch_with_one_bad_memory_writes_nothing(store: GraphStore, users) -> None:
+    user, other = users(), users("other")
+    first = write(store, user, "我", "事实", "情绪", "开心")
+    clash = graph_of(user, "我", "跑步", "五公里")
+    clash.memory.id = first.memory.id  # an id that exists: the whole batch fails
+    fine = [graph_of(user, "我", "看书", f"第{i}本") for i in range(5)]
+    with pytest.raises(ConflictError):
+        store.write_memories([*fine, clash])
+    assert store.stats(user).memories == 1
+    assert store.get_memories(user, [g.memory.id for g in fine]) == []
+    with pytest.raises(InvalidInputError, match="one user"):
+        store.write_memories([graph_of(user, "我", "a", "b"), graph_of(other, "我", "a", "b")])
+    assert store.stats(other).memories == 0
+
+
 def test_node_id_of_another_user_is_refused(store: GraphStore, users) -> None:
     alice, bob = users("alice"), users("bob")
     theirs = write(store, alice, "小红", "事实", "职业", "医生")
