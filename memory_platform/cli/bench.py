@@ -72,6 +72,10 @@ def bench(
         Path, typer.Option(help="with --all: folder for every report and summary.md")
     ] = Path("bench-results"),
     data: Annotated[Path, typer.Option(help="with --all: the LoCoMo file")] = DEFAULT_LOCOMO,
+    madial: Annotated[
+        Path | None,
+        typer.Option(help="with --all: the MADial-Bench zh file (default: the dev set if present)"),
+    ] = None,
     summarize: Annotated[
         bool,
         typer.Option(
@@ -92,7 +96,14 @@ def bench(
         return
     if run_all:
         _bench_all(
-            [s.strip() for s in scales.split(",") if s.strip()], backend, out_dir, data, workdir
+            [s.strip() for s in scales.split(",") if s.strip()],
+            backend,
+            out_dir,
+            data,
+            workdir,
+            madial
+            if madial is not None
+            else (DEFAULT_MADIAL if DEFAULT_MADIAL.is_file() else None),
         )
         return
     if scale not in SCALES:
@@ -106,7 +117,12 @@ def bench(
 
 
 def _bench_all(
-    scales: list[str], backend: str, out_dir: Path, data: Path, workdir: Path | None
+    scales: list[str],
+    backend: str,
+    out_dir: Path,
+    data: Path,
+    workdir: Path | None,
+    madial: Path | None,
 ) -> None:
     from ..bench import latency, merge, retrieval_eval
     from ..bench.summary import LATENCY_FILE, MERGE_FILE, RETRIEVAL_FILE, summary_table
@@ -116,6 +132,8 @@ def _bench_all(
         raise fail(f"--scales takes one or more of {', '.join(latency.SCALES)}")
     if not data.is_file():
         raise fail(f"no LoCoMo file at {data} (--data)")
+    if madial is not None and not madial.is_file():
+        raise fail(f"no MADial file at {madial} (--madial)")
     if backend == "neo4j":
         err_console.print("node dedup is measured on the embedded store; the rest on Neo4j")
     reports: dict[str, dict[str, Any]] = {}
@@ -128,7 +146,6 @@ def _bench_all(
             )
             reports[scale] = report
         err_console.print("[bold]retrieval quality[/]")
-        madial = DEFAULT_MADIAL if DEFAULT_MADIAL.is_file() else None
         quality = retrieval_eval.run_eval(
             data, madial, folder, progress=err_console.print, backend=backend
         )

@@ -205,7 +205,11 @@ def test_eval_locomo_refuses_a_missing_file(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "no LoCoMo file" in result.output
     result = runner.invoke(app, ["eval", "madial", "--data", str(tmp_path / "nope.json")])
     assert result.exit_code == 1 and "no MADial file" in result.output
-    result = runner.invoke(app, ["eval", "--madial", str(tmp_path / "nope.json")])
+    locomo = tmp_path / "mini.json"  # present, so the missing MADial file is what fails
+    locomo.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    result = runner.invoke(
+        app, ["eval", "--data", str(locomo), "--madial", str(tmp_path / "nope.json")]
+    )
     assert result.exit_code == 1 and "no MADial file" in result.output
 
 
@@ -213,11 +217,14 @@ def test_eval_locomo_refuses_a_missing_file(tmp_path: Path) -> None:
 def test_bench_all_smoke_run_writes_every_report_and_the_summary(tmp_path: Path) -> None:
     data = tmp_path / "mini.json"
     data.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    madial = tmp_path / "mini-madial.json"
+    madial.write_text(json.dumps(MINI_MADIAL, ensure_ascii=False), encoding="utf-8")
     results = tmp_path / "results"
 
     result = runner.invoke(
         app,
         ["bench", "--all", "--scales", "tiny", "--out-dir", str(results), "--data", str(data),
+         "--madial", str(madial),
          "--workdir", str(tmp_path / "work")],
     )  # fmt: skip
 
