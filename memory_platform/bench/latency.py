@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -212,6 +213,21 @@ def _bench_create(mp: MemoryPlatform, user: str, calls: int) -> dict[str, Any]:
     }
 
 
+def _store_work(done: Counter[str], searches: int) -> dict[str, Any]:
+    """What the store did during ``searches`` searches: which path served the vector
+    searches (native index or exact per-user scan) and, on a server backend, round trips
+    per search."""
+    work: dict[str, Any] = {
+        "vector_searches": {
+            "native_index": done["vector_index"],
+            "exact_scan": done["vector_exact"],
+        }
+    }
+    if done["statements"]:
+        work["round_trips_per_search"] = round(done["statements"] / max(searches, 1), 1)
+    return work
+
+
 def _bench_search(mp: MemoryPlatform, user: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
 
@@ -229,6 +245,7 @@ def _bench_search(mp: MemoryPlatform, user: str) -> dict[str, Any]:
     for depth in (0, 1, 2):
         samples = []
         mode: Literal["fast", "deep"] = "deep" if depth else "fast"
+        before = Counter(mp.store.counters)
         for _ in range(_SEARCH_ROUNDS):
             for query in QUERIES:
                 mp.clear_query_cache()  # every call embeds its query
@@ -239,6 +256,7 @@ def _bench_search(mp: MemoryPlatform, user: str) -> dict[str, Any]:
         summary["p95_vs_baseline"] = round(
             summary["p95_ms"] / out["vector_only_baseline"]["p95_ms"], 2
         )
+        summary.update(_store_work(Counter(mp.store.counters) - before, len(samples)))
         out[f"depth_{depth}"] = summary
     return out
 
@@ -248,6 +266,7 @@ def _bench_typical_user(mp: MemoryPlatform, user: str) -> dict[str, Any]:
     result belongs to anyone else."""
     samples: list[float] = []
     foreign = 0
+    before = Counter(mp.store.counters)
     for _ in range(_SEARCH_ROUNDS):
         for query in QUERIES:
             mp.clear_query_cache()
@@ -256,7 +275,9 @@ def _bench_typical_user(mp: MemoryPlatform, user: str) -> dict[str, Any]:
             samples.append((time.perf_counter() - started) * 1000.0)
             ids = [r.id for r in results if r.kind == "memory"]
             foreign += len(ids) - len(mp.store.get_memories(user, ids))
-    return {"depth_1": latency_summary(samples), "results_of_other_users": foreign}
+    depth_1 = latency_summary(samples)
+    depth_1.update(_store_work(Counter(mp.store.counters) - before, len(samples)))
+    return {"depth_1": depth_1, "results_of_other_users": foreign}
 
 
 def markdown(reports: list[dict[str, Any]]) -> str:
@@ -285,4 +306,22 @@ def markdown(reports: list[dict[str, Any]]) -> str:
             f"| {pair(typical) if typical else '–'} | {r['ingest_episodes']['episodes_per_second']:.0f} | {r['consolidation']['memories_per_second']:.0f} "
             f"| {r.get('fresh_process', {}).get('cold_start_seconds', '–')} | {r.get('fresh_process', {}).get('peak_rss_mb', '–')} |"
         )
+    lines += [
+        "",
+        "| scale | vector searches at depth 2, measured user: native index / exact scan "
+        "| typical user (depth 1) | round trips per search d0 / d1 / d2 |",
+        "|---|---|---|---|",
+    ]
+    for r in reports:
+        s = r["search"]
+        typical = r.get("search_typical_user", {}).get("depth_1", {})
+
+        def paths(d: dict[str, Any]) -> str:
+            v = d.get("vector_searches")
+            return f"{v['native_index']} / {v['exact_scan']}" if v else "–"
+
+        trips = " / ".join(
+            str(s[f"depth_{d}"].get("round_trips_per_search", "–")) for d in (0, 1, 2)
+        )
+        lines.append(f"| {r['scale']} | {paths(s['depth_2'])} | {paths(typical)} | {trips} |")
     return "\n".join(lines)

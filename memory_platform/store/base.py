@@ -8,6 +8,7 @@ are float32 numpy rows, L2-normalised, of the store's recorded dimension.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -104,6 +105,10 @@ class GraphStore(ABC):
 
     def __init__(self, signature: EmbeddingSignature) -> None:
         self._signature = signature
+        self.counters: Counter[str] = Counter()
+        """What the store did, for benchmarks: ``vector_index`` and ``vector_exact`` (which
+        path served each vector search) and, on a server backend, ``statements`` (round
+        trips). Counted without a lock: approximate under concurrent use."""
 
     # -- lifecycle ---------------------------------------------------------------------
 

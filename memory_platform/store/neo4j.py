@@ -181,6 +181,7 @@ class Neo4jGraphStore(GraphStore):
 
     def _read(self, name: str, /, **params: Any) -> list[Any]:
         def work(tx: Any) -> list[Any]:
+            self.counters["statements"] += 1
             return list(tx.run(cypher(f"neo4j/{name}"), params))
 
         with self._translate(), self._driver.session(database=self._database) as session:
@@ -198,10 +199,10 @@ class Neo4jGraphStore(GraphStore):
         with self._translate(), self._driver.session(database=self._database) as session:
             return session.execute_read(work)  # type: ignore[no-any-return]
 
-    @staticmethod
-    def _run(tx: Any, name: str, /, **params: Any) -> list[Any]:
+    def _run(self, tx: Any, name: str, /, **params: Any) -> list[Any]:
         # Parameters travel as one mapping: the driver's own first argument of run() is
         # named ``query``, so ``**params`` would clash with a Cypher parameter $query.
+        self.counters["statements"] += 1
         return list(tx.run(cypher(f"neo4j/{name}"), params))
 
     def apply_schema(self) -> None:
@@ -573,6 +574,9 @@ class Neo4jGraphStore(GraphStore):
             # The global index held too few of this user's items among its top answers:
             # the user owns few of them, so an exact scan of just theirs is cheap.
             rows = self._read(f"vector/exact_{kind.value}", vector=query, user_id=user, k=k)
+            self.counters["vector_exact"] += 1
+        else:
+            self.counters["vector_index"] += 1
         return [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in rows]
 
     def lexical_search(

@@ -737,6 +737,7 @@ class SQLiteGraphStore(GraphStore):
         query = self._vector(vector)
         if k <= 0:
             return []
+        self.counters["vector_exact"] += 1  # an exact scan of the user's cached matrix
         with self._translate():
             ids, matrix = self._cache.matrix(self._conn(), user, VectorKind(kind).value)
         if not ids:

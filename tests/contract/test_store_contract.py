@@ -360,6 +360,18 @@ def test_similarities_are_the_cosines_of_the_users_own_vectors(
     assert store.similarities(alice, VectorKind.MEMORY, [], query) == {}
 
 
+def test_each_vector_search_counts_the_path_that_served_it(store: GraphStore, users, vec) -> None:
+    user = users()
+    graph = write(store, user, "我", "事实", "喜好", "咖啡")
+    store.set_embeddings(user, VectorKind.MEMORY, {graph.memory.id: vec(1)})
+    before = store.counters["vector_index"] + store.counters["vector_exact"]
+    for _ in range(3):
+        assert store.vector_search(user, VectorKind.MEMORY, vec(1), k=5)[0].ref_id == (
+            graph.memory.id
+        )
+    assert store.counters["vector_index"] + store.counters["vector_exact"] == before + 3
+
+
 def test_vectors_of_other_users_items_are_not_stored(store: GraphStore, users, vec) -> None:
     alice, bob = users("alice"), users("bob")
     theirs = write(store, bob, "我", "事实", "喜好", "咖啡")

@@ -243,6 +243,12 @@ def test_bench_all_smoke_run_writes_every_report_and_the_summary(tmp_path: Path)
         assert section["n"] > 0 and 0 < section["median_ms"] <= section["p95_ms"]
     for key in ("vector_only_baseline", "depth_0", "depth_1", "depth_2"):
         assert report["search"][key]["n"] == 30
+    # the embedded store serves every vector search by an exact scan, with no round trips
+    paths = report["search"]["depth_2"]["vector_searches"]
+    assert paths["native_index"] == 0 and paths["exact_scan"] >= 30
+    assert "round_trips_per_search" not in report["search"]["depth_2"]
+    assert report["search_typical_user"]["depth_1"]["vector_searches"]["exact_scan"] >= 30
+    assert "native index / exact scan" in (results / "latency_tiny.md").read_text(encoding="utf-8")
     assert report["ingest_episodes"]["episodes"] == 200
     assert report["ingest_episodes"]["episodes_per_second"] > 0
     assert report["consolidation"]["memories"] == 50
