@@ -296,12 +296,17 @@ class HybridRetriever:
         def get(kind: VectorKind, ref: str) -> _Candidate:
             return found.setdefault((kind, ref), _Candidate(kind=kind, id=ref))
 
+        asked = [VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT]
+        asked = asked if VectorKind.MEMORY in kinds else []
+        if want_episodes:
+            asked.append(VectorKind.EPISODE)
+        hits = self._store.vector_search_many(user, asked, query_vector, k)  # one round trip
         if VectorKind.MEMORY in kinds:
-            for hit in self._store.vector_search(user, VectorKind.MEMORY, query_vector, k):
+            for hit in hits[VectorKind.MEMORY]:
                 get(VectorKind.MEMORY, hit.ref_id).see(hit.score)
             node_scores: dict[str, float] = {}
             for node_kind in (VectorKind.TOPIC, VectorKind.OBJECT):
-                for hit in self._store.vector_search(user, node_kind, query_vector, k):
+                for hit in hits[node_kind]:
                     node_scores[hit.ref_id] = max(hit.score, node_scores.get(hit.ref_id, -1.0))
             for node_id, memory_ids in self._store.memories_for_nodes(
                 user, list(node_scores)
@@ -309,7 +314,7 @@ class HybridRetriever:
                 for memory_id in memory_ids[:_NODE_FANOUT]:
                     get(VectorKind.MEMORY, memory_id).see(node_scores[node_id])
         if want_episodes:
-            for hit in self._store.vector_search(user, VectorKind.EPISODE, query_vector, k):
+            for hit in hits[VectorKind.EPISODE]:
                 get(VectorKind.EPISODE, hit.ref_id).see(hit.score)
         for kind in (VectorKind.MEMORY, VectorKind.EPISODE):
             ranked = sorted(

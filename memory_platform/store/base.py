@@ -324,6 +324,14 @@ class GraphStore(ABC):
     ) -> list[VectorHit]:
         """The ``k`` items of a kind nearest to ``vector`` (cosine), best first."""
 
+    def vector_search_many(
+        self, user_id: str, kinds: Sequence[VectorKind], vector: npt.ArrayLike, k: int = 10
+    ) -> dict[VectorKind, list[VectorHit]]:
+        """:meth:`vector_search` for several kinds with one query vector (a search seeds
+        from memories, topics, objects and episodes at once; a server backend answers all
+        of them in one round trip)."""
+        return {VectorKind(kind): self.vector_search(user_id, kind, vector, k) for kind in kinds}
+
     @abstractmethod
     def lexical_search(
         self,

@@ -80,6 +80,8 @@ _VECTOR_INDEX = {
     VectorKind.EPISODE: "episode_embedding",
     VectorKind.KNOWLEDGE: "knowledge_embedding",
 }
+_ANN_MANY_KINDS = (VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT, VectorKind.EPISODE)
+"""The kinds ``vector/ann_many.cypher`` has a branch for."""
 _OVERFETCH = 4
 _MIN_FETCH = 100
 
@@ -578,6 +580,38 @@ class Neo4jGraphStore(GraphStore):
         else:
             self.counters["vector_index"] += 1
         return [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in rows]
+
+    def vector_search_many(
+        self, user_id: str, kinds: Sequence[VectorKind], vector: npt.ArrayLike, k: int = 10
+    ) -> dict[VectorKind, list[VectorHit]]:
+        user = self._check_user(user_id)
+        wanted = list(dict.fromkeys(VectorKind(kind) for kind in kinds))
+        query = self._vector(vector).tolist()
+        out: dict[VectorKind, list[VectorHit]] = {kind: [] for kind in wanted}
+        if k <= 0 or not wanted:
+            return out
+        if any(kind not in _ANN_MANY_KINDS for kind in wanted):
+            return super().vector_search_many(user_id, wanted, vector, k)
+        rows = self._read(
+            "vector/ann_many",
+            kinds=[kind.value for kind in wanted],
+            fetch=max(k * _OVERFETCH, _MIN_FETCH),
+            vector=query,
+            user_id=user,
+            k=k,
+        )
+        for row in rows:
+            out[VectorKind(row["kind"])].append(
+                VectorHit(ref_id=row["ref_id"], score=float(row["score"]))
+            )
+        for kind in wanted:
+            if len(out[kind]) < k:  # the user owns few of this kind: scan just theirs
+                exact = self._read(f"vector/exact_{kind.value}", vector=query, user_id=user, k=k)
+                out[kind] = [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in exact]
+                self.counters["vector_exact"] += 1
+            else:
+                self.counters["vector_index"] += 1
+        return out
 
     def lexical_search(
         self,

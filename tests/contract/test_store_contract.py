@@ -372,6 +372,36 @@ def test_each_vector_search_counts_the_path_that_served_it(store: GraphStore, us
     assert store.counters["vector_index"] + store.counters["vector_exact"] == before + 3
 
 
+def test_searching_several_kinds_at_once_answers_as_one_kind_at_a_time(
+    store: GraphStore, users, vec
+) -> None:
+    user, other = users(), users("other")
+    graphs = [write(store, user, "我", "事实", f"话题{i}", f"东西{i}") for i in range(4)]
+    theirs = write(store, other, "我", "事实", "话题", "东西")
+    for i, g in enumerate(graphs):
+        topic, obj = g.node(NodeType.TOPIC), g.node(NodeType.OBJECT)
+        assert topic is not None and obj is not None
+        store.set_embeddings(user, VectorKind.MEMORY, {g.memory.id: vec(10 + i)})
+        store.set_embeddings(user, VectorKind.TOPIC, {topic.id: vec(20 + i)})
+        store.set_embeddings(user, VectorKind.OBJECT, {obj.id: vec(30 + i)})
+    store.set_embeddings(other, VectorKind.MEMORY, {theirs.memory.id: vec(10)})
+    query = vec(99, noise=0.5, base=21)
+    kinds = [VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT, VectorKind.EPISODE]
+
+    together = store.vector_search_many(user, kinds, query, k=3)
+
+    assert set(together) == set(kinds)
+    for kind in kinds:
+        alone = store.vector_search(user, kind, query, k=3)
+        assert [h.ref_id for h in together[kind]] == [h.ref_id for h in alone]
+        assert [h.score for h in together[kind]] == pytest.approx(
+            [h.score for h in alone], abs=1e-4
+        )
+    assert together[VectorKind.EPISODE] == []
+    assert theirs.memory.id not in {h.ref_id for h in together[VectorKind.MEMORY]}
+    assert store.vector_search_many(user, [], query, k=3) == {}
+
+
 def test_vectors_of_other_users_items_are_not_stored(store: GraphStore, users, vec) -> None:
     alice, bob = users("alice"), users("bob")
     theirs = write(store, bob, "我", "事实", "喜好", "咖啡")
