@@ -27,7 +27,14 @@ from .store import GraphStore, MemoryRecord
 from .textutil import has_cjk
 from .tools.arguments import CreateMemoryArgs, UpdateMemoryArgs
 
-__all__ = ["MemoryChange", "MemoryVersion", "correct_memory", "memory_history", "retract_memory"]
+__all__ = [
+    "MemoryChange",
+    "MemoryVersion",
+    "correct_memory",
+    "memory_history",
+    "retract_memory",
+    "version_records",
+]
 
 _BOOKKEEPING = ("change", "supersedes", "superseded_by", "retracted", "time_unparsed")
 
@@ -222,9 +229,9 @@ def _change(metadata: dict[str, Any], key: str) -> MemoryChange | None:
     return MemoryChange.model_validate(raw) if isinstance(raw, dict) else None
 
 
-def memory_history(store: GraphStore, user_id: str, memory_id: str) -> list[MemoryVersion]:
-    """Every version of a memory, oldest first, found by following ``SUPERSEDES`` from
-    any one of them.
+def version_records(store: GraphStore, user_id: str, memory_id: str) -> list[MemoryRecord]:
+    """Every version of a memory with its nodes and links, oldest first, found by
+    following ``SUPERSEDES`` from any one of them.
 
     Raises:
         NotFoundError: no such memory for this user.
@@ -245,13 +252,23 @@ def memory_history(store: GraphStore, user_id: str, memory_id: str) -> list[Memo
                     if found is not None:
                         records[other] = found
                         frontier.append(found)
+    return sorted(records.values(), key=lambda r: (r.memory.created_at, r.memory.id))
+
+
+def memory_history(store: GraphStore, user_id: str, memory_id: str) -> list[MemoryVersion]:
+    """Every version of a memory, oldest first, with how each began and ended.
+
+    Raises:
+        NotFoundError: no such memory for this user.
+    """
+    ordered = version_records(store, user_id, memory_id)
+    records = {r.memory.id: r for r in ordered}
     newer = {
         link.target_id: link.source_id
-        for record in records.values()
+        for record in ordered
         for link in record.links
         if link.type == LinkType.SUPERSEDES
     }
-    ordered = sorted(records.values(), key=lambda r: (r.memory.created_at, r.memory.id))
     versions = []
     for record in ordered:
         m = record.memory

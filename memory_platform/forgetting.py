@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from .builder import TIME_KEYS
-from .corrections import memory_history
+from .corrections import version_records
 from .models import AuditEntry, KnowledgePoint, MemoryStatus, NodeType
 from .store import GraphStore, MemoryRecord
 from .textutil import has_cjk
@@ -75,6 +75,30 @@ def derived_knowledge(
     return list(found.values())
 
 
+def _audited(
+    store: GraphStore,
+    user_id: str,
+    action: Literal["forget", "purge"],
+    kind: Literal["memory", "episode"],
+    ids: list[str],
+    actor: str | None,
+    now: datetime | None,
+    counts: dict[str, int],
+) -> ForgetReport:
+    """Record what was just forgotten (ids and counts, no content) and report it."""
+    entry = AuditEntry(
+        user_id=user_id,
+        action=action,
+        target_kind=kind,
+        target_ids=ids,
+        at=now or datetime.now(UTC),
+        actor=actor,
+        counts=counts,
+    )
+    store.add_audit(entry)
+    return ForgetReport(user_id=user_id, target_kind=kind, forgotten_ids=ids, audit_id=entry.id)
+
+
 def forget_memory(
     store: GraphStore,
     user_id: str,
@@ -89,30 +113,15 @@ def forget_memory(
     Raises:
         NotFoundError: no such memory for this user.
     """
-    versions = memory_history(store, user_id, memory_id)
-    records = [r for v in versions if (r := store.get_memory(user_id, v.memory.id)) is not None]
+    records = version_records(store, user_id, memory_id)
     points = derived_knowledge(store, user_id, records)
     for record in records:
         store.delete_memory(user_id, record.memory.id)
     removed = store.delete_knowledge(user_id, [p.id for p in points])
     ids = [r.memory.id for r in records]
-    entry = AuditEntry(
-        user_id=user_id,
-        action=action,
-        target_kind="memory",
-        target_ids=ids,
-        at=now or datetime.now(UTC),
-        actor=actor,
-        counts={"memories": len(ids), "knowledge_points": removed},
-    )
-    store.add_audit(entry)
-    return ForgetReport(
-        user_id=user_id,
-        target_kind="memory",
-        forgotten_ids=ids,
-        knowledge_points=removed,
-        audit_id=entry.id,
-    )
+    counts = {"memories": len(ids), "knowledge_points": removed}
+    report = _audited(store, user_id, action, "memory", ids, actor, now, counts)
+    return report.model_copy(update={"knowledge_points": removed})
 
 
 def forget_episodes(
@@ -136,23 +145,9 @@ def forget_episodes(
         if isinstance(e.metadata.get("media"), dict) and "sha256" in e.metadata["media"]
     ]
     files = release_media(user_id, hashes) if hashes else 0
-    entry = AuditEntry(
-        user_id=user_id,
-        action="forget",
-        target_kind="episode",
-        target_ids=ids,
-        at=now or datetime.now(UTC),
-        actor=actor,
-        counts={"episodes": len(ids), "media_files": files},
-    )
-    store.add_audit(entry)
-    return ForgetReport(
-        user_id=user_id,
-        target_kind="episode",
-        forgotten_ids=ids,
-        media_files=files,
-        audit_id=entry.id,
-    )
+    counts = {"episodes": len(ids), "media_files": files}
+    report = _audited(store, user_id, "forget", "episode", ids, actor, now, counts)
+    return report.model_copy(update={"media_files": files})
 
 
 def purge_archived(

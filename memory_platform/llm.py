@@ -9,10 +9,11 @@ Celery task can back off and try later; answers that stay invalid become
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -21,11 +22,12 @@ from .config import Settings
 from .errors import ConfigurationError, ExtractionError, MemoryPlatformError
 from .privacy import loggable
 
-__all__ = ["LLMClient", "LLMUnavailableError"]
+__all__ = ["LLMClient", "LLMUnavailableError", "call_endpoint"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
@@ -88,27 +90,19 @@ class LLMClient:
             LLMUnavailableError: the endpoint failed after the client's own retries.
             ExtractionError: every attempt returned something that does not validate.
         """
-        import openai
-
         conversation = list(messages)
         problems: list[str] = []
         for attempt in range(1, self.max_attempts + 1):
-            try:
-                response = self._client.chat.completions.create(  # type: ignore[call-overload]
+            response = call_endpoint(
+                "LLM",
+                functools.partial(
+                    self._client.chat.completions.create,
                     model=self.model,
                     messages=conversation,
                     temperature=temperature,
                     response_format={"type": "json_object"},
-                )
-            except (
-                openai.RateLimitError,
-                openai.APITimeoutError,
-                openai.APIConnectionError,
-                openai.InternalServerError,
-            ) as exc:
-                raise LLMUnavailableError(f"LLM endpoint unavailable: {exc}") from exc
-            except openai.APIStatusError as exc:
-                raise ExtractionError(f"LLM endpoint refused the request: {exc}") from exc
+                ),
+            )
             content = response.choices[0].message.content or ""
             try:
                 data: Any = json.loads(_FENCE.sub("", content.strip()))
@@ -130,6 +124,25 @@ class LLMClient:
                     },
                 ]
         raise ExtractionError("the LLM gave no valid answer: " + "; ".join(problems))
+
+
+def call_endpoint(what: str, request: Callable[[], R]) -> R:
+    """Run one call of an OpenAI-compatible endpoint: rate limits, timeouts, connection and
+    server errors become :class:`LLMUnavailableError` (retry later), any other refusal an
+    :class:`ExtractionError`."""
+    import openai
+
+    try:
+        return request()
+    except (
+        openai.RateLimitError,
+        openai.APITimeoutError,
+        openai.APIConnectionError,
+        openai.InternalServerError,
+    ) as exc:
+        raise LLMUnavailableError(f"{what} endpoint unavailable: {exc}") from exc
+    except openai.APIStatusError as exc:
+        raise ExtractionError(f"{what} endpoint refused the request: {exc}") from exc
 
 
 def _brief(exc: ValidationError) -> str:

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from ..tools.arguments import ForgetMemoryArgs
 from .common import DbOption, JsonFlag, UserOption, console, fail, open_platform, print_json
 
 ReasonOption = Annotated[str | None, typer.Option(help="why (kept in the history)")]
@@ -134,17 +135,11 @@ def forget(
     record without content stays."""
     if not yes and not typer.confirm(f"forget {description!r} of {user} for good?"):
         raise typer.Exit(code=1)
-    from ..tools.arguments import ForgetMemoryArgs
-
     with open_platform(db, existing=True) as mp:
         result = mp.forget_tool(user, ForgetMemoryArgs(memory_description=description))
-    if as_json:
-        print_json(result)
-        if not result.get("success"):
-            raise typer.Exit(code=1)
+    if as_json or not result.get("success"):
+        _report(result, as_json)  # the JSON, or the error with its candidates
         return
-    if not result.get("success"):
-        _report(result, as_json)
     console.print(
         f"forgotten {result['kind']} {', '.join(result['forgotten'])}; "
         f"{result['knowledge_points_removed']} knowledge point(s) removed; "

@@ -19,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..config import MediaSettings, Settings
-from ..errors import ConfigurationError, ExtractionError, InvalidInputError
-from ..llm import LLMUnavailableError
+from ..errors import ConfigurationError, InvalidInputError
+from ..llm import call_endpoint
 from .files import MediaType
 
 __all__ = [
@@ -88,23 +88,6 @@ def _openai_client(settings: Settings) -> Any:
     )
 
 
-def _call(what: str, request: Any) -> Any:
-    """Run an endpoint call, turning its failures into the platform's errors."""
-    import openai
-
-    try:
-        return request()
-    except (
-        openai.RateLimitError,
-        openai.APITimeoutError,
-        openai.APIConnectionError,
-        openai.InternalServerError,
-    ) as exc:
-        raise LLMUnavailableError(f"{what} endpoint unavailable: {exc}") from exc
-    except openai.APIStatusError as exc:
-        raise ExtractionError(f"{what} endpoint refused the request: {exc}") from exc
-
-
 class OpenAIImageDescriber(MediaEncoder):
     """Describes images through a chat-completions endpoint that accepts images."""
 
@@ -116,7 +99,7 @@ class OpenAIImageDescriber(MediaEncoder):
 
     def describe(self, data: bytes, media_type: MediaType) -> str | None:
         url = f"data:{media_type.mime};base64,{base64.b64encode(data).decode('ascii')}"
-        response = _call(
+        response = call_endpoint(
             "vision",
             lambda: self._client.chat.completions.create(
                 model=self.model,
@@ -145,7 +128,7 @@ class OpenAIAudioTranscriber(MediaEncoder):
         self.model = model
 
     def describe(self, data: bytes, media_type: MediaType) -> str | None:
-        response = _call(
+        response = call_endpoint(
             "transcription",
             lambda: self._client.audio.transcriptions.create(
                 model=self.model,
