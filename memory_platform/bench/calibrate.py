@@ -166,7 +166,7 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-FLOORS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+FLOORS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -107,9 +107,9 @@ class Background:
 class RelevanceModel:
     """P(real match) = σ(bias + lift·lift + matched·ln(1 + matched words)), fitted on dev."""
 
-    bias: float = -13.550
-    lift: float = 0.978
-    matched: float = 6.984
+    bias: float = -14.794
+    lift: float = 1.106
+    matched: float = 7.410
 
     complete: float = 0.5
 

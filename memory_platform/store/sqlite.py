@@ -62,6 +62,7 @@ from .base import (
     previous_texts,
     relation_filter,
     single_user,
+    spoken_line,
 )
 from .sqlite_schema import REQUEUE_ALL, migrate
 from .vector_cache import VectorCache
@@ -79,6 +80,19 @@ def _dt(value: float | None) -> datetime | None:
 
 def _dt_required(value: float) -> datetime:
     return datetime.fromtimestamp(value, UTC)
+
+
+_PENDING_SQL = (
+    "SELECT pv.user_id, pv.kind, pv.ref_id,"
+    " CASE WHEN pv.kind = 'episode' THEN COALESCE(("
+    "   SELECT COALESCE(p.speaker || ': ', '') || p.text || char(10) FROM episodes p"
+    "   WHERE p.next_id = pv.ref_id AND p.user_id = pv.user_id LIMIT 1), '') || pv.text"
+    " ELSE pv.text END"
+    " FROM pending_vectors pv"
+)
+"""Items waiting for a vector. A queued episode's text is its spoken line (the trigger's);
+the turn before it is put in front here, from the NEXT chain as it stands when the item
+is embedded (``episode_embedding_text``)."""
 
 
 def _placeholders(count: int) -> str:
@@ -693,14 +707,10 @@ class SQLiteGraphStore(GraphStore):
         self, user_id: str | None = None, limit: int = 256
     ) -> list[PendingEmbedding]:
         if user_id is None:
-            rows = self._read(
-                "SELECT user_id, kind, ref_id, text FROM pending_vectors ORDER BY seq LIMIT ?",
-                (limit,),
-            )
+            rows = self._read(_PENDING_SQL + " ORDER BY pv.seq LIMIT ?", (limit,))
         else:
             rows = self._read(
-                "SELECT user_id, kind, ref_id, text FROM pending_vectors WHERE user_id = ?"
-                " ORDER BY seq LIMIT ?",
+                _PENDING_SQL + " WHERE pv.user_id = ? ORDER BY pv.seq LIMIT ?",
                 (self._check_user(user_id), limit),
             )
         return [
@@ -926,9 +936,16 @@ class SQLiteGraphStore(GraphStore):
                 conn.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
                 self._unindex(conn, VectorKind.EPISODE, chunk)
                 self._delete_vectors(conn, VectorKind.EPISODE, chunk)
+                # and embedded again: its vector was made with the deleted turn in front
+                self._delete_vectors(conn, VectorKind.EPISODE, after)
                 for episode in self._episodes_in(conn, user, after):
                     self._index_text(
                         conn, user, VectorKind.EPISODE, episode.id, episode_document(episode)
+                    )
+                    conn.execute(
+                        "INSERT OR IGNORE INTO pending_vectors(user_id, kind, ref_id, text)"
+                        " VALUES (?, 'episode', ?, ?)",
+                        (user, episode.id, spoken_line(episode)),
                     )
         return len(deleted)
 

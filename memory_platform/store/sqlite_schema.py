@@ -267,7 +267,18 @@ CREATE TRIGGER IF NOT EXISTS episodes_media_gone AFTER DELETE ON episodes BEGIN
 END;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
+# v5: an episode is embedded after the turn before it in its session (contextual
+# indexing, ``episode_embedding_text``); the text is put together when the item is
+# embedded, following ``next_id``, which is indexed for that. Episodes embedded before
+# without that context are queued again; their old vectors serve until replaced.
+_V5 = """
+CREATE INDEX IF NOT EXISTS episodes_next ON episodes(next_id);
+INSERT OR IGNORE INTO pending_vectors(user_id, kind, ref_id, text)
+SELECT e.user_id, 'episode', e.id, COALESCE(e.speaker || ': ', '') || e.text FROM episodes e
+ WHERE EXISTS (SELECT 1 FROM episodes p WHERE p.next_id = e.id) ORDER BY e.rowid;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
 
 REQUEUE_ALL: tuple[str, ...] = (
     "DELETE FROM vectors",

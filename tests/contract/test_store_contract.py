@@ -30,6 +30,7 @@ from memory_platform.models import (
     validated,
 )
 from memory_platform.store import SHARED_NODE, GraphStore, open_store
+from memory_platform.store.base import episode_embedding_text
 from memory_platform.tools.arguments import CreateMemoryArgs
 
 pytestmark = pytest.mark.contract
@@ -743,6 +744,44 @@ def test_deleted_episodes_leave_no_trace(store: GraphStore, users, vec) -> None:
     assert middle not in store.next_episode_ids(user, [first, middle, last]).values()
     assert [e.id for e in store.get_episodes(other, theirs)] == theirs  # not another user's
     assert store.delete_episodes(user, []) == 0
+
+
+def test_episodes_are_embedded_after_the_turn_before_them(store: GraphStore, users, vec) -> None:
+    user = users()
+    said = [("Ann", "Did you go to the concert?"), ("Bob", "Yes, it was amazing!"),
+            (None, "And the drive home?")]  # fmt: skip
+    turns = [
+        Episode(user_id=user, session_id="s", text=text, speaker=speaker,
+                timestamp=REF + timedelta(minutes=i))
+        for i, (speaker, text) in enumerate(said)
+    ]  # fmt: skip
+    first, reply, last = store.add_episodes(turns)
+    alone = store.add_episodes([Episode(user_id=user, text="A note to self", timestamp=REF)])[0]
+    # a turn appended to the stored session later is embedded after the stored tail
+    appended = Episode(user_id=user, session_id="s", text="Long.", speaker="Bob",
+                       timestamp=REF + timedelta(minutes=9))  # fmt: skip
+    store.add_episodes([appended])
+
+    texts = {p.ref_id: p.text for p in store.pending_embeddings(user)}
+    by_id = dict(zip([first, reply, last], turns, strict=True))
+    assert texts == {
+        first: "Ann: Did you go to the concert?",
+        reply: "Ann: Did you go to the concert?\nBob: Yes, it was amazing!",
+        last: "Bob: Yes, it was amazing!\nAnd the drive home?",
+        alone: "A note to self",
+        appended.id: "And the drive home?\nBob: Long.",
+    }
+    assert texts[reply] == episode_embedding_text(by_id[reply], by_id[first])
+    assert texts[alone] == episode_embedding_text(Episode(user_id=user, text="A note to self"))
+
+    # forgetting a turn takes it out of the next turn's vector as well
+    store.set_embeddings(user, VectorKind.EPISODE, {i: vec(n) for n, i in enumerate(texts)})
+    assert store.pending_embeddings(user) == []
+    store.delete_episodes(user, [reply])
+    assert store.get_vectors(user, VectorKind.EPISODE, [last]) == {}
+    requeued = store.pending_embeddings(user)
+    assert [(p.ref_id, p.text) for p in requeued] == [(last, "And the drive home?")]
+    assert all("amazing" not in p.text for p in requeued)
 
 
 def test_knowledge_versions_newest_first(store: GraphStore, users) -> None:

@@ -245,3 +245,34 @@ def test_a_question_naming_a_day_prefers_what_was_said_that_day(platform: Memory
     assert dated[0].relevance == pytest.approx(
         next(r.relevance for r in july if r.id == second), abs=1e-6
     )  # the date orders matches; it does not make anything more relevant
+
+
+def test_a_question_naming_a_speaker_favours_what_that_speaker_said(
+    platform: MemoryPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_platform.retrieval import retriever
+
+    user = "two-friends"
+    hers, about_her = platform.add_episodes(
+        user,
+        [
+            {"text": "I adopted a puppy from the shelter!", "speaker": "Caroline",
+             "session_id": "s1", "timestamp": "2023-05-08T13:00:00Z"},
+            {"text": "Caroline adopted a puppy from the shelter.", "speaker": "Melanie",
+             "session_id": "s2", "timestamp": "2023-05-09T13:00:00Z"},
+        ],
+    )  # fmt: skip
+    platform.wait_for_indexing(user)
+
+    def strengths() -> dict[str, tuple[float, float]]:
+        found = platform.search(user, "What did Caroline adopt?", record_access=False)
+        return {r.id: (r.components.semantic, r.components.mention) for r in found}
+
+    with_bonus = strengths()
+    monkeypatch.setattr(retriever, "_MENTION", 0.0)
+    without = strengths()
+
+    assert with_bonus[hers][1] == 1.0 and with_bonus[about_her][1] == 0.0
+    assert with_bonus[hers][0] - without[hers][0] == pytest.approx(0.15, abs=1e-6)
+    assert with_bonus[about_her][0] == pytest.approx(without[about_her][0], abs=1e-9)
+    assert next(iter(with_bonus)) == hers

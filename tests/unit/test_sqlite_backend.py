@@ -88,6 +88,38 @@ def test_upgrading_a_version_1_file_queues_what_has_no_vector(tmp_path: Path) ->
     store.close()
 
 
+def test_upgrading_a_version_4_file_embeds_turns_again_after_the_turn_before(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v4.db"
+    with sqlite3.connect(path, isolation_level=None) as conn:
+        schema_version(conn)
+        for script in MIGRATIONS[:4]:
+            conn.executescript(script)
+        conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', '4')")
+        for ref, text, nxt in (("e1", "Did you go?", "e2"), ("e2", "Yes!", None)):
+            conn.execute(
+                "INSERT INTO episodes(id, user_id, session_id, text, speaker, timestamp, importance,"
+                " next_id) VALUES (?, 'u', 's', ?, 'Ann', 0, 0.5, ?)",
+                (ref, text, nxt),
+            )
+        conn.execute("DELETE FROM pending_vectors")  # both were embedded by version 4
+        old = np.ones(384, dtype=np.float32).tobytes()
+        for ref in ("e1", "e2"):
+            conn.execute(
+                "INSERT INTO vectors(user_id, kind, ref_id, embedding) VALUES ('u', 'episode', ?, ?)",
+                (ref, old),
+            )
+
+    store = SQLiteGraphStore(path, SIGNATURE)
+    # the reply is queued with its context; its old vector serves until the new one is in
+    assert [(p.ref_id, p.text) for p in store.pending_embeddings("u")] == [
+        ("e2", "Ann: Did you go?\nAnn: Yes!")
+    ]
+    assert set(store.get_vectors("u", VectorKind.EPISODE, ["e1", "e2"])) == {"e1", "e2"}
+    store.close()
+
+
 def test_the_vector_cache_stays_within_its_budget_and_reloads_what_it_dropped(
     tmp_path: Path,
 ) -> None:

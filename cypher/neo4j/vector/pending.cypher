@@ -1,11 +1,15 @@
 // Items waiting for a vector (labelled :Pending when written), of one user or
 // ($user_id null) of all users, oldest first. The label scan is as small as the backlog.
-// An episode is embedded with its speaker, as on SQLite (questions name people).
+// An episode is embedded as said ("speaker: text"), after the turn before it in its
+// session, as on SQLite (episode_embedding_text): a reply means something only after
+// the question it answers.
 MATCH (n:Pending)
 WHERE $user_id IS NULL OR n.user_id = $user_id
 WITH n, coalesce(n.created_at, n.timestamp) AS at
 ORDER BY at
 LIMIT $limit
+OPTIONAL MATCH (before:Episode)-[:NEXT]->(n)
+WITH n, at, head(collect(coalesce(before.speaker + ': ', '') + before.text)) AS previous
 RETURN n.user_id AS user_id,
        CASE
          WHEN n:Memory THEN 'memory'
@@ -16,6 +20,8 @@ RETURN n.user_id AS user_id,
        END AS kind,
        n.id AS ref_id,
        CASE
-         WHEN n:Episode AND n.speaker IS NOT NULL THEN n.speaker + ': ' + n.text
+         WHEN n:Episode
+           THEN coalesce(previous + '\n', '') + coalesce(n.speaker + ': ', '') + n.text
          ELSE coalesce(n.text, n.content)
        END AS text
+ORDER BY at
