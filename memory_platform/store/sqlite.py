@@ -375,8 +375,8 @@ class SQLiteGraphStore(GraphStore):
             out.extend(
                 _memory_from_row(r)
                 for r in self._read(
-                    f"SELECT {_MEMORY_COLUMNS} FROM memories"
-                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    f"SELECT {_MEMORY_COLUMNS} FROM memories"  # +: by id, not the user's index
+                    f" WHERE +user_id = ? AND id IN ({_placeholders(len(chunk))})",
                     (user, *chunk),
                 )
             )
@@ -930,7 +930,7 @@ class SQLiteGraphStore(GraphStore):
                     if r[0] is not None and r[0] not in gone
                 ]
                 conn.execute(
-                    f"UPDATE episodes SET next_id = NULL WHERE user_id = ? AND next_id IN ({marks})",
+                    f"UPDATE episodes SET next_id = NULL WHERE +user_id = ? AND next_id IN ({marks})",
                     (user, *chunk),
                 )
                 conn.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
