@@ -97,6 +97,7 @@ class _Candidate:
     lexical_rank: int | None = None
     memory: Memory | None = None
     episode: Episode | None = None
+    next_id: str | None = None
     hit: ExpansionHit | None = None
     mention: float = 0.0
     lift: float = 0.0
@@ -341,18 +342,26 @@ class HybridRetriever:
         candidates: dict[tuple[VectorKind, str], _Candidate],
         query_vector: npt.NDArray[np.float32],
     ) -> None:
-        """Attach the stored objects and compute the similarity of lexical-only hits."""
-        memory_ids = [c.id for c in candidates.values() if c.kind == VectorKind.MEMORY]
-        episode_ids = [c.id for c in candidates.values() if c.kind == VectorKind.EPISODE]
-        for memory in self._store.get_memories(user, memory_ids):
+        """Attach the stored objects, the similarity of lexical-only hits and each
+        episode's next turn (one store call: one round trip on a server)."""
+        loaded = self._store.load_candidates(
+            user,
+            [c.id for c in candidates.values() if c.kind == VectorKind.MEMORY],
+            [c.id for c in candidates.values() if c.kind == VectorKind.EPISODE],
+            query_vector,
+            unscored=[c.id for c in candidates.values() if not c.has_similarity],
+        )
+        for memory in loaded.memories:
             candidates[(VectorKind.MEMORY, memory.id)].memory = memory
-        for episode in self._store.get_episodes(user, episode_ids):
-            candidates[(VectorKind.EPISODE, episode.id)].episode = episode
-        for kind in (VectorKind.MEMORY, VectorKind.EPISODE):
-            ids = [c.id for c in candidates.values() if c.kind == kind and not c.has_similarity]
-            if not ids:
-                continue
-            for ref, score in self._store.similarities(user, kind, ids, query_vector).items():
+        for episode in loaded.episodes:
+            cand = candidates[(VectorKind.EPISODE, episode.id)]
+            cand.episode = episode
+            cand.next_id = loaded.next_episode.get(episode.id)
+        for kind, scores in (
+            (VectorKind.MEMORY, loaded.memory_similarity),
+            (VectorKind.EPISODE, loaded.episode_similarity),
+        ):
+            for ref, score in scores.items():
                 candidates[(kind, ref)].see(score)
         self._embed_unindexed(list(candidates.values()), query_vector)
 
@@ -417,9 +426,9 @@ class HybridRetriever:
         episodes = {c.id: c for c in candidates if c.episode is not None}
         if not episodes:
             return
-        for ref, nxt in self._store.next_episode_ids(user, list(episodes)).items():
-            if nxt in episodes:
-                before, after = episodes[ref], episodes[nxt]
+        for before in list(episodes.values()):
+            after = episodes.get(before.next_id) if before.next_id else None
+            if after is not None:
                 before.context = max(before.context, after.own)
                 after.context = max(after.context, before.own)
         for cand in episodes.values():
@@ -541,11 +550,13 @@ class HybridRetriever:
         known = {c.id: c for _, c in scored if c.kind == VectorKind.MEMORY}
         fresh = [mid for mid in related_ids if mid not in known]
         neighbours: dict[tuple[VectorKind, str], _Candidate] = {}
-        for memory in self._store.get_memories(user, fresh):
-            neighbours[(VectorKind.MEMORY, memory.id)] = _Candidate(
-                VectorKind.MEMORY, memory.id, memory=memory
-            )
-        self._load_similarity(user, neighbours, query_vector)
+        loaded = self._store.load_candidates(user, fresh, [], query_vector, unscored=fresh)
+        for memory in loaded.memories:
+            cand = _Candidate(VectorKind.MEMORY, memory.id, memory=memory)
+            score = loaded.memory_similarity.get(memory.id)
+            if score is not None:
+                cand.see(score)
+            neighbours[(VectorKind.MEMORY, memory.id)] = cand
         self._relate(user, query, query_vector, list(neighbours.values()))
         related: list[tuple[ScoreComponents, _Candidate]] = []
         for memory_id, hit in related_ids.items():
@@ -556,18 +567,6 @@ class HybridRetriever:
             cand.hit = hit
             related.append((self._components(cand, hit.distance, now), cand))
         return direct, self._select_neighbours(related)
-
-    def _load_similarity(
-        self,
-        user: str,
-        candidates: dict[tuple[VectorKind, str], _Candidate],
-        query_vector: npt.NDArray[np.float32],
-    ) -> None:
-        ids = [c.id for c in candidates.values()]
-        for ref, score in self._store.similarities(
-            user, VectorKind.MEMORY, ids, query_vector
-        ).items():
-            candidates[(VectorKind.MEMORY, ref)].see(score)
 
     def _select_neighbours(
         self, related: list[tuple[ScoreComponents, _Candidate]]

@@ -42,6 +42,7 @@ __all__ = [
     "SHARED_NODE",
     "EmbeddingSignature",
     "GraphStore",
+    "LoadedCandidates",
     "MemoryRecord",
     "PendingEmbedding",
     "StoreStats",
@@ -83,6 +84,16 @@ class PendingEmbedding(BaseModel):
     kind: VectorKind
     ref_id: str
     text: str
+
+
+class LoadedCandidates(BaseModel):
+    """What one search needs about its candidates (:meth:`GraphStore.load_candidates`)."""
+
+    memories: list[Memory] = Field(default_factory=list)
+    episodes: list[Episode] = Field(default_factory=list)
+    memory_similarity: dict[str, float] = Field(default_factory=dict)
+    episode_similarity: dict[str, float] = Field(default_factory=dict)
+    next_episode: dict[str, str] = Field(default_factory=dict)
 
 
 class StoreStats(BaseModel):
@@ -315,6 +326,33 @@ class GraphStore(ABC):
             ref: float(np.dot(stored, query))
             for ref, stored in self.get_vectors(user_id, kind, ref_ids).items()
         }
+
+    def load_candidates(
+        self,
+        user_id: str,
+        memory_ids: Sequence[str],
+        episode_ids: Sequence[str],
+        vector: npt.ArrayLike,
+        unscored: Sequence[str] = (),
+    ) -> LoadedCandidates:
+        """The user's memories and episodes among the ids, the cosine to ``vector`` of those
+        in ``unscored`` that have a stored vector, and each episode's next turn.
+
+        A search needs all of it after seeding; a server backend answers in one round
+        trip, with the cosines computed where the vectors are.
+        """
+        wanted = set(unscored)
+        return LoadedCandidates(
+            memories=self.get_memories(user_id, memory_ids),
+            episodes=self.get_episodes(user_id, episode_ids),
+            memory_similarity=self.similarities(
+                user_id, VectorKind.MEMORY, [m for m in memory_ids if m in wanted], vector
+            ),
+            episode_similarity=self.similarities(
+                user_id, VectorKind.EPISODE, [e for e in episode_ids if e in wanted], vector
+            ),
+            next_episode=self.next_episode_ids(user_id, episode_ids) if episode_ids else {},
+        )
 
     @abstractmethod
     def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:

@@ -57,6 +57,7 @@ from .base import (
     EmbeddingSignature,
     GraphStore,
     Hop,
+    LoadedCandidates,
     MemoryRecord,
     PendingEmbedding,
     StoreStats,
@@ -553,6 +554,42 @@ class Neo4jGraphStore(GraphStore):
         )
         return {r["ref_id"]: float(r["score"]) for r in rows}
 
+    def load_candidates(
+        self,
+        user_id: str,
+        memory_ids: Sequence[str],
+        episode_ids: Sequence[str],
+        vector: npt.ArrayLike,
+        unscored: Sequence[str] = (),
+    ) -> LoadedCandidates:
+        user = self._check_user(user_id)
+        memories, episodes = list(dict.fromkeys(memory_ids)), list(dict.fromkeys(episode_ids))
+        if not memories and not episodes:
+            return LoadedCandidates()
+        rows = self._read(
+            "search/load_candidates",
+            memory_ids=memories,
+            episode_ids=episodes,
+            unscored=list(dict.fromkeys(unscored)),
+            vector=self._vector(vector).tolist(),
+            user_id=user,
+        )
+        out = LoadedCandidates()
+        for row in rows:
+            for item in row["memories"]:
+                memory = _memory_from_props(item["memory"])
+                out.memories.append(memory)
+                if item["score"] is not None:
+                    out.memory_similarity[memory.id] = float(item["score"])
+            for item in row["episodes"]:
+                episode = _episode_from_props(item["episode"])
+                out.episodes.append(episode)
+                if item["score"] is not None:
+                    out.episode_similarity[episode.id] = float(item["score"])
+                if item["next_id"] is not None:
+                    out.next_episode[episode.id] = item["next_id"]
+        return out
+
     def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
         user = self._check_user(user_id)
         rows = self._read(
@@ -604,13 +641,23 @@ class Neo4jGraphStore(GraphStore):
             out[VectorKind(row["kind"])].append(
                 VectorHit(ref_id=row["ref_id"], score=float(row["score"]))
             )
-        for kind in wanted:
-            if len(out[kind]) < k:  # the user owns few of this kind: scan just theirs
-                exact = self._read(f"vector/exact_{kind.value}", vector=query, user_id=user, k=k)
-                out[kind] = [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in exact]
-                self.counters["vector_exact"] += 1
-            else:
-                self.counters["vector_index"] += 1
+        short = [kind for kind in wanted if len(out[kind]) < k]
+        if short:  # the user owns few of these kinds: scan just theirs, all in one statement
+            for kind in short:
+                out[kind] = []
+            exact = self._read(
+                "vector/exact_many",
+                kinds=[kind.value for kind in short],
+                vector=query,
+                user_id=user,
+                k=k,
+            )
+            for row in exact:
+                out[VectorKind(row["kind"])].append(
+                    VectorHit(ref_id=row["ref_id"], score=float(row["score"]))
+                )
+        self.counters["vector_exact"] += len(short)
+        self.counters["vector_index"] += len(wanted) - len(short)
         return out
 
     def lexical_search(

@@ -329,6 +329,24 @@ def test_backends_rank_identically(
     assert actual == expected
 
 
+@pytest.mark.neo4j
+def test_a_search_on_neo4j_takes_few_round_trips(
+    neo4j_store: GraphStore, embedder: Embedder, users
+) -> None:
+    # seeding: the vector indexes (1), at most one exact scan for every kind the index
+    # left short (1), memories of the matching nodes (1), the fulltext index (1), and the
+    # candidates with their scores and next turns (1); depth 0 expands nothing
+    user = users("trips")
+    with MemoryPlatform(Settings(_env_file=None), embedder=embedder, store=neo4j_store) as mp:
+        create(mp, user, **DOG)
+        mp.add_episode(user, "I adopted a dog named Rex", speaker="Ann", session_id="s")
+        assert mp.wait_for_indexing(user)
+        before = neo4j_store.counters["statements"]
+        found = mp.search(user, "Rex的狗", expand_depth=0, mode="fast", record_access=False)
+        trips = neo4j_store.counters["statements"] - before
+    assert found and trips <= 5, trips
+
+
 def test_vectors_by_id_and_memories_by_node(store: GraphStore, users, vec) -> None:
     from memory_platform.builder import build_memory
     from memory_platform.models import NodeType, VectorKind
@@ -357,6 +375,51 @@ def test_vectors_by_id_and_memories_by_node(store: GraphStore, users, vec) -> No
     assert [(h.memory_id, h.path[0].via, h.path[0].weight) for h in hits] == [
         (b.memory.id, "小明", 0.5)
     ]
+
+
+def test_candidates_load_in_one_call_with_the_scores_asked_for(
+    store: GraphStore, users, vec
+) -> None:
+    from memory_platform.builder import build_memory
+    from memory_platform.models import Episode, VectorKind
+    from memory_platform.tools.arguments import CreateMemoryArgs
+
+    alice, bob = users("alice"), users("bob")
+    scored, plain = (
+        build_memory(alice, CreateMemoryArgs(subject="我", memory_type="事实", topic=t))
+        for t in ("喜欢咖啡", "喜欢茶")
+    )
+    for graph in (scored, plain):
+        store.write_memory(graph)
+    first, second, alone = store.add_episodes(
+        [
+            Episode(user_id=alice, session_id="s", text=text, timestamp=T0 + timedelta(minutes=i))
+            for i, text in enumerate(["Did you go?", "Yes!"])
+        ]
+        + [Episode(user_id=alice, text="A note", timestamp=T0)]
+    )
+    store.set_embeddings(
+        alice, VectorKind.MEMORY, {scored.memory.id: vec(1), plain.memory.id: vec(2)}
+    )
+    store.set_embeddings(alice, VectorKind.EPISODE, {second: vec(3)})
+    memory_ids = [scored.memory.id, plain.memory.id, "missing"]
+    episode_ids = [first, second, alone]
+
+    loaded = store.load_candidates(
+        alice, memory_ids, episode_ids, vec(1), unscored=[scored.memory.id, first, second]
+    )
+
+    assert sorted(m.id for m in loaded.memories) == sorted(memory_ids[:2])
+    assert sorted(e.id for e in loaded.episodes) == sorted(episode_ids)
+    # scores only for what was asked and has a vector: the cosine, as vector search gives it
+    assert list(loaded.memory_similarity) == [scored.memory.id]
+    assert loaded.memory_similarity[scored.memory.id] == pytest.approx(1.0, abs=1e-3)
+    assert list(loaded.episode_similarity) == [second]
+    assert loaded.episode_similarity[second] == pytest.approx(float(vec(3) @ vec(1)), abs=1e-3)
+    assert loaded.next_episode == {first: second}
+    nothing = store.load_candidates(bob, memory_ids, episode_ids, vec(1), unscored=memory_ids)
+    assert nothing.memories == [] and nothing.episodes == [] and nothing.memory_similarity == {}
+    assert store.load_candidates(alice, [], [], vec(1)).memories == []
 
 
 DOG = {"subject": "我", "memory_type": "事件", "topic": "领养", "object": "一只叫Rex的狗"}
