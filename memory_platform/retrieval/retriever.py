@@ -508,6 +508,22 @@ class HybridRetriever:
         if not expand or depth == 0:
             return scored, []
         skip = [subject_node_id(user, "我"), subject_node_id(user, "你")]
+
+        def walk(seeds: list[str]) -> dict[str, list[ExpansionHit]]:
+            return self._store.expand_each(
+                user,
+                seeds,
+                depth=depth,
+                relation_types=filters,
+                hub_cap=self._settings.hub_degree_cap,
+                include_invalid=visible.include_invalid,
+                skip_node_ids=skip,
+            )
+
+        # the best few memories are walked from together (one round trip per level on a
+        # server); one that turns out to be a better match's neighbour is not used, and a
+        # later match that takes its place is walked from on its own
+        walks = walk([c.id for _, c in scored if c.kind == VectorKind.MEMORY][:_EXPAND_FROM])
         reached: dict[str, ExpansionHit] = {}
         direct: list[tuple[ScoreComponents, _Candidate]] = []
         related_ids: dict[str, ExpansionHit] = {}
@@ -525,15 +541,9 @@ class HybridRetriever:
             ):
                 continue
             expanded += 1
-            for found in self._store.expand(
-                user,
-                [cand.id],
-                depth=depth,
-                relation_types=filters,
-                hub_cap=self._settings.hub_degree_cap,
-                include_invalid=visible.include_invalid,
-                skip_node_ids=skip,
-            ):
+            if cand.id not in walks:
+                walks.update(walk([cand.id]))
+            for found in walks[cand.id]:
                 if causes_only and any(
                     step.relation == LinkType.CAUSES.value and step.direction == "out"
                     for step in found.path

@@ -404,6 +404,26 @@ class GraphStore(ABC):
         path.
         """
 
+    def expand_each(
+        self,
+        user_id: str,
+        seed_ids: Sequence[str],
+        depth: int = 1,
+        relation_types: Iterable[LinkType | str] | None = None,
+        hub_cap: int = 50,
+        include_invalid: bool = False,
+        skip_node_ids: Sequence[str] = (),
+    ) -> dict[str, list[ExpansionHit]]:
+        """:meth:`expand` from each seed on its own, for several seeds at once (a search
+        expands from its best few matches; a server backend walks them all in one round
+        trip per level)."""
+        return {
+            seed: self.expand(
+                user_id, [seed], depth, relation_types, hub_cap, include_invalid, skip_node_ids
+            )
+            for seed in dict.fromkeys(seed_ids)
+        }
+
     # -- episodes ------------------------------------------------------------------------
 
     @abstractmethod

@@ -695,21 +695,58 @@ class Neo4jGraphStore(GraphStore):
         include_invalid: bool = False,
         skip_node_ids: Sequence[str] = (),
     ) -> list[ExpansionHit]:
+        seeds = list(dict.fromkeys(seed_ids))
+        walks = self._walk(
+            user_id, [seeds], depth, relation_types, hub_cap, include_invalid, skip_node_ids
+        )
+        return walks[0] if walks else []
+
+    def expand_each(
+        self,
+        user_id: str,
+        seed_ids: Sequence[str],
+        depth: int = 1,
+        relation_types: Iterable[LinkType | str] | None = None,
+        hub_cap: int = 50,
+        include_invalid: bool = False,
+        skip_node_ids: Sequence[str] = (),
+    ) -> dict[str, list[ExpansionHit]]:
+        seeds = list(dict.fromkeys(seed_ids))
+        walks = self._walk(
+            user_id, [[s] for s in seeds], depth, relation_types, hub_cap, include_invalid,
+            skip_node_ids,
+        )  # fmt: skip
+        return dict(zip(seeds, walks, strict=True)) if walks else {s: [] for s in seeds}
+
+    def _walk(
+        self,
+        user_id: str,
+        groups: list[list[str]],
+        depth: int,
+        relation_types: Iterable[LinkType | str] | None,
+        hub_cap: int,
+        include_invalid: bool,
+        skip_node_ids: Sequence[str],
+    ) -> list[list[ExpansionHit]]:
+        """Breadth-first walks from several groups of seeds, each on its own, with one
+        statement per level for all of them: a level's frontier is the union of the
+        groups' frontiers, and each hop goes to the groups whose frontier it starts from
+        (a hop from a memory does not depend on which walk reached it)."""
         user = self._check_user(user_id)
         depth = self._check_depth(depth)
         types, shared = relation_filter(relation_types)
-        seeds = list(dict.fromkeys(seed_ids))
-        if depth == 0 or not seeds:
+        if depth == 0 or not any(groups):
             return []
-        seen = set(seeds)
-        frontier = seeds
-        rows: list[Hop] = []
+        seen = [set(group) for group in groups]
+        frontiers = [set(group) for group in groups]
+        rows: list[list[Hop]] = [[] for _ in groups]
         for _ in range(depth):
-            if not frontier:
+            union = sorted(set().union(*frontiers))
+            if not union:
                 break
             step = self._read(
                 "memory/expand_step",
-                frontier=frontier,
+                frontier=union,
                 user_id=user,
                 types=types,
                 shared=shared,
@@ -718,13 +755,16 @@ class Neo4jGraphStore(GraphStore):
                 shared_rel=SHARED_NODE,
                 skip=list(skip_node_ids),
             )
-            rows.extend(
+            hops: list[Hop] = [
                 (r["from_id"], r["to_id"], r["rel"], r["dir"], r["via"], r["weight"]) for r in step
-            )
-            reached = sorted({r["to_id"] for r in step} - seen)
-            seen.update(reached)
-            frontier = reached
-        return pick_shortest_paths(seeds, rows, depth)
+            ]
+            for i, frontier in enumerate(frontiers):
+                mine = [hop for hop in hops if hop[0] in frontier]
+                rows[i].extend(mine)
+                reached = {hop[1] for hop in mine} - seen[i]
+                seen[i].update(reached)
+                frontiers[i] = reached
+        return [pick_shortest_paths(group, rows[i], depth) for i, group in enumerate(groups)]
 
     # -- episodes --------------------------------------------------------------------
 

@@ -127,6 +127,33 @@ def test_causal_chain_depth_one_and_two(mp: MemoryPlatform, users) -> None:
     assert (effect, "related", 1) in layers(what_followed)
 
 
+def test_walking_from_several_matches_at_once_equals_walking_from_each(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    a = create(mp, user, subject="I", memory_type="event", topic="stayed up late", object="gaming")
+    b = create(mp, user, subject="I", memory_type="fact", topic="felt", object="exhausted")
+    c = create(mp, user, subject="I", memory_type="event", topic="missed", object="the meeting")
+    d = create(mp, user, subject="Tom", memory_type="fact", topic="likes", object="tennis")
+    e = create(mp, user, subject="Tom", memory_type="event", topic="won", object="a match")
+    link(mp, user, a, b)
+    link(mp, user, b, c)
+    link(mp, user, e, d, LinkType.RELATED_TO)
+    store = mp.store
+
+    for depth in (1, 2):
+        together = store.expand_each(user, [c, d, a, "missing"], depth=depth)
+        assert set(together) == {c, d, a, "missing"}
+        for seed in (c, d, a, "missing"):
+            assert together[seed] == store.expand(user, [seed], depth=depth), (depth, seed)
+    # the walks stay apart: c reaches a and b ("I"), d reaches e (Tom), never each other
+    two = store.expand_each(user, [c, d], depth=2)
+    assert {a, b} <= {h.memory_id for h in two[c]} and d not in {h.memory_id for h in two[c]}
+    assert e in {h.memory_id for h in two[d]} and a not in {h.memory_id for h in two[d]}
+    assert store.expand_each(user, [], depth=2) == {}
+    assert store.expand_each(user, [c], depth=0) == {c: []}
+
+
 def test_relation_filter_limits_the_hops(mp: MemoryPlatform, users) -> None:
     user = users()
     claim = create(mp, user, subject="小明", memory_type="事件", topic="考试", object="满分")
@@ -335,16 +362,22 @@ def test_a_search_on_neo4j_takes_few_round_trips(
 ) -> None:
     # seeding: the vector indexes (1), at most one exact scan for every kind the index
     # left short (1), memories of the matching nodes (1), the fulltext index (1), and the
-    # candidates with their scores and next turns (1); depth 0 expands nothing
+    # candidates with their scores and next turns (1); depth 0 expands nothing. Depth 2
+    # adds one walk per level from the best matches together, and loading the neighbours.
     user = users("trips")
     with MemoryPlatform(Settings(_env_file=None), embedder=embedder, store=neo4j_store) as mp:
-        create(mp, user, **DOG)
+        dog = create(mp, user, **DOG)
+        coffee = create(mp, user, **COFFEE)
+        link(mp, user, dog, coffee, LinkType.RELATED_TO)
         mp.add_episode(user, "I adopted a dog named Rex", speaker="Ann", session_id="s")
         assert mp.wait_for_indexing(user)
-        before = neo4j_store.counters["statements"]
-        found = mp.search(user, "Rex的狗", expand_depth=0, mode="fast", record_access=False)
-        trips = neo4j_store.counters["statements"] - before
-    assert found and trips <= 5, trips
+        trips = []
+        for depth, mode in ((0, "fast"), (2, "deep")):
+            before = neo4j_store.counters["statements"]
+            found = mp.search(user, "Rex的狗", expand_depth=depth, mode=mode, record_access=False)
+            trips.append(neo4j_store.counters["statements"] - before)
+            assert found
+    assert trips[0] <= 5 and trips[1] <= 8, trips
 
 
 def test_vectors_by_id_and_memories_by_node(store: GraphStore, users, vec) -> None:
