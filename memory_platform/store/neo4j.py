@@ -97,7 +97,13 @@ def _native(value: Any) -> Any:
 
 
 def _lucene_query(user_id: str, text: str) -> str | None:
-    """A Lucene query requiring the user's token and any of the text's tokens."""
+    """A Lucene query requiring the user's token and any of the text's tokens.
+
+    The user's token is a filter, not evidence (boost 0): scored, it would add to every
+    document of the user an amount that grows as the document gets shorter, which the
+    SQLite index (the token in its own, unweighted column) does not, and the two
+    backends would rank the same words differently.
+    """
     tokens = list(dict.fromkeys(lexical_tokens(text)))
     if not tokens:
         return None
@@ -105,7 +111,7 @@ def _lucene_query(user_id: str, text: str) -> str | None:
     def quote(token: str) -> str:
         return '"' + token.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    return f"+{quote(user_token(user_id))} +({' OR '.join(quote(t) for t in tokens)})"
+    return f"+{quote(user_token(user_id))}^0 +({' OR '.join(quote(t) for t in tokens)})"
 
 
 class Neo4jGraphStore(GraphStore):

@@ -35,6 +35,7 @@ def test_lucene_query_requires_the_user_and_quotes_every_word() -> None:
     query = _lucene_query("alice", 'coffee" OR title:* AND 咖啡')
     assert query is not None
     required_user, words = query.split(" +(")
-    assert required_user.startswith('+"u') and required_user.endswith('"')
+    # the user's token filters without scoring (boost 0), as its unweighted SQLite column
+    assert required_user.startswith('+"u') and required_user.endswith('"^0')
     assert words.rstrip(")").split(" OR ") == ['"coffee"', '"title"', '"咖啡"', '"咖"', '"啡"']
     assert _lucene_query("alice", "?!") is None
