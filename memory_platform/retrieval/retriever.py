@@ -216,6 +216,42 @@ class HybridRetriever:
         now = now or datetime.now(UTC)
 
         query_vector = self._embed_query(plain_transcript(plan.semantic_query))
+        floor = self._settings.relevance_floor if min_relevance is None else min_relevance
+        if not 0 <= floor <= 1:
+            raise InvalidInputError("must be between 0 and 1", "min_relevance")
+        with self._store.reading():  # one snapshot, one read transaction on a server
+            final = self._search_store(
+                user_id, query, plan, query_vector, kind_set, types, window, max_results,
+                relation_types, include_invalid, include_sensitive, floor, now,
+            )  # fmt: skip
+        shown = [r for r in final if r.layer == "direct"]
+        if record_access and shown:  # what matched is what was used, not its neighbours
+            self._access_pool.submit(
+                self._record_access,
+                user_id,
+                [r.id for r in shown if r.kind == "memory"],
+                [r.id for r in shown if r.kind == "episode"],
+                now,
+            )
+        return final
+
+    def _search_store(
+        self,
+        user_id: str,
+        query: str,
+        plan: QueryPlan,
+        query_vector: npt.NDArray[np.float32],
+        kind_set: set[VectorKind],
+        types: Sequence[MemoryType] | None,
+        window: TimeWindow | None,
+        max_results: int,
+        relation_types: Iterable[LinkType | str] | None,
+        include_invalid: bool,
+        include_sensitive: bool,
+        floor: float,
+        now: datetime,
+    ) -> list[SearchResult]:
+        """The steps of a search that read the store (see the module docstring)."""
         want_episodes = VectorKind.EPISODE in kind_set and not types
         candidates = self._seed(user_id, plan.semantic_query, query_vector, kind_set, want_episodes)
         self._load(user_id, candidates, query_vector)
@@ -223,9 +259,6 @@ class HybridRetriever:
         direct = [c for c in candidates.values() if visible.admits(c)]
         self._relate(user_id, plan.semantic_query, query_vector, direct)
         self._favour_named_dates(query, direct, now)
-        floor = self._settings.relevance_floor if min_relevance is None else min_relevance
-        if not 0 <= floor <= 1:
-            raise InvalidInputError("must be between 0 and 1", "min_relevance")
         direct = [c for c in direct if c.relevance >= floor and c.relevance > 0]
         scored = sorted(
             ((self._components(c, 0, now), c) for c in direct),
@@ -260,17 +293,7 @@ class HybridRetriever:
             now=now,
             max_results=max_results,
         )
-        final = self._assemble(results, related, max_results)
-        shown = [r for r in final if r.layer == "direct"]
-        if record_access and shown:  # what matched is what was used, not its neighbours
-            self._access_pool.submit(
-                self._record_access,
-                user_id,
-                [r.id for r in shown if r.kind == "memory"],
-                [r.id for r in shown if r.kind == "episode"],
-                now,
-            )
-        return final
+        return self._assemble(results, related, max_results)
 
     # -- steps -------------------------------------------------------------------------
 

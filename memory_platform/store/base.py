@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -133,6 +134,13 @@ class GraphStore(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release connections; the store cannot be used afterwards."""
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Run the reads inside as one read transaction where the backend has them (a
+        search sees one snapshot, and a server answers in fewer round trips). Reads on
+        other threads are not affected; nesting is allowed."""
+        yield
 
     @abstractmethod
     def _stored_signature(self) -> EmbeddingSignature | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -128,6 +129,7 @@ class Neo4jGraphStore(GraphStore):
         super().__init__(signature)
         self._driver = driver
         self._database = database
+        self._open_read = threading.local()  # the transaction of reading(), per thread
         self.apply_schema()
 
     @classmethod
@@ -193,8 +195,35 @@ class Neo4jGraphStore(GraphStore):
             self.counters["statements"] += 1
             return list(tx.run(cypher(f"neo4j/{name}"), params))
 
+        open_tx = getattr(self._open_read, "tx", None)
+        if open_tx is not None:
+            with self._translate():
+                return work(open_tx)
+        self.counters["transactions"] += 1
         with self._translate(), self._driver.session(database=self._database) as session:
             return session.execute_read(work)  # type: ignore[no-any-return]
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        if getattr(self._open_read, "tx", None) is not None:
+            yield  # already inside one
+            return
+        import neo4j
+
+        self.counters["transactions"] += 1
+        with (
+            self._translate(),
+            self._driver.session(
+                database=self._database, default_access_mode=neo4j.READ_ACCESS
+            ) as session,
+        ):
+            tx = session.begin_transaction()
+            self._open_read.tx = tx
+            try:
+                yield
+            finally:
+                self._open_read.tx = None
+                tx.close()  # nothing was written: closing ends it
 
     def run_saved_query(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run a saved inspection query of ``cypher/browser/`` (read-only) by file name.

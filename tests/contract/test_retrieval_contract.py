@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -371,13 +372,16 @@ def test_a_search_on_neo4j_takes_few_round_trips(
         link(mp, user, dog, coffee, LinkType.RELATED_TO)
         mp.add_episode(user, "I adopted a dog named Rex", speaker="Ann", session_id="s")
         assert mp.wait_for_indexing(user)
-        trips = []
+        trips, transactions = [], []
         for depth, mode in ((0, "fast"), (2, "deep")):
-            before = neo4j_store.counters["statements"]
+            before = Counter(neo4j_store.counters)
             found = mp.search(user, "Rex的狗", expand_depth=depth, mode=mode, record_access=False)
-            trips.append(neo4j_store.counters["statements"] - before)
+            done = Counter(neo4j_store.counters) - before
+            trips.append(done["statements"])
+            transactions.append(done["transactions"])
             assert found
     assert trips[0] <= 5 and trips[1] <= 8, trips
+    assert transactions == [1, 1]  # every read of a search in one read transaction
 
 
 def test_vectors_by_id_and_memories_by_node(store: GraphStore, users, vec) -> None:
