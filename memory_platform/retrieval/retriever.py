@@ -141,6 +141,23 @@ class _Visible:
         return not self.types and (self.window is None or self.window.contains(c.episode.timestamp))
 
 
+@dataclass(frozen=True)
+class _Request:
+    """One search's inputs, validated and planned."""
+
+    user_id: str
+    query: str
+    plan: QueryPlan
+    vector: npt.NDArray[np.float32]
+    kinds: set[VectorKind]
+    visible: _Visible
+    filters: list[LinkType | str] | None
+    causes_only: bool
+    max_results: int
+    floor: float
+    now: datetime
+
+
 class HybridRetriever:
     """Searches one store with one embedder under the retrieval settings."""
 
@@ -219,11 +236,26 @@ class HybridRetriever:
         floor = self._settings.relevance_floor if min_relevance is None else min_relevance
         if not 0 <= floor <= 1:
             raise InvalidInputError("must be between 0 and 1", "min_relevance")
+        filters: list[LinkType | str] | None = None
+        if relation_types is not None:
+            filters = list(relation_types)
+        elif plan.relation_filters:
+            filters = list(plan.relation_filters)
+        request = _Request(
+            user_id=user_id,
+            query=query,
+            plan=plan,
+            vector=query_vector,
+            kinds=kind_set,
+            visible=_Visible(types, window, include_invalid, include_sensitive),
+            filters=filters,
+            causes_only=plan.causes_only and relation_types is None,
+            max_results=max_results,
+            floor=floor,
+            now=now,
+        )
         with self._store.reading():  # one snapshot, one read transaction on a server
-            final = self._search_store(
-                user_id, query, plan, query_vector, kind_set, types, window, max_results,
-                relation_types, include_invalid, include_sensitive, floor, now,
-            )  # fmt: skip
+            final = self._search_store(request)
         shown = [r for r in final if r.layer == "direct"]
         if record_access and shown:  # what matched is what was used, not its neighbours
             self._access_pool.submit(
@@ -235,31 +267,16 @@ class HybridRetriever:
             )
         return final
 
-    def _search_store(
-        self,
-        user_id: str,
-        query: str,
-        plan: QueryPlan,
-        query_vector: npt.NDArray[np.float32],
-        kind_set: set[VectorKind],
-        types: Sequence[MemoryType] | None,
-        window: TimeWindow | None,
-        max_results: int,
-        relation_types: Iterable[LinkType | str] | None,
-        include_invalid: bool,
-        include_sensitive: bool,
-        floor: float,
-        now: datetime,
-    ) -> list[SearchResult]:
+    def _search_store(self, r: _Request) -> list[SearchResult]:
         """The steps of a search that read the store (see the module docstring)."""
-        want_episodes = VectorKind.EPISODE in kind_set and not types
-        candidates = self._seed(user_id, plan.semantic_query, query_vector, kind_set, want_episodes)
-        self._load(user_id, candidates, query_vector)
-        visible = _Visible(types, window, include_invalid, include_sensitive)
-        direct = [c for c in candidates.values() if visible.admits(c)]
-        self._relate(user_id, plan.semantic_query, query_vector, direct)
-        self._favour_named_dates(query, direct, now)
-        direct = [c for c in direct if c.relevance >= floor and c.relevance > 0]
+        plan, user, now = r.plan, r.user_id, r.now
+        want_episodes = VectorKind.EPISODE in r.kinds and not r.visible.types
+        candidates = self._seed(user, plan.semantic_query, r.vector, r.kinds, want_episodes)
+        self._load(user, candidates, r.vector)
+        direct = [c for c in candidates.values() if r.visible.admits(c)]
+        self._relate(user, plan.semantic_query, r.vector, direct)
+        self._favour_named_dates(r.query, direct, now)
+        direct = [c for c in direct if c.relevance >= r.floor and c.relevance > 0]
         scored = sorted(
             ((self._components(c, 0, now), c) for c in direct),
             key=lambda pair: (-weighted_score(pair[0], self._settings), pair[1].id),
@@ -274,26 +291,20 @@ class HybridRetriever:
                 and top_relevance < self._settings.weak_similarity
             )
         )
-        filters: list[LinkType | str] | None = None
-        if relation_types is not None:
-            filters = list(relation_types)
-        elif plan.relation_filters:
-            filters = list(plan.relation_filters)
-
         results, related = self._layer(
-            user_id,
+            user,
             scored,
-            expand=expand and VectorKind.MEMORY in kind_set,
+            expand=expand and VectorKind.MEMORY in r.kinds,
             depth=max(plan.expand_depth, 1) if expand else 0,
-            filters=filters,
-            causes_only=plan.causes_only and relation_types is None,
-            visible=visible,
+            filters=r.filters,
+            causes_only=r.causes_only,
+            visible=r.visible,
             query=plan.semantic_query,
-            query_vector=query_vector,
+            query_vector=r.vector,
             now=now,
-            max_results=max_results,
+            max_results=r.max_results,
         )
-        return self._assemble(results, related, max_results)
+        return self._assemble(results, related, r.max_results)
 
     # -- steps -------------------------------------------------------------------------
 
