@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 
@@ -382,6 +383,33 @@ def test_a_search_on_neo4j_takes_few_round_trips(
             assert found
     assert trips[0] <= 5 and trips[1] <= 8, trips
     assert transactions == [1, 1]  # every read of a search in one read transaction
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_locomo_recall_on_neo4j_is_within_two_points_of_sqlite(
+    neo4j_store: GraphStore, tmp_path: Path
+) -> None:
+    # issue 12: the same questions over the same turns find the same evidence on both
+    # backends (the project's own evaluation, first dev conversation)
+    from memory_platform.bench.locomo import load_locomo
+    from memory_platform.bench.retrieval_eval import run_eval
+
+    data = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo_dev.json"
+    if not data.exists():
+        pytest.skip(f"LoCoMo dev data not found at {data}")
+    recall = {}
+    try:
+        for backend in ("sqlite", "neo4j"):
+            workdir = tmp_path / backend
+            workdir.mkdir()
+            report = run_eval(data, None, workdir, backend=backend, limit=1)
+            methods = report["sets"]["locomo_dev"]["methods"]
+            recall[backend] = methods["platform"]["all"]["recall@10"]
+    finally:
+        for user in load_locomo(data, 1).episodes:
+            neo4j_store.delete_user(user)
+    assert abs(recall["neo4j"] - recall["sqlite"]) <= 0.02, recall
 
 
 def test_vectors_by_id_and_memories_by_node(store: GraphStore, users, vec) -> None:
