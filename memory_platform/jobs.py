@@ -12,6 +12,7 @@ import hashlib
 import secrets
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_all
 from typing import Any, Protocol
 
 from .config import Settings
@@ -105,6 +106,11 @@ class JobRunner(Protocol):
 
     def health(self) -> dict[str, Any]: ...
 
+    def wait(self) -> None:
+        """Block until the jobs submitted so far have finished, where they run in this
+        process; a runner whose jobs run on workers returns at once."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -155,6 +161,11 @@ class InProcessJobs:
             "redis": {"ok": True, "detail": "not configured: jobs run in process"},
             "workers": {"ok": True, "mode": "in-process", "count": 1, "names": []},
         }
+
+    def wait(self) -> None:
+        with self._lock:
+            pending = list(self._jobs.values())
+        wait_all(pending)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -220,6 +231,9 @@ class CeleryJobs:
             "redis": {"ok": True, "detail": "broker answers"},
             "workers": {"ok": bool(names), "mode": "celery", "count": len(names), "names": names},
         }
+
+    def wait(self) -> None:
+        """The jobs run on the workers: poll ``status`` for one of them."""
 
     def close(self) -> None:
         self._app.close()

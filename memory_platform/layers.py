@@ -15,6 +15,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -72,14 +73,21 @@ class ShortTermBuffer(Protocol):
 class LocalShortTerm:
     """The buffer in this process (the embedded default)."""
 
-    def __init__(self, capacity: int, ttl_seconds: float, batch: int) -> None:
+    def __init__(
+        self,
+        capacity: int,
+        ttl_seconds: float,
+        batch: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._capacity, self._ttl, self._batch = capacity, ttl_seconds, batch
+        self._clock = clock  # seconds; tests pass their own to move time
         self._sessions: dict[tuple[str, str], tuple[float, deque[BufferedMessage]]] = {}
         self._lock = threading.Lock()
 
     def _live(self, key: tuple[str, str]) -> deque[BufferedMessage]:
         touched, items = self._sessions.get(key, (0.0, deque()))
-        if time.monotonic() - touched > self._ttl:
+        if self._clock() - touched > self._ttl:
             items = deque()
         return items
 
@@ -93,7 +101,7 @@ class LocalShortTerm:
             overflow: list[BufferedMessage] = []
             while len(buffer) > self._capacity:
                 overflow.extend(buffer.popleft() for _ in range(min(self._batch, len(buffer))))
-            self._sessions[key] = (time.monotonic(), buffer)
+            self._sessions[key] = (self._clock(), buffer)
             return overflow
 
     def recent(self, user_id: str, session_id: str) -> list[BufferedMessage]:

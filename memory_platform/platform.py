@@ -1283,6 +1283,12 @@ class MemoryPlatform:
         """Wait until searches so far have recorded their accesses (they do it off-path)."""
         self._retriever.wait_for_access()
 
+    def wait_for_jobs(self) -> None:
+        """Wait until the background jobs started so far (mid-term summaries, extraction)
+        have finished, when they run in this process (the embedded default); with Celery
+        workers it returns at once: poll :meth:`job_status` instead."""
+        self._jobs.wait()
+
     def wait_for_indexing(self, user_id: str | None = None, timeout: float = 60.0) -> bool:
         """Embed whatever is pending now; True when nothing is left pending.
 

@@ -460,7 +460,7 @@ class HybridRetriever:
         episodes = {c.id: c for c in candidates if c.episode is not None}
         if not episodes:
             return
-        for before in list(episodes.values()):
+        for before in episodes.values():
             after = episodes.get(before.next_id) if before.next_id else None
             if after is not None:
                 before.context = max(before.context, after.own)

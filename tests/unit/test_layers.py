@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -43,13 +42,9 @@ def mp(tmp_path: Path, embedder: Embedder, stub: OpenAIStub) -> Iterator[MemoryP
     platform.close()
 
 
-def _wait_for_summary(mp: MemoryPlatform, count: int = 1) -> list:
-    deadline = time.monotonic() + 30
-    while True:
-        found = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
-        if len(found) >= count or time.monotonic() > deadline:
-            return found
-        time.sleep(0.1)
+def _wait_for_summary(mp: MemoryPlatform) -> list:
+    mp.wait_for_jobs()  # the summary is written by an in-process background job
+    return mp.store.find_episodes(USER, MID_TERM_SPEAKER)
 
 
 def test_buffer_keeps_the_latest_and_summarises_the_oldest_batch(
@@ -124,11 +119,13 @@ def test_without_an_llm_the_summary_is_skipped_and_nothing_lost(platform: Memory
 
 
 def test_local_buffer_expires_after_its_ttl() -> None:
-    buffer = LocalShortTerm(capacity=10, ttl_seconds=0.2, batch=2)
+    now = [1000.0]
+    buffer = LocalShortTerm(capacity=10, ttl_seconds=60, batch=2, clock=lambda: now[0])
     item = BufferedMessage(episode_id="e1", role="user", content="hi", timestamp=T0)
     assert buffer.push("u", "s", [item]) == []
+    now[0] += 59
     assert len(buffer.recent("u", "s")) == 1
-    time.sleep(0.3)
+    now[0] += 2
     assert buffer.recent("u", "s") == []
 
 
