@@ -215,11 +215,13 @@ def _bench_create(mp: MemoryPlatform, user: str, calls: int) -> dict[str, Any]:
 
 def _store_work(done: Counter[str], searches: int) -> dict[str, Any]:
     """What the store did during ``searches`` searches: which path served the vector
-    searches (native index or exact per-user scan) and, on a server backend, round trips
+    searches (native index, native index filtering by user inside it, or exact per-user
+    scan) and, on a server backend, round trips
     per search."""
     work: dict[str, Any] = {
         "vector_searches": {
             "native_index": done["vector_index"],
+            "native_index_filtered": done["vector_filtered"],
             "exact_scan": done["vector_exact"],
         }
     }

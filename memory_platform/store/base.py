@@ -120,8 +120,10 @@ class GraphStore(ABC):
     def __init__(self, signature: EmbeddingSignature) -> None:
         self._signature = signature
         self.counters: Counter[str] = Counter()
-        """What the store did, for benchmarks: ``vector_index`` and ``vector_exact`` (which
-        path served each vector search) and, on a server backend, ``statements`` (round
+        """What the store did, for benchmarks: ``vector_index``, ``vector_filtered`` and
+        ``vector_exact`` (which path served each vector search: the native index with
+        over-fetch, the native index filtering by user inside it, an exact per-user scan)
+        and, on a server backend, ``statements`` (round
         trips). Counted without a lock: approximate under concurrent use."""
 
     # -- lifecycle ---------------------------------------------------------------------

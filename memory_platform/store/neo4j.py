@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -69,9 +70,17 @@ from .base import (
     relation_filter,
     single_user,
 )
-from .neo4j_schema import check_server_version, expected_schema, schema_problems
+from .neo4j_schema import (
+    check_server_version,
+    expected_schema,
+    schema_problems,
+    schema_statements,
+    supports_search_filters,
+)
 
 __all__ = ["Neo4jGraphStore"]
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -83,7 +92,7 @@ _VECTOR_INDEX = {
     VectorKind.KNOWLEDGE: "knowledge_embedding",
 }
 _ANN_MANY_KINDS = (VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT, VectorKind.EPISODE)
-"""The kinds ``vector/ann_many.cypher`` has a branch for."""
+"""The kinds ``vector/ann_many.cypher`` and ``vector/exact_many.cypher`` have a branch for."""
 _OVERFETCH = 4
 _MIN_FETCH = 100
 
@@ -130,6 +139,11 @@ class Neo4jGraphStore(GraphStore):
         self._driver = driver
         self._database = database
         self._open_read = threading.local()  # the transaction of reading(), per thread
+        self.server_version: str | None = None
+        """The server's version, as it reports it (read by :meth:`apply_schema`)."""
+        self.search_filters = False
+        """Whether vector searches filter by user inside the index (SEARCH clause, Neo4j
+        2026.01+, indexes created WITH [n.user_id]); set by :meth:`apply_schema`."""
         self.apply_schema()
 
     @classmethod
@@ -245,19 +259,27 @@ class Neo4jGraphStore(GraphStore):
 
     def apply_schema(self) -> None:
         """Check the server version, create constraints and indexes if missing
-        (idempotent), then verify that each one the store uses is there and ONLINE.
+        (idempotent), then verify that each one the store uses is there and ONLINE. On
+        Neo4j 2026.01 and later the vector indexes also hold user_id, and vector searches
+        filter by user inside the index (:attr:`search_filters`).
 
         Raises:
             ConfigurationError: the server is too old, or an index or constraint is missing
                 (e.g. an equivalent one exists under another name), FAILED, or built for
                 another vector dimension; the message names it and the fix.
         """
-        statements = split_statements(cypher("neo4j/schema"))
         with self._translate(), self._driver.session(database=self._database) as session:
             # Auto-commit: schema commands and SHOW cannot share a managed transaction.
-            version = session.run(cypher("neo4j/meta/server_version")).single()
-            if version is not None:
-                check_server_version(str(version["version"]))
+            row = session.run(cypher("neo4j/meta/server_version")).single()
+            filtered = False
+            if row is not None:
+                self.server_version = str(row["version"])
+                check_server_version(self.server_version)
+                filtered = supports_search_filters(self.server_version)
+            statements = schema_statements(
+                split_statements(cypher("neo4j/schema")),
+                split_statements(cypher("neo4j/schema_vectors_filtered")) if filtered else [],
+            )
             for statement in statements:
                 params = (
                     {"dimensions": self._signature.dimension} if "$dimensions" in statement else {}
@@ -273,6 +295,36 @@ class Neo4jGraphStore(GraphStore):
             raise ConfigurationError(
                 "the Neo4j schema is not what the platform needs: " + "; ".join(problems)
             )
+        self.search_filters = filtered and self._search_filters_work()
+
+    def _search_filters_work(self) -> bool:
+        """Try the in-index filtered vector search once. Vector indexes made before the
+        server was upgraded to 2026.01 hold no user_id and refuse it: the store then keeps
+        the procedure with over-fetch, and says how to rebuild them."""
+        probe = [0.0] * (self._signature.dimension - 1) + [1.0]
+        try:
+            self._read(
+                "vector/search_many",
+                vector=probe,
+                user_id="",
+                k_memory=1,
+                k_topic=1,
+                k_object=1,
+                k_episode=1,
+                k_knowledge=1,
+            )
+        except StorageError as exc:
+            names = ", ".join(_VECTOR_INDEX.values())
+            log.warning(
+                "Neo4j can filter vector searches by user inside the index, but this "
+                "database's vector indexes were made without user_id (%s). Searches use "
+                "the slower over-fetch instead. To switch, drop the vector indexes (%s) "
+                "and restart: they are rebuilt from the stored embeddings.",
+                exc,
+                names,
+            )
+            return False
+        return True
 
     def close(self) -> None:
         self._driver.close()
@@ -640,6 +692,8 @@ class Neo4jGraphStore(GraphStore):
         query = self._vector(vector).tolist()
         if k <= 0:
             return []
+        if self.search_filters:
+            return self._search_filtered(user, [kind], query, k)[kind]
         fetch = max(k * _OVERFETCH, _MIN_FETCH)
         rows = self._read(
             "vector/ann", index=_VECTOR_INDEX[kind], fetch=fetch, vector=query, user_id=user, k=k
@@ -662,6 +716,8 @@ class Neo4jGraphStore(GraphStore):
         out: dict[VectorKind, list[VectorHit]] = {kind: [] for kind in wanted}
         if k <= 0 or not wanted:
             return out
+        if self.search_filters:
+            return self._search_filtered(user, wanted, query, k)
         if any(kind not in _ANN_MANY_KINDS for kind in wanted):
             return super().vector_search_many(user_id, wanted, vector, k)
         rows = self._read(
@@ -676,24 +732,70 @@ class Neo4jGraphStore(GraphStore):
             out[VectorKind(row["kind"])].append(
                 VectorHit(ref_id=row["ref_id"], score=float(row["score"]))
             )
-        short = [kind for kind in wanted if len(out[kind]) < k]
-        if short:  # the user owns few of these kinds: scan just theirs, all in one statement
-            for kind in short:
-                out[kind] = []
+        short = self._complete_exactly(user, out, query, k)
+        self.counters["vector_index"] += len(wanted) - len(short)
+        return out
+
+    def _search_filtered(
+        self, user: str, kinds: Sequence[VectorKind], query: list[float], k: int
+    ) -> dict[VectorKind, list[VectorHit]]:
+        """Each kind's nearest nodes of the user, filtered inside the index, one statement."""
+
+        def limit(kind: VectorKind) -> int:
+            return k if kind in kinds else 0
+
+        rows = self._read(
+            "vector/search_many",
+            vector=query,
+            user_id=user,
+            k_memory=limit(VectorKind.MEMORY),
+            k_topic=limit(VectorKind.TOPIC),
+            k_object=limit(VectorKind.OBJECT),
+            k_episode=limit(VectorKind.EPISODE),
+            k_knowledge=limit(VectorKind.KNOWLEDGE),
+        )
+        out: dict[VectorKind, list[VectorHit]] = {kind: [] for kind in kinds}
+        for row in rows:
+            out[VectorKind(row["kind"])].append(
+                VectorHit(ref_id=row["ref_id"], score=float(row["score"]))
+            )
+        short = self._complete_exactly(user, out, query, k)
+        self.counters["vector_filtered"] += len(kinds) - len(short)
+        return out
+
+    def _complete_exactly(
+        self, user: str, out: dict[VectorKind, list[VectorHit]], query: list[float], k: int
+    ) -> list[VectorKind]:
+        """Replace, by an exact scan of just the user's items, each kind the index answered
+        with fewer than ``k`` of them: the user owns few (or, filtering in the index, the
+        approximate search came up short of all of them). One statement for all such kinds;
+        returns them."""
+        short = [kind for kind in out if len(out[kind]) < k]
+        scannable = [kind for kind in short if kind in _ANN_MANY_KINDS]
+        if scannable:
             exact = self._read(
                 "vector/exact_many",
-                kinds=[kind.value for kind in short],
+                kinds=[kind.value for kind in scannable],
                 vector=query,
                 user_id=user,
                 k=k,
             )
+            for kind in scannable:
+                out[kind] = []
             for row in exact:
                 out[VectorKind(row["kind"])].append(
                     VectorHit(ref_id=row["ref_id"], score=float(row["score"]))
                 )
+        for kind in short:
+            if kind not in _ANN_MANY_KINDS:
+                out[kind] = [
+                    VectorHit(ref_id=r["ref_id"], score=float(r["score"]))
+                    for r in self._read(
+                        f"vector/exact_{kind.value}", vector=query, user_id=user, k=k
+                    )
+                ]
         self.counters["vector_exact"] += len(short)
-        self.counters["vector_index"] += len(wanted) - len(short)
-        return out
+        return short
 
     def lexical_search(
         self,

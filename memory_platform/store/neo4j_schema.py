@@ -18,15 +18,21 @@ from ..errors import ConfigurationError
 
 __all__ = [
     "MIN_NEO4J_VERSION",
+    "SEARCH_FILTER_VERSION",
     "ExpectedSchemaItem",
     "check_server_version",
     "expected_schema",
     "schema_problems",
+    "schema_statements",
+    "supports_search_filters",
 ]
 
 # CALL (x) { ... } (scoped subqueries) arrived in 5.23; older servers cannot run the
 # statements. Compose pins neo4j:5.26 (the LTS), which the suite is run against.
 MIN_NEO4J_VERSION = (5, 23)
+# The SEARCH clause with in-index filtering (vector indexes created WITH [n.user_id],
+# Cypher 25) arrived in 2026.01; older servers get the procedure with over-fetch instead.
+SEARCH_FILTER_VERSION = (2026, 1)
 
 
 @dataclass(frozen=True)
@@ -37,13 +43,18 @@ class ExpectedSchemaItem:
     kind: str  # "constraint" | "range" | "vector" | "fulltext"
     labels: tuple[str, ...]
     properties: tuple[str, ...]
+    filters: tuple[str, ...] = ()
+    """Vector indexes only: the properties it can filter on inside the index."""
 
 
 _CONSTRAINT = re.compile(
     r"CREATE CONSTRAINT (\w+) IF NOT EXISTS FOR \(\w+:(\w+)\) REQUIRE \w+\.(\w+) IS UNIQUE"
 )
 _RANGE = re.compile(r"CREATE INDEX (\w+) IF NOT EXISTS FOR \(\w+:(\w+)\) ON \(([^)]*)\)")
-_VECTOR = re.compile(r"CREATE VECTOR INDEX (\w+) IF NOT EXISTS FOR \(\w+:(\w+)\) ON \(\w+\.(\w+)\)")
+_VECTOR = re.compile(
+    r"(?:CYPHER 25\s+)?CREATE VECTOR INDEX (\w+) IF NOT EXISTS FOR \(\w+:(\w+)\) "
+    r"ON \(?\w+\.(\w+)\)?(?:\s+WITH \[([^\]]*)\])?"
+)
 _FULLTEXT = re.compile(
     r"CREATE FULLTEXT INDEX (\w+) IF NOT EXISTS FOR \(\w+:([\w|]+)\) ON EACH \[([^\]]*)\]"
 )
@@ -60,7 +71,8 @@ def expected_schema(statements: Iterable[str]) -> list[ExpectedSchemaItem]:
         if m := _CONSTRAINT.match(stmt):
             items.append(ExpectedSchemaItem(m[1], "constraint", (m[2],), (m[3],)))
         elif m := _VECTOR.match(stmt):
-            items.append(ExpectedSchemaItem(m[1], "vector", (m[2],), (m[3],)))
+            filters = _props(m[4]) if m[4] else ()
+            items.append(ExpectedSchemaItem(m[1], "vector", (m[2],), (m[3],), filters))
         elif m := _FULLTEXT.match(stmt):
             items.append(ExpectedSchemaItem(m[1], "fulltext", tuple(m[2].split("|")), _props(m[3])))
         elif m := _RANGE.match(stmt):
@@ -71,10 +83,23 @@ def expected_schema(statements: Iterable[str]) -> list[ExpectedSchemaItem]:
 
 
 def _same_shape(item: ExpectedSchemaItem, row: Mapping[str, Any]) -> bool:
-    return (
-        tuple(row.get("labelsOrTypes") or ()) == item.labels
-        and tuple(row.get("properties") or ()) == item.properties
+    # a vector index's filter properties may or may not be listed after the vector one;
+    # whether it can filter is checked by using it (store/neo4j.py), not read from here
+    properties = tuple(row.get("properties") or ())
+    return tuple(row.get("labelsOrTypes") or ()) == item.labels and (
+        properties == item.properties
+        or (item.kind == "vector" and properties[: len(item.properties)] == item.properties)
     )
+
+
+def schema_statements(base: Iterable[str], filtered_vectors: Iterable[str]) -> list[str]:
+    """The statements to apply: ``base`` (schema.cypher), with its vector indexes replaced
+    by ``filtered_vectors`` (schema_vectors_filtered.cypher) when that is not empty."""
+    replacements = list(filtered_vectors)
+    if not replacements:
+        return list(base)
+    kept = [s for s in base if not s.startswith("CREATE VECTOR INDEX")]
+    return kept + replacements
 
 
 def _index_type(item: ExpectedSchemaItem) -> str:
@@ -190,6 +215,11 @@ def schema_problems(
                 )
             )
     return problems
+
+
+def supports_search_filters(version: str) -> bool:
+    """Whether the server has the SEARCH clause with in-index filtering (2026.01+)."""
+    return _version_tuple(version) >= SEARCH_FILTER_VERSION
 
 
 def _version_tuple(version: str) -> tuple[int, int]:

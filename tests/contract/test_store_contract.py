@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -365,12 +366,13 @@ def test_each_vector_search_counts_the_path_that_served_it(store: GraphStore, us
     user = users()
     graph = write(store, user, "我", "事实", "喜好", "咖啡")
     store.set_embeddings(user, VectorKind.MEMORY, {graph.memory.id: vec(1)})
-    before = store.counters["vector_index"] + store.counters["vector_exact"]
+    paths = ("vector_index", "vector_filtered", "vector_exact")
+    before = sum(store.counters[path] for path in paths)
     for _ in range(3):
         assert store.vector_search(user, VectorKind.MEMORY, vec(1), k=5)[0].ref_id == (
             graph.memory.id
         )
-    assert store.counters["vector_index"] + store.counters["vector_exact"] == before + 3
+    assert sum(store.counters[path] for path in paths) == before + 3
 
 
 def test_searching_several_kinds_at_once_answers_as_one_kind_at_a_time(
@@ -846,3 +848,53 @@ def test_a_store_refuses_another_embedding_model(backend: str, tmp_path, store: 
 
     with pytest.raises(EmbeddingMismatchError, match=DEFAULT_EMBEDDING_MODEL):
         open_store(other)
+
+
+@pytest.mark.neo4j
+def test_a_user_with_a_small_share_of_a_shared_index_finds_their_own_nearest(
+    neo4j_store: GraphStore, vec
+) -> None:
+    """Another user's 130 memories crowd the top of the global vector index. On a server
+    that filters inside the index (2026.01+) the search is served there; on older ones the
+    over-fetch finds none of the owner's and an exact scan of theirs answers. Either way
+    the owner gets their own two nearest memories."""
+    from memory_platform.store.neo4j import Neo4jGraphStore
+    from memory_platform.store.neo4j_schema import supports_search_filters
+
+    assert isinstance(neo4j_store, Neo4jGraphStore)
+    assert neo4j_store.server_version is not None
+    assert neo4j_store.search_filters is supports_search_filters(neo4j_store.server_version)
+    crowd, owner = "contract-crowd", "contract-owner"
+    try:
+        crowded = [
+            build_memory(crowd, CreateMemoryArgs(subject="我", memory_type="事实", topic=f"t{i}"))
+            for i in range(130)
+        ]
+        neo4j_store.write_memories(crowded)
+        neo4j_store.set_embeddings(
+            crowd,
+            VectorKind.MEMORY,
+            {g.memory.id: vec(100 + i, noise=0.3, base=1) for i, g in enumerate(crowded)},
+        )
+        own = [
+            build_memory(owner, CreateMemoryArgs(subject="我", memory_type="事实", topic=f"o{i}"))
+            for i in range(3)
+        ]
+        neo4j_store.write_memories(own)
+        vectors = {g.memory.id: vec(10 + i, noise=1.0 + i, base=1) for i, g in enumerate(own)}
+        neo4j_store.set_embeddings(owner, VectorKind.MEMORY, vectors)
+        query = vec(1)
+        nearest = sorted(vectors, key=lambda ref: -float(vectors[ref] @ query))[:2]
+
+        before = Counter(neo4j_store.counters)
+        hits = neo4j_store.vector_search(owner, VectorKind.MEMORY, query, k=2)
+        done = Counter(neo4j_store.counters) - before
+
+        assert [h.ref_id for h in hits] == nearest
+        if neo4j_store.search_filters:
+            assert done["vector_filtered"] == 1 and done["vector_exact"] == 0
+        else:
+            assert done["vector_exact"] == 1
+    finally:
+        neo4j_store.delete_user(crowd)
+        neo4j_store.delete_user(owner)

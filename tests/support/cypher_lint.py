@@ -120,6 +120,13 @@ def driver_run_calls_with_keywords(path: Path = STORE) -> list[int]:
     return lines
 
 
+def cypher_version(text: str) -> str:
+    """The language a file is written in: Cypher 25 when its statements say so (the
+    2026.01+ paths: SEARCH, vector indexes WITH filter properties), else Cypher 5."""
+    code = _COMMENT.sub("", text).lstrip()
+    return "CYPHER 25" if code.startswith("CYPHER 25") else "CYPHER 5"
+
+
 def lint_inputs() -> list[dict[str, object]]:
     """One linter job per file: its text and the parameters its callers supply."""
     passed: dict[str, set[str]] = {}
@@ -128,13 +135,20 @@ def lint_inputs() -> list[dict[str, object]]:
     jobs: list[dict[str, object]] = []
     for name in query_names():
         text = cypher(name)
-        if name == "neo4j/schema":
+        if name.startswith("neo4j/schema"):
             parameters = {"dimensions"}
         elif name.startswith("browser/"):
             parameters = set(BROWSER_PARAMETERS)
         else:
             parameters = passed.get(name.removeprefix("neo4j/"), set())
-        jobs.append({"name": name, "text": text, "parameters": sorted(parameters)})
+        jobs.append(
+            {
+                "name": name,
+                "text": text,
+                "parameters": sorted(parameters),
+                "version": cypher_version(text),
+            }
+        )
     return jobs
 
 

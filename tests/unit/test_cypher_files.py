@@ -63,6 +63,13 @@ def test_neo4j_linter_finds_no_error_deprecation_or_cartesian_product() -> None:
     assert findings == []
 
 
+def test_every_statement_is_also_valid_cypher_25() -> None:
+    """A 2026 database may default to Cypher 25: the statements written in Cypher 5 must
+    run unchanged there too."""
+    jobs = [{**job, "version": "CYPHER 25"} for job in lint_inputs()]
+    assert run_linter(jobs) == []
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -75,3 +82,25 @@ def test_neo4j_linter_finds_no_error_deprecation_or_cartesian_product() -> None:
 def test_the_linter_reports_what_the_server_would(text: str, expected: str) -> None:
     findings = run_linter([{"name": "probe", "text": text, "parameters": []}])
     assert any(expected in str(f["message"]) for f in findings), findings
+
+
+SEARCH_WITH_FILTER = (
+    "MATCH (n:Memory) SEARCH n IN (VECTOR INDEX memory_embedding FOR $v "
+    "WHERE n.user_id = $u LIMIT 5) SCORE AS s RETURN n.id, s"
+)
+
+
+def test_the_2026_paths_are_linted_as_cypher_25() -> None:
+    """The SEARCH clause and vector indexes WITH filter properties exist only in Cypher
+    25: the files using them say so, and are linted in that language (where Cypher 5
+    would reject them)."""
+    versions = {job["name"]: job["version"] for job in lint_inputs()}
+    assert versions["neo4j/vector/search_many"] == "CYPHER 25"
+    assert versions["neo4j/schema_vectors_filtered"] == "CYPHER 25"
+    assert versions["neo4j/vector/ann_many"] == "CYPHER 5"
+    as_5 = run_linter([{"name": "p", "text": SEARCH_WITH_FILTER, "parameters": ["v", "u"]}])
+    assert any("SEARCH" in str(f["message"]) for f in as_5), as_5
+    as_25 = {"name": "p", "text": SEARCH_WITH_FILTER, "parameters": ["v", "u"]}
+    assert run_linter([{**as_25, "version": "CYPHER 25"}]) == []
+    misspelt = SEARCH_WITH_FILTER.replace("LIMIT", "LIMT")
+    assert run_linter([{**as_25, "text": misspelt, "version": "CYPHER 25"}]) != []

@@ -18,6 +18,8 @@ from memory_platform.store.neo4j_schema import (
     check_server_version,
     expected_schema,
     schema_problems,
+    schema_statements,
+    supports_search_filters,
 )
 
 EXPECTED = expected_schema(split_statements(cypher("neo4j/schema")))
@@ -118,3 +120,38 @@ def test_older_servers_are_refused_with_the_minimum_named(version: str) -> None:
     with pytest.raises(ConfigurationError, match=r"older than 5\.23") as info:
         check_server_version(version)
     assert version in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("version", "filters"),
+    [("5.26.0", False), ("2025.12.1", False), ("2026.01.0", True), ("2026.10.2", True)],
+)
+def test_in_index_filtering_is_used_from_2026_01(version: str, filters: bool) -> None:
+    assert supports_search_filters(version) is filters
+
+
+def test_servers_that_filter_in_the_index_get_vector_indexes_holding_user_id() -> None:
+    base = split_statements(cypher("neo4j/schema"))
+    filtered = split_statements(cypher("neo4j/schema_vectors_filtered"))
+    assert schema_statements(base, []) == base
+    statements = schema_statements(base, filtered)
+    items = {item.name: item for item in expected_schema(statements)}
+    plain = {item.name: item for item in EXPECTED}
+    assert items.keys() == plain.keys()  # the same names, so the same queries work
+    vectors = [name for name, item in plain.items() if item.kind == "vector"]
+    assert len(vectors) == 5
+    for name in vectors:
+        assert items[name].filters == ("user_id",) and plain[name].filters == ()
+        assert (items[name].labels, items[name].properties) == (
+            plain[name].labels,
+            plain[name].properties,
+        )
+    assert sum("CREATE VECTOR INDEX" in s for s in statements) == 5
+
+
+def test_a_vector_index_listing_its_filter_property_is_the_right_shape() -> None:
+    indexes, constraints = healthy()
+    for row in indexes:
+        if row["type"] == "VECTOR":
+            row["properties"] = [*row["properties"], "user_id"]
+    assert schema_problems(EXPECTED, indexes, constraints, DIM) == []
