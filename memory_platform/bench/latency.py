@@ -23,7 +23,7 @@ from ..platform import MemoryPlatform
 from .metrics import latency_summary, machine_description
 from .workload import QUERIES, populate, populate_tenants
 
-__all__ = ["SCALES", "run_latency"]
+__all__ = ["SCALES", "compared_rows", "run_latency", "run_latency_compared"]
 
 SCALES = {"tiny": 100, "1k": 1_000, "10k": 10_000, "100k": 100_000}
 """Memories of the measured user; ``tiny`` is the smoke run of the test suite."""
@@ -282,10 +282,32 @@ def _bench_typical_user(mp: MemoryPlatform, user: str) -> dict[str, Any]:
     return {"depth_1": depth_1, "results_of_other_users": foreign}
 
 
+def run_latency_compared(
+    scale: str,
+    workdir: Path,
+    progress: Callable[[str], None] = lambda _m: None,
+    backend: str = "sqlite",
+) -> dict[str, Any]:
+    """:func:`run_latency` on ``backend``; on Neo4j also the same workload on the embedded
+    store in the same run (under ``sqlite_same_run``), so the two are read side by side on
+    the same machine and load."""
+    report = run_latency(scale, workdir, progress, backend=backend)
+    if backend != "sqlite":
+        progress("the same workload on the embedded store, for comparison")
+        report["sqlite_same_run"] = run_latency(scale, workdir, progress, backend="sqlite")
+    return report
+
+
+def compared_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows a report's table shows: the embedded store's first when it ran beside."""
+    baseline = report.get("sqlite_same_run")
+    return [baseline, report] if baseline is not None else [report]
+
+
 def markdown(reports: list[dict[str, Any]]) -> str:
     """A table of one or more latency reports."""
     lines = [
-        "| scale (measured user) | store: users / memories | populate (memories/s) | bytes/memory "
+        "| scale (measured user), backend | store: users / memories | populate (memories/s) | bytes/memory "
         "| create_memory p50 / p95 ms | until searchable p50 / p95 ms "
         "| vector-only p50 / p95 ms | search d0 p50 / p95 | d1 p50 / p95 | d2 p50 / p95 "
         "| typical user d1 p50 / p95 | add_episodes (episodes/s, embedded) "
@@ -301,7 +323,7 @@ def markdown(reports: list[dict[str, Any]]) -> str:
         store = r.get("store", {"users": 1, "memories": r["memories"]})
         typical = r.get("search_typical_user", {}).get("depth_1")
         lines.append(
-            f"| {r['scale']} | {store['users']} / {store['memories']} "
+            f"| {r['scale']}, {r.get('backend', 'sqlite')} | {store['users']} / {store['memories']} "
             f"| {r['populate']['memories_per_second']:.0f} | {r['populate'].get('bytes_on_disk_per_memory', '–')} "
             f"| {pair(r['create_memory']['call'])} | {pair(r['create_memory']['until_vector_searchable'])} "
             f"| {pair(s['vector_only_baseline'])} | {pair(s['depth_0'])} | {pair(s['depth_1'])} | {pair(s['depth_2'])} "
@@ -310,8 +332,9 @@ def markdown(reports: list[dict[str, Any]]) -> str:
         )
     lines += [
         "",
-        "| scale | vector searches at depth 2, measured user: native index / exact scan "
-        "| typical user (depth 1) | round trips per search d0 / d1 / d2 |",
+        "| scale, backend | vector searches at depth 2, measured user: native index "
+        "/ filtered in the index / exact scan | typical user (depth 1) "
+        "| round trips per search d0 / d1 / d2 |",
         "|---|---|---|---|",
     ]
     for r in reports:
@@ -320,10 +343,15 @@ def markdown(reports: list[dict[str, Any]]) -> str:
 
         def paths(d: dict[str, Any]) -> str:
             v = d.get("vector_searches")
-            return f"{v['native_index']} / {v['exact_scan']}" if v else "–"
+            if not v:
+                return "–"
+            return f"{v['native_index']} / {v.get('native_index_filtered', 0)} / {v['exact_scan']}"
 
         trips = " / ".join(
             str(s[f"depth_{d}"].get("round_trips_per_search", "–")) for d in (0, 1, 2)
         )
-        lines.append(f"| {r['scale']} | {paths(s['depth_2'])} | {paths(typical)} | {trips} |")
+        lines.append(
+            f"| {r['scale']}, {r.get('backend', 'sqlite')} | {paths(s['depth_2'])} "
+            f"| {paths(typical)} | {trips} |"
+        )
     return "\n".join(lines)

@@ -86,9 +86,10 @@ def bench(
     """Speed and size: create, search (depth 0/1/2), ingest, consolidation, disk, RSS.
 
     Medians and p95, with a vector-only baseline from the same run, in a store shared
-    with many other users. --all reproduces every figure of the README.
+    with many other users. With --backend neo4j the embedded store runs the same workload
+    in the same run and the table shows both. --all reproduces every figure of the README.
     """
-    from ..bench.latency import SCALES, markdown, run_latency
+    from ..bench.latency import SCALES, compared_rows, markdown, run_latency_compared
 
     _check_backend(backend)
     if summarize:
@@ -109,8 +110,8 @@ def bench(
     if scale not in SCALES:
         raise fail(f"--scale must be one of {', '.join(SCALES)}")
     with user_errors(), _workdir(workdir) as folder:
-        report = run_latency(scale, folder, progress=err_console.print, backend=backend)
-    table = markdown([report])
+        report = run_latency_compared(scale, folder, err_console.print, backend)
+    table = markdown(compared_rows(report))
     console.print(table)
     if out is not None:
         write_report(out, report, table)
@@ -140,9 +141,11 @@ def _bench_all(
     with user_errors(), _workdir(workdir) as folder:
         for scale in scales:
             err_console.print(f"[bold]latency at {scale}[/]")
-            report = latency.run_latency(scale, folder, err_console.print, backend=backend)
+            report = latency.run_latency_compared(scale, folder, err_console.print, backend)
             write_report(
-                out_dir / LATENCY_FILE.format(scale=scale), report, latency.markdown([report])
+                out_dir / LATENCY_FILE.format(scale=scale),
+                report,
+                latency.markdown(latency.compared_rows(report)),
             )
             reports[scale] = report
         err_console.print("[bold]retrieval quality[/]")

@@ -16,6 +16,7 @@ from memory_platform.bench.madial import load_madial
 from memory_platform.bench.metrics import latency_summary, ranking_metrics
 from memory_platform.bench.retrieval_eval import bigram_bm25
 from memory_platform.cli import app
+from tests.support.neo4j_env import NEO4J_ENV
 
 runner = CliRunner()
 
@@ -248,14 +249,16 @@ def test_bench_all_smoke_run_writes_every_report_and_the_summary(tmp_path: Path)
     assert paths["native_index"] == 0 and paths["exact_scan"] >= 30
     assert "round_trips_per_search" not in report["search"]["depth_2"]
     assert report["search_typical_user"]["depth_1"]["vector_searches"]["exact_scan"] >= 30
-    assert "native index / exact scan" in (results / "latency_tiny.md").read_text(encoding="utf-8")
+    table = (results / "latency_tiny.md").read_text(encoding="utf-8")
+    assert "native index / filtered in the index / exact scan" in table
     assert report["ingest_episodes"]["episodes"] == 200
     assert report["ingest_episodes"]["episodes_per_second"] > 0
     assert report["consolidation"]["memories"] == 50
     assert report["consolidation"]["memories_per_second"] > 0
     assert report["fresh_process"]["cold_start_seconds"] > 0
     assert report["fresh_process"]["peak_rss_mb"] > 0
-    assert "| tiny | 6 / " in (results / "latency_tiny.md").read_text(encoding="utf-8")
+    assert "| tiny, sqlite | 6 / " in table
+    assert "sqlite_same_run" not in report  # the embedded store is the one measured
     quality = json.loads((results / "retrieval_dev.json").read_text(encoding="utf-8"))
     assert quality["sets"]["locomo_dev"]["methods"]["platform"]["all"]["n"] == 3
     dedup = json.loads((results / "merge_quality.json").read_text(encoding="utf-8"))
@@ -301,3 +304,37 @@ def test_eval_embedders_compares_every_installed_embedder(tmp_path: Path) -> Non
             assert 0 <= quality["dense"] <= 1 and 0 <= quality["platform"] <= 1
     table = out.with_suffix(".md").read_text(encoding="utf-8")
     assert len(table.splitlines()) == len(names) + 2  # header, rule, one row per embedder
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_bench_on_neo4j_runs_the_embedded_store_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not NEO4J_ENV.get("MEMORY_NEO4J_URI"):
+        pytest.skip("Neo4j leg skipped: MEMORY_NEO4J_URI is not set")
+    for key, value in NEO4J_ENV.items():
+        monkeypatch.setenv(key, value)
+    out = tmp_path / "latency.json"
+
+    result = runner.invoke(
+        app,
+        ["bench", "--scale", "tiny", "--backend", "neo4j", "--out", str(out),
+         "--workdir", str(tmp_path / "work")],
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    neo4j = json.loads(out.read_text(encoding="utf-8"))
+    sqlite = neo4j["sqlite_same_run"]
+    assert (neo4j["backend"], sqlite["backend"]) == ("neo4j", "sqlite")
+    for report in (neo4j, sqlite):
+        assert report["create_memory"]["call"]["n"] > 0
+        assert report["populate"]["memories_per_second"] > 0
+        assert report["ingest_episodes"]["episodes_per_second"] > 0
+        for depth in (0, 1, 2):
+            assert report["search"][f"depth_{depth}"]["n"] == 30
+    served = neo4j["search"]["depth_2"]["vector_searches"]
+    assert served["native_index"] + served["native_index_filtered"] + served["exact_scan"] >= 30
+    assert neo4j["search"]["depth_2"]["round_trips_per_search"] > 0
+    table = out.with_suffix(".md").read_text(encoding="utf-8")
+    assert "| tiny, sqlite | " in table and "| tiny, neo4j | " in table
