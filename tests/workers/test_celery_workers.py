@@ -95,10 +95,14 @@ def test_the_same_session_ended_twice_is_extracted_once(
     client.add_messages("alice", "s1", MESSAGES)
 
     first, second = client.end_session("alice", "s1"), client.end_session("alice", "s1")
+    assert first == second  # one job id, delivered to the workers twice
     wait_for(lambda: client.job_status(first), {"SUCCESS", "FAILURE"})
-    time.sleep(2)  # give a second delivery time to run
+    while len(worker.finished_runs(first)) < 2:  # both deliveries, not a guess of how long
+        assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
+        time.sleep(0.1)
 
-    assert first == second
+    runs = worker.finished_runs(first)
+    assert sum("'duplicate'" in run for run in runs) == 1, runs  # the second did nothing
     assert stub.chat_requests() == 1
     assert client.stats("alice").knowledge_versions == 1 and client.stats("alice").memories == 1
 

@@ -53,6 +53,14 @@ class Worker:
     def log_tail(self) -> str:
         return self._log.read_text(errors="replace")[-4000:]
 
+    def finished_runs(self, job_id: str) -> list[str]:
+        """The worker's log lines of each successful run of the task with this id
+        (Celery logs ``Task name[id] succeeded in ...s: <result>`` at INFO)."""
+        marker = f"[{job_id}] succeeded"
+        return [
+            line for line in self._log.read_text(errors="replace").splitlines() if marker in line
+        ]
+
     def pool_children(self) -> list[int]:
         """Process ids of the prefork pool's children (the processes that run tasks)."""
         assert self.proc is not None
