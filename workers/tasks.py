@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from redis import Redis
+from redis.lock import Lock
+
 from memory_platform import BackendUnavailable, MemoryPlatform, TransientStorageError
 from memory_platform.jobs import (
     TASK_CONSOLIDATE,
@@ -57,6 +60,23 @@ def platform() -> MemoryPlatform:
         return _platform
 
 
+def renewable_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Lock:
+    """The Redis lock of one user's work, renewable from the heartbeat thread.
+
+    redis-py keeps a lock's token thread-local by default: renewed from any thread but
+    the one that took it, it fails, the lock expires under a long task (an LLM-bound
+    consolidation), and a second task of the same user runs alongside it. The token is
+    shared instead; each lock object serves one task.
+    """
+    lock: Lock = client.lock(
+        f"memory-platform:lock:{user_id}",
+        timeout=ttl,
+        blocking_timeout=wait,
+        thread_local=False,
+    )
+    return lock
+
+
 @contextmanager
 def user_lock(user_id: str) -> Iterator[None]:
     """Serialise the work of one user across all workers (a Redis lock).
@@ -69,11 +89,7 @@ def user_lock(user_id: str) -> Iterator[None]:
     mp = platform()
     ttl = mp.settings.worker.lock_timeout
     client = app.backend.client  # the result backend's Redis connection
-    lock = client.lock(
-        f"memory-platform:lock:{user_id}",
-        timeout=ttl,
-        blocking_timeout=mp.settings.worker.lock_wait,
-    )
+    lock = renewable_lock(client, user_id, ttl, mp.settings.worker.lock_wait)
     if not lock.acquire():
         raise UserBusy(f"user {user_id} is busy")
     stop = threading.Event()
