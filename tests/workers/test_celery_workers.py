@@ -6,6 +6,8 @@ The LLM is the scripted OpenAI-compatible stub on 127.0.0.1, so the worker runs 
 
 from __future__ import annotations
 
+import ast
+import itertools
 import json
 import os
 import signal
@@ -188,8 +190,10 @@ def test_a_pool_child_killed_mid_task_under_default_settings_finishes_once(
 
 
 def test_concurrent_consolidations_of_one_user_are_serialised(
-    client: MemoryPlatform, worker: Worker
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
 ) -> None:
+    for _ in range(200):  # every causal / contradiction judgement: "no"
+        stub.reply(json.dumps({"causal": False, "contradicts": False}))
     for topic in ("coffee", "Coffee", "tea", "jazz", "running shoes", "running shoe"):
         client.create_memory("alice", subject="I", memory_type="fact", topic="likes", object=topic)
 
@@ -199,8 +203,20 @@ def test_concurrent_consolidations_of_one_user_are_serialised(
     ]
 
     assert sorted(r["memories"] for r in results) == [0, 6]  # the second found nothing left
-    first, second = sorted(results, key=lambda r: r["started_at"])
-    assert first["finished_at"] <= second["started_at"]
+    # every run the worker finished (a redelivered copy included) held the user's lock:
+    # none overlaps another
+    runs = sorted(
+        (
+            ast.literal_eval(line.split("s: ", 1)[1])
+            for job in jobs
+            for line in worker.finished_runs(job)
+        ),
+        key=lambda r: r["started_at"],
+    )
+    assert len(runs) >= 2
+    for before, after in itertools.pairwise(runs):
+        assert before["finished_at"] <= after["started_at"], runs
+    assert sum(run["memories"] for run in runs) == 6  # consolidated once
     assert client.stats("alice").staged == 0
 
 
