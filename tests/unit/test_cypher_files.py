@@ -9,6 +9,7 @@ import pytest
 
 from memory_platform.queries import cypher, query_names
 from tests.support.cypher_lint import (
+    as_cypher_25,
     call_sites,
     driver_run_calls_with_keywords,
     lint_inputs,
@@ -66,8 +67,7 @@ def test_neo4j_linter_finds_no_error_deprecation_or_cartesian_product() -> None:
 def test_every_statement_is_also_valid_cypher_25() -> None:
     """A 2026 database may default to Cypher 25: the statements written in Cypher 5 must
     run unchanged there too."""
-    jobs = [{**job, "version": "CYPHER 25"} for job in lint_inputs()]
-    assert run_linter(jobs) == []
+    assert run_linter(as_cypher_25(lint_inputs())) == []
 
 
 @pytest.mark.parametrize(
