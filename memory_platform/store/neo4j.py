@@ -316,10 +316,11 @@ class Neo4jGraphStore(GraphStore):
         except StorageError as exc:
             names = ", ".join(_VECTOR_INDEX.values())
             log.warning(
-                "Neo4j can filter vector searches by user inside the index, but this "
-                "database's vector indexes were made without user_id (%s). Searches use "
-                "the slower over-fetch instead. To switch, drop the vector indexes (%s) "
-                "and restart: they are rebuilt from the stored embeddings.",
+                "Neo4j can filter vector searches by user inside the index, but the probe "
+                "search failed (%s); searches use the slower over-fetch instead. The usual "
+                "cause is vector indexes made before the server was upgraded, without "
+                "user_id: drop them (%s) and restart, and they are rebuilt from the stored "
+                "embeddings.",
                 exc,
                 names,
             )
