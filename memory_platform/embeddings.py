@@ -17,7 +17,7 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -58,6 +58,22 @@ def coverage(embedder: Embedder, text: str) -> float:
     """How much of a text the embedder understands (1.0 when it cannot tell)."""
     measure = getattr(embedder, "coverage", None)
     return float(measure(text)) if callable(measure) else 1.0
+
+
+QUERY_EMBED_CHARS = 1_000
+"""A search query or a memory description is embedded from at most this many characters.
+Embedding cost grows with length (the default engine windows a long text rather than
+truncating it: about 2 s for 5,000 characters on two cores), and a search must not take
+seconds because a long transcript was pasted as its query. The lexical channel still
+reads all of it. The dev sets' longest query is 386 characters."""
+
+
+def clip_query(text: str, keep: Literal["start", "end"] = "end") -> str:
+    """At most :data:`QUERY_EMBED_CHARS` of a query: its end by default (the latest
+    turns of a pasted dialogue), or its start (a description's head)."""
+    if len(text) <= QUERY_EMBED_CHARS:
+        return text
+    return text[-QUERY_EMBED_CHARS:] if keep == "end" else text[:QUERY_EMBED_CHARS]
 
 
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from .embeddings import Embedder
+from .embeddings import Embedder, clip_query
 from .models import Memory, VectorKind
 from .store import GraphStore
 from .store.base import memory_document
@@ -81,7 +81,7 @@ def resolve_memory(
     times = resolve_time_words(description, reference_time or datetime.now(UTC))
     lexical_text = " ".join([description, *times])
 
-    query_vector = embedder.embed([description])[0]
+    query_vector = embedder.embed([clip_query(description, keep="start")])[0]
     ids: dict[str, None] = {}
     for hit in store.lexical_search(
         user_id, lexical_text, kinds=[VectorKind.MEMORY], k=_CANDIDATES

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..config import load_settings
-from ..embeddings import embed_queries
+from ..embeddings import clip_query, embed_queries
 from ..models import VectorKind
 from ..platform import MemoryPlatform
 from ..retrieval import HybridRetriever
@@ -58,7 +58,9 @@ class Row:
 def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> list[Row]:
     """The candidates of every question, from its own user and from ``other_user``."""
     backgrounds = {lang: mp.embedder.embed(list(texts)) for lang, texts in BACKGROUND.items()}
-    vectors = embed_queries(mp.embedder, [plain_transcript(q.question) for q in data.questions])
+    vectors = embed_queries(
+        mp.embedder, [clip_query(plain_transcript(q.question)) for q in data.questions]
+    )
     rows: list[Row] = []
     for q, vector in zip(data.questions, vectors, strict=True):
         bg = Background.of(vector, backgrounds[query_language(q.question)])

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from ..builder import memory_time_text, subject_node_id
 from ..config import RetrievalSettings
-from ..embeddings import Embedder, embed_queries
+from ..embeddings import Embedder, clip_query, embed_queries
 from ..errors import InvalidInputError
 from ..models import (
     Episode,
@@ -232,7 +232,7 @@ class HybridRetriever:
         types = list(memory_types) if memory_types else plan.memory_types
         now = now or datetime.now(UTC)
 
-        query_vector = self._embed_query(plain_transcript(plan.semantic_query))
+        query_vector = self._embed_query(clip_query(plain_transcript(plan.semantic_query)))
         floor = self._settings.relevance_floor if min_relevance is None else min_relevance
         if not 0 <= floor <= 1:
             raise InvalidInputError("must be between 0 and 1", "min_relevance")

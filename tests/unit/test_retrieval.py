@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_platform import InvalidInputError, MemoryPlatform, Settings
-from memory_platform.embeddings import Embedder
+from memory_platform.embeddings import QUERY_EMBED_CHARS, Embedder, clip_query
 from memory_platform.llm import LLMClient
 from memory_platform.models import LinkType, PathStep
 from memory_platform.retrieval import SearchResult, format_context, plan_heuristically
@@ -154,6 +154,28 @@ def test_search_records_accesses(platform: MemoryPlatform) -> None:
     platform._retriever.close()  # flush the background access writes
     memory = platform.get_memory(USER, memory_id).memory
     assert memory.access_count == 1 and memory.last_accessed is not None
+
+
+def test_a_long_pasted_query_is_embedded_from_its_last_part(platform: MemoryPlatform) -> None:
+    """A transcript pasted as the query is embedded from its last QUERY_EMBED_CHARS only
+    (seconds of embedding otherwise): every result's cosine is the one the tail alone
+    gives, while the lexical channel still reads the whole text."""
+    platform.create_memory(USER, subject="我", memory_type="事实", topic="喜欢", object="爵士乐")
+    platform.create_memory(USER, subject="我", memory_type="事件", topic="去", object="成都")
+    platform.wait_for_indexing(USER)
+    tail = "我最近很喜欢听爵士乐。" * 20
+    long = "今天天气不错，我们聊了很多别的事情。" * 800 + tail
+    assert len(long) > 10 * QUERY_EMBED_CHARS
+
+    whole = platform.search(USER, long, record_access=False, min_relevance=0)
+    clipped = platform.search(USER, long[-QUERY_EMBED_CHARS:], record_access=False, min_relevance=0)
+
+    cosine = {r.id: r.components.similarity for r in clipped}
+    assert whole and all(r.id in cosine for r in whole)
+    assert all(r.components.similarity == cosine[r.id] for r in whole)
+    assert clip_query(long) == long[-QUERY_EMBED_CHARS:]
+    assert clip_query(long, keep="start") == long[:QUERY_EMBED_CHARS]
+    assert clip_query(tail) == tail  # a query of ordinary length is embedded whole
 
 
 @pytest.mark.parametrize(
