@@ -16,7 +16,8 @@ def test_the_heartbeat_thread_can_renew_the_lock_a_task_took(redis_url: str) -> 
     client = redis.Redis.from_url(redis_url)
     lock = renewable_lock(client, "lock-test", ttl=30, wait=0)
     assert lock.acquire()
-    client.pexpire("memory-platform:lock:lock-test", 1_000)  # as if most of the TTL went by
+    # as if half the TTL went by; 15 s left, so a slow machine cannot let it lapse first
+    client.pexpire("memory-platform:lock:lock-test", 15_000)
     errors: list[BaseException] = []
 
     def heartbeat() -> None:
@@ -30,7 +31,7 @@ def test_the_heartbeat_thread_can_renew_the_lock_a_task_took(redis_url: str) -> 
     beat.join()
 
     assert errors == []
-    assert client.pttl("memory-platform:lock:lock-test") > 1_000  # renewed to the full TTL
+    assert client.pttl("memory-platform:lock:lock-test") > 15_000  # renewed to the full TTL
     rival = renewable_lock(client, "lock-test", ttl=30, wait=0)
     assert not rival.acquire(blocking=False)  # still held against another task
     lock.release()
