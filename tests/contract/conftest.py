@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 from memory_platform import MemoryPlatform
-from memory_platform.config import DEFAULT_EMBEDDING_MODEL, Settings
+from memory_platform.config import DEFAULT_EMBEDDING_DIM, DEFAULT_EMBEDDING_MODEL, Settings
 from memory_platform.embeddings import Embedder
 from memory_platform.errors import BackendUnavailable
 from memory_platform.store import EmbeddingSignature, GraphStore, open_store
 from tests.support.neo4j_env import neo4j_settings
 
-DIM = 384
+DIM = DEFAULT_EMBEDDING_DIM
 MODEL = DEFAULT_EMBEDDING_MODEL
 SIGNATURE = EmbeddingSignature(model=MODEL, dimension=DIM)
 

