@@ -41,7 +41,7 @@ CANDIDATES: dict[str, dict[str, str]] = {
 }
 
 _COST_PROBE = """
-import json, resource, statistics, sys, time
+import json, statistics, sys, time
 started = time.perf_counter()
 from memory_platform.config import Settings
 from memory_platform.embeddings import embed_queries, make_embedder
@@ -57,7 +57,8 @@ for i in range(50):
     clock = time.perf_counter()
     embed_queries(embedder, [f"what did we do at the lake, time {i}?"])
     latencies.append((time.perf_counter() - clock) * 1000)
-rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from memory_platform.bench.metrics import peak_rss_mb
+rss_mb = peak_rss_mb()
 print(json.dumps({"load_seconds": round(loaded, 2), "passages_per_second": round(per_second, 1),
                   "query_ms_median": round(statistics.median(latencies), 2),
                   "peak_rss_mb": round(rss_mb, 1)}))

@@ -151,7 +151,7 @@ def _bench_consolidation(mp: MemoryPlatform, memories: int) -> dict[str, Any]:
 
 
 _FRESH = """
-import json, resource, sys, time
+import json, sys, time
 started = time.perf_counter()
 from memory_platform import MemoryPlatform, Settings
 mp = MemoryPlatform(Settings(sqlite_path=sys.argv[1], _env_file=None))
@@ -160,7 +160,8 @@ cold = time.perf_counter() - started
 for query in json.loads(sys.argv[3]):
     mp.search(sys.argv[2], query, expand_depth=2, mode="deep", record_access=False)
 mp.close()
-print(json.dumps({"cold": cold, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+from memory_platform.bench.metrics import peak_rss_mb
+print(json.dumps({"cold": cold, "rss_mb": peak_rss_mb()}))
 """
 
 
@@ -176,7 +177,7 @@ def _bench_fresh_process(path: Path, user: str) -> dict[str, Any]:
     values = json.loads(out.strip().splitlines()[-1])
     return {
         "cold_start_seconds": round(values["cold"], 2),
-        "peak_rss_mb": round(values["rss_kb"] / 1024, 1),
+        "peak_rss_mb": round(values["rss_mb"], 1),
     }
 
 

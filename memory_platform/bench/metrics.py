@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import resource
 import statistics
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["latency_summary", "machine_description", "ranking_metrics"]
+__all__ = ["latency_summary", "machine_description", "peak_rss_mb", "ranking_metrics"]
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory, in MB.
+
+    Linux's ``ru_maxrss`` survives ``execve``: a probe started by a large benchmark process
+    would report the parent's size. ``VmHWM`` belongs to the process's own address space,
+    so it is read first; ``ru_maxrss`` is the fallback where there is no ``/proc``.
+    """
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def machine_description() -> dict[str, Any]:

@@ -6,6 +6,8 @@ Only the shape of the output is checked here, never a timing.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ from typer.testing import CliRunner
 
 from memory_platform.bench.locomo import load_locomo, normalize_dia_ids, session_time
 from memory_platform.bench.madial import load_madial
-from memory_platform.bench.metrics import latency_summary, ranking_metrics
+from memory_platform.bench.metrics import latency_summary, peak_rss_mb, ranking_metrics
 from memory_platform.bench.retrieval_eval import bigram_bm25
 from memory_platform.cli import app
 from tests.support.neo4j_env import NEO4J_ENV
@@ -102,6 +104,22 @@ def test_metrics() -> None:
     assert summary["median_ms"] == 3.0 and summary["p95_ms"] == 100.0 and summary["n"] == 5
     with pytest.raises(ValueError, match="no relevant"):
         ranking_metrics(["a"], set())
+
+
+def test_a_probe_process_reports_its_own_peak_memory_not_its_parents() -> None:
+    ballast = bytearray(400 * 1024 * 1024)  # this process grows by 400 MB
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touched, so it is resident
+    parent = peak_rss_mb()
+    child = float(
+        subprocess.run(
+            [sys.executable, "-c", "from memory_platform.bench.metrics import peak_rss_mb; "
+             "print(peak_rss_mb())"],
+            check=True, capture_output=True, text=True,
+        ).stdout
+    )  # fmt: skip
+    del ballast
+    assert parent > 400
+    assert 0 < child < parent - 300  # Linux's ru_maxrss alone would report the parent's
 
 
 def test_locomo_quirks_are_handled(tmp_path: Path) -> None:
