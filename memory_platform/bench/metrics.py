@@ -21,7 +21,7 @@ def peak_rss_mb() -> float:
     try:
         status = Path("/proc/self/status").read_text(encoding="ascii")
     except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        status = ""
     for line in status.splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
