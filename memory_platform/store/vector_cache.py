@@ -63,6 +63,13 @@ def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
     return np.frombuffer(blob, dtype=np.float32).copy()
 
 
+def decode_vectors(blobs: list[bytes], dim: int) -> npt.NDArray[np.float32]:
+    """Stored vectors as one float32 matrix, decoded in one pass when all are float16."""
+    if all(len(blob) == 2 * dim for blob in blobs):
+        return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(-1, dim).astype(np.float32)
+    return np.vstack([decode_vector(blob, dim) for blob in blobs])
+
+
 class VectorCache:
     """Per-process cache of (user, kind) → (ids, matrix), least recently used first out."""
 
@@ -139,8 +146,7 @@ class VectorCache:
                 ).fetchall()
                 if rows:
                     entry.append(
-                        [r[1] for r in rows],
-                        np.vstack([decode_vector(r[2], self._dim) for r in rows]),
+                        [r[1] for r in rows], decode_vectors([r[2] for r in rows], self._dim)
                     )
                     entry.max_rowid = int(rows[-1][0])
                 entry.version = version

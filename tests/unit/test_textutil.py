@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from memory_platform.textutil import fts_query, lexical_tokens, normalize_name, user_token
+from memory_platform.textutil import (
+    _cut_cjk,
+    fts_query,
+    lexical_tokens,
+    normalize_name,
+    user_token,
+)
 
 
 def test_chinese_is_segmented_with_single_characters_added() -> None:
@@ -34,3 +40,19 @@ def test_user_tokens_are_distinct_and_alphanumeric() -> None:
     a, b = user_token("user-1"), user_token("user 1")
     assert a != b
     assert a.isalnum() and b.isalnum()
+
+
+def test_chinese_words_are_split_as_jieba_0_42_splits_them() -> None:
+    """Stores already indexed hold these words: the segmenter must keep splitting alike
+    (taken from jieba 0.42.1's search mode, which rjieba reproduces)."""
+    expected = {
+        "我为什么没心情工作": ["我", "什么", "为什么", "没", "心情", "工作"],
+        "昨晚失眠了一整夜": ["昨晚", "失眠", "了", "一整", "整夜", "一整夜"],
+        "小明在北京清华大学读计算机科学": [
+            "小明", "在", "北京", "清华", "华大", "大学", "清华大学",
+            "读", "计算", "算机", "科学", "计算机", "计算机科学",
+        ],
+        "她养了一只叫豆豆的柯基犬": ["她", "养", "了", "一只", "叫", "豆豆", "的", "柯基犬"],
+    }  # fmt: skip
+    for text, words in expected.items():
+        assert _cut_cjk(text) == words
