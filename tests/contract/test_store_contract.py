@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
@@ -846,7 +847,7 @@ def test_a_store_refuses_another_embedding_model(backend: str, tmp_path, store: 
             sqlite_path=path, embedding_dim=768, embedding_model="other-model", _env_file=None
         )
 
-    with pytest.raises(EmbeddingMismatchError, match=DEFAULT_EMBEDDING_MODEL):
+    with pytest.raises(EmbeddingMismatchError, match=re.escape(DEFAULT_EMBEDDING_MODEL)):
         open_store(other)
 
 

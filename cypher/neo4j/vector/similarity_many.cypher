@@ -1,5 +1,5 @@
 // Cosine of the user's items of one kind to $vector, computed where the vectors are: a
-// search needs one score per candidate, not 384 floats. vector.similarity.cosine answers
+// search needs one score per candidate, not 896 floats. vector.similarity.cosine answers
 // (1 + cos) / 2; it is mapped back to the cosine.
 UNWIND $ref_ids AS ref_id
 CALL (ref_id) {
