@@ -65,7 +65,7 @@ from .base import (
     spoken_line,
 )
 from .sqlite_schema import REQUEUE_ALL, migrate
-from .vector_cache import VectorCache
+from .vector_cache import VectorCache, scan_scores
 
 __all__ = ["SQLiteGraphStore"]
 
@@ -752,7 +752,7 @@ class SQLiteGraphStore(GraphStore):
             ids, matrix = self._cache.matrix(self._conn(), user, VectorKind(kind).value)
         if not ids:
             return []
-        scores = matrix @ query
+        scores = scan_scores(matrix, query)
         k = min(k, len(ids))
         top = np.argpartition(-scores, k - 1)[:k] if k < len(ids) else np.arange(len(ids))
         order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), ids[i]))

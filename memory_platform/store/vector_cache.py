@@ -17,12 +17,48 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import OrderedDict
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["VectorCache", "decode_vector"]
+__all__ = ["VectorCache", "decode_vector", "scan_scores"]
+
+_PARALLEL_SCAN_BYTES = 64 << 20
+"""Matrices smaller than this are scanned on one BLAS thread. On two cores a second
+thread saves under 2 ms on such a scan, and the BLAS worker it wakes keeps spinning
+afterwards against the embedder's own threads: a query embedding right after a 30,000 x 384
+scan took 20.5 ms instead of 11.9 ms (measured on the development machine). A big user's
+scan (100,000 x 896: 17 ms on two threads, 26 ms on one) keeps every thread."""
+
+_blas: Any = None
+_blas_lock = threading.Lock()
+
+
+def _one_blas_thread() -> AbstractContextManager[Any]:
+    """A context in which BLAS runs on one thread (a no-op without threadpoolctl)."""
+    global _blas
+    with _blas_lock:
+        if _blas is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+
+                _blas = ThreadpoolController()
+            except ImportError:  # pragma: no cover - installed with the default embedder
+                _blas = False
+    return _blas.limit(limits=1, user_api="blas") if _blas else nullcontext()
+
+
+def scan_scores(
+    matrix: npt.NDArray[np.float32], query: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """``matrix @ query``, on one BLAS thread unless the matrix is big enough to gain."""
+    if matrix.nbytes >= _PARALLEL_SCAN_BYTES:
+        return matrix @ query
+    with _one_blas_thread():
+        return matrix @ query
 
 
 @dataclass

