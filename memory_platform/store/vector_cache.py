@@ -19,6 +19,7 @@ import threading
 from collections import OrderedDict
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -33,22 +34,21 @@ afterwards against the embedder's own threads: a query embedding right after a 3
 scan took 20.5 ms instead of 11.9 ms (measured on the development machine). A big user's
 scan (100,000 x 896: 17 ms on two threads, 26 ms on one) keeps every thread."""
 
-_blas: Any = None
-_blas_lock = threading.Lock()
+
+@lru_cache(maxsize=1)
+def _blas_threads() -> Any:
+    """threadpoolctl's controller of the loaded BLAS libraries (None without the package)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - installed with the default embedder
+        return None
+    return ThreadpoolController()
 
 
 def _one_blas_thread() -> AbstractContextManager[Any]:
     """A context in which BLAS runs on one thread (a no-op without threadpoolctl)."""
-    global _blas
-    with _blas_lock:
-        if _blas is None:
-            try:
-                from threadpoolctl import ThreadpoolController
-
-                _blas = ThreadpoolController()
-            except ImportError:  # pragma: no cover - installed with the default embedder
-                _blas = False
-    return _blas.limit(limits=1, user_api="blas") if _blas else nullcontext()
+    controller = _blas_threads()
+    return nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
 
 def scan_scores(
