@@ -116,6 +116,10 @@ class GraphStore(ABC):
     """Storage contract shared by the SQLite and Neo4j backends."""
 
     backend_name: str = "abstract"
+    parallel_reads: bool = False
+    """Whether a read on another thread sees what one inside :meth:`reading` would (no
+    read transaction spans a search), so a search may look up its words while its query
+    is being embedded."""
 
     def __init__(self, signature: EmbeddingSignature) -> None:
         self._signature = signature

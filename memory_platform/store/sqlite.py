@@ -65,7 +65,7 @@ from .base import (
     spoken_line,
 )
 from .sqlite_schema import REQUEUE_ALL, migrate
-from .vector_cache import VectorCache, scan_scores
+from .vector_cache import VectorCache
 
 __all__ = ["SQLiteGraphStore"]
 
@@ -103,6 +103,7 @@ class SQLiteGraphStore(GraphStore):
     """:class:`GraphStore` on one SQLite file."""
 
     backend_name = "sqlite"
+    parallel_reads = True  # each thread reads on its own connection, none in a transaction
 
     def __init__(
         self,
@@ -120,7 +121,12 @@ class SQLiteGraphStore(GraphStore):
         self._all_conns: list[sqlite3.Connection] = []
         self._conns_lock = threading.Lock()
         self._closed = False
-        self._cache = VectorCache(signature.dimension, max_bytes=vector_cache_bytes)
+        self._cache = VectorCache(
+            signature.dimension,
+            max_bytes=vector_cache_bytes,
+            # node names repeat until consolidation merges them; memory texts rarely do
+            shared_kinds=(VectorKind.TOPIC.value, VectorKind.OBJECT.value),
+        )
         with self._translate():
             migrate(self._conn())
 
@@ -749,10 +755,9 @@ class SQLiteGraphStore(GraphStore):
             return []
         self.counters["vector_exact"] += 1  # an exact scan of the user's cached matrix
         with self._translate():
-            ids, matrix = self._cache.matrix(self._conn(), user, VectorKind(kind).value)
+            ids, scores = self._cache.scores(self._conn(), user, VectorKind(kind).value, query)
         if not ids:
             return []
-        scores = scan_scores(matrix, query)
         k = min(k, len(ids))
         top = np.argpartition(-scores, k - 1)[:k] if k < len(ids) else np.arange(len(ids))
         order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), ids[i]))

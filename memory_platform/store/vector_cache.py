@@ -2,8 +2,9 @@
 
 Vectors are stored as float16 blobs (half the disk; cosine error about 1e-3) and held
 in memory as float32 for fast BLAS products. A matrix is loaded once per (user, kind) and
-refreshed by reading only the rows added
-since (a trigger-maintained version counter says when); a delete forces a full reload.
+refreshed by reading only the rows added since (a trigger-maintained version counter says
+when); a delete forces a full reload. Topic and object nodes that share a name share one
+row, so a search multiplies each distinct vector once.
 Several processes may share the file: each keeps its own cache and sees the others'
 writes through the counter.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,13 +28,6 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = ["VectorCache", "decode_vector", "scan_scores"]
-
-_PARALLEL_SCAN_BYTES = 64 << 20
-"""Matrices smaller than this are scanned on one BLAS thread. On two cores a second
-thread saves under 2 ms on such a scan, and the BLAS worker it wakes keeps spinning
-afterwards against the embedder's own threads: a query embedding right after a 30,000 x 384
-scan took 20.5 ms instead of 11.9 ms (measured on the development machine). A big user's
-scan (100,000 x 896: 17 ms on two threads, 26 ms on one) keeps every thread."""
 
 
 @lru_cache(maxsize=1)
@@ -54,42 +49,115 @@ def _one_blas_thread() -> AbstractContextManager[Any]:
 def scan_scores(
     matrix: npt.NDArray[np.float32], query: npt.NDArray[np.float32]
 ) -> npt.NDArray[np.float32]:
-    """``matrix @ query``, on one BLAS thread unless the matrix is big enough to gain."""
-    if matrix.nbytes >= _PARALLEL_SCAN_BYTES:
-        return matrix @ query
+    """``matrix @ query`` on one BLAS thread.
+
+    A search scans while its lexical lookup runs on the other core (see
+    :meth:`HybridRetriever._lexical`), and a woken BLAS worker keeps spinning after the
+    product, against that lookup and the next query's embedding: on two cores a second
+    scan thread cost more than it saved (a query embedding right after a 30,000 x 384
+    scan took 20.5 ms instead of 11.9 ms; measured on the development machine).
+    """
     with _one_blas_thread():
         return matrix @ query
 
 
 @dataclass
 class _Matrix:
-    """Rows in a buffer that grows by doubling, so appending a vector is amortised O(1)."""
+    """A (user, kind)'s ids and the distinct vectors they point at.
 
+    Rows live in buffers that grow by doubling, so appending is amortised O(1). Where
+    ``shared`` is set, ids whose stored vector is byte-identical share one row: until
+    consolidation merges them, a user's topic and object nodes repeat the same few names
+    ("工作", "心情") thousands of times, and a search then scans each distinct vector once.
+    """
+
+    shared: bool = False
     version: int = 0
     deletes: int = 0
     max_rowid: int = 0
     ids: list[str] = field(default_factory=list)
-    buffer: npt.NDArray[np.float32] | None = None
+    rows: npt.NDArray[np.float32] | None = None  # distinct vectors, ``distinct`` of them
+    distinct: int = 0
+    row_of: npt.NDArray[np.int32] | None = None  # per id, its row (when ``shared``)
+    by_blob: dict[int, int] = field(default_factory=dict)  # hash of a stored blob -> row
     positions: dict[str, int] | None = None
 
-    def append(self, ids: list[str], rows: npt.NDArray[np.float32]) -> None:
-        count, needed = len(self.ids), len(self.ids) + len(ids)
-        if self.buffer is None or self.buffer.shape[0] < needed:
-            grown = np.zeros((max(needed, 2 * count, 64), rows.shape[1]), dtype=np.float32)
-            if self.buffer is not None:
-                grown[:count] = self.buffer[:count]
-            self.buffer = grown
-        self.buffer[count:needed] = rows
+    def append(self, ids: list[str], blobs: list[bytes], dim: int) -> None:
+        if not ids:
+            return
+        decoded = decode_vectors(blobs, dim)
+        if not self.shared:
+            self._add_rows(decoded)
+            self.ids.extend(ids)
+            return
+        rows_of_new = np.empty(len(ids), dtype=np.int32)
+        fresh: list[int] = []  # positions in this batch of vectors not seen before
+        for i, blob in enumerate(blobs):
+            key = hash(blob)
+            row = self.by_blob.get(key)
+            if row is None:
+                row = self.by_blob[key] = self.distinct + len(fresh)
+                fresh.append(i)
+            rows_of_new[i] = row
+        self._add_rows(decoded[fresh])
+        clash = self._mismatches(rows_of_new, decoded)
+        if clash.size:  # a 64-bit hash collision: those vectors get rows of their own
+            rows_of_new[clash] = self.distinct + np.arange(clash.size, dtype=np.int32)
+            self._add_rows(decoded[clash])
+        count = len(self.ids)
+        self.row_of = _grown(self.row_of, count + len(ids))
+        self.row_of[count : count + len(ids)] = rows_of_new
         self.ids.extend(ids)
+
+    def _mismatches(
+        self, rows_of: npt.NDArray[np.int32], vectors: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.intp]:
+        """Positions whose vector differs from the row it was given (checked in chunks,
+        so a large load never copies the whole batch at once)."""
+        assert self.rows is not None
+        out = []
+        for start in range(0, len(rows_of), 4096):
+            chunk = slice(start, start + 4096)
+            same = np.all(self.rows[rows_of[chunk]] == vectors[chunk], axis=1)
+            out.append(start + np.flatnonzero(~same))
+        return np.concatenate(out)
+
+    def _add_rows(self, rows: npt.NDArray[np.float32]) -> None:
+        needed = self.distinct + len(rows)
+        if self.rows is None or self.rows.shape[0] < needed:
+            grown = np.zeros((max(needed, 2 * self.distinct, 64), rows.shape[1]), np.float32)
+            if self.rows is not None:
+                grown[: self.distinct] = self.rows[: self.distinct]
+            self.rows = grown
+        self.rows[self.distinct : needed] = rows
+        self.distinct = needed
 
     @property
     def nbytes(self) -> int:
-        return 0 if self.buffer is None else int(self.buffer.nbytes)
+        rows = 0 if self.rows is None else int(self.rows.nbytes)
+        return rows + (0 if self.row_of is None else int(self.row_of.nbytes))
 
     def dense(self, dim: int) -> npt.NDArray[np.float32]:
-        if self.buffer is None:
+        """The distinct vectors."""
+        if self.rows is None:
             return np.zeros((0, dim), dtype=np.float32)
-        return self.buffer[: len(self.ids)]
+        return self.rows[: self.distinct]
+
+    def row_index(self) -> npt.NDArray[np.int32] | None:
+        """Per id, its row in :meth:`dense` (None when each id has its own row)."""
+        if self.row_of is None or self.distinct == len(self.ids):
+            return None
+        return self.row_of[: len(self.ids)]
+
+
+def _grown(array: npt.NDArray[np.int32] | None, needed: int) -> npt.NDArray[np.int32]:
+    if array is not None and array.shape[0] >= needed:
+        return array
+    size = max(needed, 2 * (0 if array is None else array.shape[0]), 64)
+    grown = np.zeros(size, dtype=np.int32)
+    if array is not None:
+        grown[: array.shape[0]] = array
+    return grown
 
 
 def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
@@ -107,11 +175,17 @@ def decode_vectors(blobs: list[bytes], dim: int) -> npt.NDArray[np.float32]:
 
 
 class VectorCache:
-    """Per-process cache of (user, kind) → (ids, matrix), least recently used first out."""
+    """Per-process cache of (user, kind) → (ids, vectors), least recently used first out.
 
-    def __init__(self, dimension: int, max_bytes: int = 1 << 30) -> None:
+    Kinds in ``shared_kinds`` keep one row per distinct vector (see :class:`_Matrix`).
+    """
+
+    def __init__(
+        self, dimension: int, max_bytes: int = 1 << 30, shared_kinds: Iterable[str] = ()
+    ) -> None:
         self._dim = dimension
         self._max_bytes = max_bytes
+        self._shared_kinds = frozenset(shared_kinds)
         self._bytes = 0
         self._entries: OrderedDict[tuple[str, str], _Matrix] = OrderedDict()
         self._lock = threading.Lock()
@@ -141,52 +215,65 @@ class VectorCache:
     def vectors(
         self, conn: sqlite3.Connection, user_id: str, kind: str, ref_ids: list[str]
     ) -> dict[str, npt.NDArray[np.float32]]:
-        """The cached rows of the given ids (refreshing the cache first)."""
-        ids, matrix = self.matrix(conn, user_id, kind)
+        """The cached vectors of the given ids (refreshing the cache first)."""
         with self._lock:
-            entry = self._entries.get((user_id, kind))
-            if entry is not None and entry.ids is ids:
-                if entry.positions is None or len(entry.positions) != len(ids):
-                    entry.positions = {ref: i for i, ref in enumerate(ids)}
-                positions = entry.positions
-            else:  # evicted meanwhile by another thread: index what we were given
-                positions = {ref: i for i, ref in enumerate(ids[: len(matrix)])}
-        return {ref: matrix[positions[ref]] for ref in ref_ids if ref in positions}
+            entry = self._current(conn, user_id, kind)
+            if entry is None:
+                return {}
+            if entry.positions is None or len(entry.positions) != len(entry.ids):
+                entry.positions = {ref: i for i, ref in enumerate(entry.ids)}
+            positions, rows, index = entry.positions, entry.dense(self._dim), entry.row_index()
+        found = [positions[ref] for ref in ref_ids if ref in positions]
+        at = found if index is None else index[found].tolist()
+        return {entry.ids[i]: rows[row] for i, row in zip(found, at, strict=True)}
 
-    def matrix(
-        self, conn: sqlite3.Connection, user_id: str, kind: str
+    def scores(
+        self,
+        conn: sqlite3.Connection,
+        user_id: str,
+        kind: str,
+        query: npt.NDArray[np.float32],
     ) -> tuple[list[str], npt.NDArray[np.float32]]:
-        """The user's ids and their vectors (rows aligned), current as of this call."""
+        """The user's ids and each one's dot product with ``query``, current as of this
+        call; each distinct vector is multiplied once."""
+        with self._lock:
+            entry = self._current(conn, user_id, kind)
+            if entry is None:
+                return [], np.zeros(0, dtype=np.float32)
+            # a snapshot: appends after this only write past these lengths
+            ids, rows, index = entry.ids[:], entry.dense(self._dim), entry.row_index()
+        scores = scan_scores(rows, query)
+        return ids, scores if index is None else scores[index]
+
+    def _current(self, conn: sqlite3.Connection, user_id: str, kind: str) -> _Matrix | None:
+        """The entry of (user, kind) brought up to date with the file (under the lock)."""
         row = conn.execute(
             "SELECT version, deletes FROM vector_versions WHERE user_id = ? AND kind = ?",
             (user_id, kind),
         ).fetchone()
         if row is None:
-            return [], np.zeros((0, self._dim), dtype=np.float32)
+            return None
         version, deletes = int(row[0]), int(row[1])
         key = (user_id, kind)
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry.deletes != deletes:
-                if entry is not None:
-                    self._bytes -= entry.nbytes
-                entry = _Matrix()
-                self._entries[key] = entry
-            self._entries.move_to_end(key)
-            before = entry.nbytes
-            if entry.version != version:
-                rows = conn.execute(
-                    "SELECT rowid, ref_id, embedding FROM vectors "
-                    "WHERE user_id = ? AND kind = ? AND rowid > ? ORDER BY rowid",
-                    (user_id, kind, entry.max_rowid),
-                ).fetchall()
-                if rows:
-                    entry.append(
-                        [r[1] for r in rows], decode_vectors([r[2] for r in rows], self._dim)
-                    )
-                    entry.max_rowid = int(rows[-1][0])
-                entry.version = version
-                entry.deletes = deletes
-            self._bytes += entry.nbytes - before
-            self._evict(keep=key)
-            return entry.ids, entry.dense(self._dim)
+        entry = self._entries.get(key)
+        if entry is None or entry.deletes != deletes:
+            if entry is not None:
+                self._bytes -= entry.nbytes
+            entry = _Matrix(shared=kind in self._shared_kinds)
+            self._entries[key] = entry
+        self._entries.move_to_end(key)
+        before = entry.nbytes
+        if entry.version != version:
+            rows = conn.execute(
+                "SELECT rowid, ref_id, embedding FROM vectors "
+                "WHERE user_id = ? AND kind = ? AND rowid > ? ORDER BY rowid",
+                (user_id, kind, entry.max_rowid),
+            ).fetchall()
+            if rows:
+                entry.append([r[1] for r in rows], [r[2] for r in rows], self._dim)
+                entry.max_rowid = int(rows[-1][0])
+            entry.version = version
+            entry.deletes = deletes
+        self._bytes += entry.nbytes - before
+        self._evict(keep=key)
+        return entry

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from memory_platform import InvalidInputError, MemoryPlatform, Settings
 from memory_platform.embeddings import QUERY_EMBED_CHARS, Embedder, clip_query
+from memory_platform.errors import StorageError
 from memory_platform.llm import LLMClient
 from memory_platform.models import LinkType, PathStep
 from memory_platform.retrieval import SearchResult, format_context, plan_heuristically
@@ -298,3 +300,44 @@ def test_a_question_naming_a_speaker_favours_what_that_speaker_said(
     assert with_bonus[hers][0] - without[hers][0] == pytest.approx(0.15, abs=1e-6)
     assert with_bonus[about_her][0] == pytest.approx(without[about_her][0], abs=1e-9)
     assert next(iter(with_bonus)) == hers
+
+
+def test_on_sqlite_the_lexical_lookup_runs_beside_the_scan_and_finds_the_same(
+    platform: MemoryPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite answers a search's lexical lookup on a thread of its own while the vectors
+    are scanned (for a big user each takes tens of milliseconds); what the search returns
+    is what it returns with the lookup done inline, and a failing lookup fails the search."""
+    platform.create_memory(USER, subject="我", memory_type="事实", topic="喜欢", object="爵士乐")
+    platform.create_memory(USER, subject="我", memory_type="事件", topic="去", object="成都")
+    platform.add_episode(USER, "Caroline went hiking near Chengdu last weekend.", speaker="Ann")
+    platform.wait_for_indexing(USER)
+    store = platform.store
+    lookup = store.lexical_search
+    threads: list[str] = []
+
+    def spy(*args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread().name)
+        return lookup(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "lexical_search", spy)
+    query = "我喜欢爵士乐吗? Chengdu hiking"
+    beside = platform.search(USER, query, record_access=False, min_relevance=0)
+    assert threads and all(name.startswith("memory-lexical") for name in threads)
+
+    threads.clear()
+    monkeypatch.setattr(store, "parallel_reads", False)
+    inline = platform.search(USER, query, record_access=False, min_relevance=0)
+    assert threads == [threading.current_thread().name]
+    assert len(beside) >= 3
+    assert [(r.id, r.relevance) for r in beside] == [(r.id, r.relevance) for r in inline]
+    # the scores agree up to the recency of a second search a moment later
+    assert [r.score for r in beside] == pytest.approx([r.score for r in inline], rel=1e-6)
+
+    def broken(*_args: object, **_kwargs: object) -> object:
+        raise StorageError("disk I/O error")
+
+    monkeypatch.undo()
+    monkeypatch.setattr(store, "lexical_search", broken)
+    with pytest.raises(StorageError, match="disk I/O"):
+        platform.search(USER, query, record_access=False)

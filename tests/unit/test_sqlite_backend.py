@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memory_platform.models import VectorKind
 from memory_platform.store import EmbeddingSignature
@@ -173,4 +174,65 @@ def test_vectors_written_as_float32_by_older_versions_are_still_read(tmp_path: P
         assert store.vector_search("u", VectorKind.MEMORY, vector, k=1)[0].ref_id == ref_id
     read = store.get_vectors("u", VectorKind.MEMORY, list(vectors))
     assert np.array_equal(read[old_id], vectors[old_id])  # float32 kept exactly
+    store.close()
+
+
+def _topic_nodes(store: SQLiteGraphStore, user: str, count: int) -> list[str]:
+    from memory_platform.builder import build_memory
+    from memory_platform.models import NodeType
+    from memory_platform.tools.arguments import CreateMemoryArgs
+
+    ids = []
+    for _ in range(count):  # one topic node per memory, as before consolidation
+        graph = build_memory(user, CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
+        store.write_memory(graph)
+        topic = graph.node(NodeType.TOPIC)
+        assert topic is not None
+        ids.append(topic.id)
+    return ids
+
+
+def _unit(rng: np.random.Generator) -> np.ndarray:
+    vector = rng.standard_normal(384).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_nodes_with_identical_vectors_are_scanned_once_and_found_each(tmp_path: Path) -> None:
+    store = SQLiteGraphStore(tmp_path / "n.db", SIGNATURE)
+    rng = np.random.default_rng(9)
+    work, other = _unit(rng), _unit(rng)
+    nodes = _topic_nodes(store, "u", 5)
+    store.set_embeddings("u", VectorKind.TOPIC, {n: work for n in nodes[:3]} | {nodes[3]: other})
+    hits = store.vector_search("u", VectorKind.TOPIC, work, k=10)
+    assert [h.ref_id for h in hits] == [*sorted(nodes[:3]), nodes[3]]  # ties by id
+    assert hits[0].score == hits[2].score and hits[3].score < 0.5
+    assert store._cache._entries[("u", "topic")].distinct == 2  # one row per distinct vector
+
+    store.set_embeddings("u", VectorKind.TOPIC, {nodes[4]: work})  # a later write joins a row
+    hits = store.vector_search("u", VectorKind.TOPIC, other, k=10)
+    assert hits[0].ref_id == nodes[3] and {h.ref_id for h in hits[1:]} == {*nodes[:3], nodes[4]}
+    assert store._cache._entries[("u", "topic")].distinct == 2
+    read = store.get_vectors("u", VectorKind.TOPIC, nodes)
+    for node in [*nodes[:3], nodes[4]]:
+        assert np.allclose(read[node], work, atol=1e-3)
+    assert np.allclose(read[nodes[3]], other, atol=1e-3)
+    store.close()
+
+
+def test_a_hash_collision_between_different_vectors_keeps_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_platform.store import vector_cache
+
+    monkeypatch.setattr(vector_cache, "hash", lambda _blob: 7, raising=False)  # all collide
+    store = SQLiteGraphStore(tmp_path / "c.db", SIGNATURE)
+    rng = np.random.default_rng(4)
+    vectors = [_unit(rng) for _ in range(3)]
+    nodes = _topic_nodes(store, "u", 3)
+    store.set_embeddings("u", VectorKind.TOPIC, dict(zip(nodes, vectors, strict=True)))
+    for node, vector in zip(nodes, vectors, strict=True):
+        assert store.vector_search("u", VectorKind.TOPIC, vector, k=1)[0].ref_id == node
+        assert np.allclose(
+            store.get_vectors("u", VectorKind.TOPIC, [node])[node], vector, atol=1e-3
+        )
     store.close()
