@@ -168,6 +168,16 @@ class _Request:
     now: datetime
 
 
+def _vector_kinds(kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
+    """The vector kinds a search seeds from: a memory is found through its own vector
+    and through its topic's and object's."""
+    asked = [VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT]
+    asked = asked if VectorKind.MEMORY in kinds else []
+    if want_episodes:
+        asked.append(VectorKind.EPISODE)
+    return asked
+
+
 class HybridRetriever:
     """Searches one store with one embedder under the retrieval settings."""
 
@@ -186,7 +196,7 @@ class HybridRetriever:
         self._query_cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._access_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
-        self._lexical_pool: ThreadPoolExecutor | None = None  # made on first use, if at all
+        self._side_pool: ThreadPoolExecutor | None = None  # made on first use, if at all
         self._relevance = relevance or relevance_model_for(embedder.model_name)
         self._background_vectors: dict[str, npt.NDArray[np.float32]] = {}
 
@@ -207,8 +217,8 @@ class HybridRetriever:
     def close(self) -> None:
         """Finish pending access-count updates."""
         self._access_pool.shutdown(wait=True)
-        if self._lexical_pool is not None:
-            self._lexical_pool.shutdown(wait=True)
+        if self._side_pool is not None:
+            self._side_pool.shutdown(wait=True)
 
     # -- public ------------------------------------------------------------------------
 
@@ -253,8 +263,12 @@ class HybridRetriever:
         types = list(memory_types) if memory_types else plan.memory_types
         now = now or datetime.now(UTC)
 
+        want_episodes = VectorKind.EPISODE in kind_set and not types  # episodes have no type
+        side = self._side_reads()
+        if side is not None:  # the user's vectors load (if not yet) while the query embeds
+            side.submit(self._store.warm_vectors, user_id, _vector_kinds(kind_set, want_episodes))
         query_vector = self._embed_query(clip_query(plain_transcript(plan.semantic_query)))
-        lexical = self._lexical(user_id, plan.semantic_query, kind_set, bool(types))
+        lexical = self._lexical(user_id, plan.semantic_query, kind_set, want_episodes)
         filters: list[LinkType | str] | None = None
         if relation_types is not None:
             filters = list(relation_types)
@@ -341,29 +355,35 @@ class HybridRetriever:
                 self._query_cache.popitem(last=False)
         return vector
 
+    def _side_reads(self) -> ThreadPoolExecutor | None:
+        """Threads for a search's reads beside its main line, where the store allows them
+        (:attr:`GraphStore.parallel_reads`); None where it does not."""
+        if not self._store.parallel_reads:
+            return None
+        with self._cache_lock:
+            if self._side_pool is None:
+                self._side_pool = ThreadPoolExecutor(
+                    max_workers=2, thread_name_prefix="memory-search"
+                )
+            return self._side_pool
+
     def _lexical(
-        self, user: str, query: str, kinds: set[VectorKind], typed: bool
+        self, user: str, query: str, kinds: set[VectorKind], want_episodes: bool
     ) -> Callable[[], list[LexicalHit]]:
-        """The search's lexical hits, to be asked for when seeding. Where the store allows
-        (:attr:`GraphStore.parallel_reads`) the lookup starts now on another thread and
-        runs on the other core while the vectors are scanned: for a user with 100,000
-        memories each takes tens of milliseconds. It starts after the query embedding,
-        which uses both cores."""
+        """The search's lexical hits, to be asked for when seeding. With side reads
+        (:meth:`_side_reads`) the lookup starts now on another thread and runs on the other
+        core while the vectors are scanned: for a user with 100,000 memories each takes tens
+        of milliseconds. It starts after the query embedding, which uses both cores."""
         wanted = [VectorKind.MEMORY] if VectorKind.MEMORY in kinds else []
-        if VectorKind.EPISODE in kinds and not typed:  # episodes have no memory type
+        if want_episodes:
             wanted.append(VectorKind.EPISODE)
         if not wanted:
             return list
         k = self._settings.vector_candidates
-        if not self._store.parallel_reads:
+        side = self._side_reads()
+        if side is None:
             return partial(self._store.lexical_search, user, query, wanted, k)
-        with self._cache_lock:
-            if self._lexical_pool is None:
-                self._lexical_pool = ThreadPoolExecutor(
-                    max_workers=2, thread_name_prefix="memory-lexical"
-                )
-            pool = self._lexical_pool
-        return pool.submit(self._store.lexical_search, user, query, wanted, k).result
+        return side.submit(self._store.lexical_search, user, query, wanted, k).result
 
     def _seed(
         self,
@@ -379,10 +399,7 @@ class HybridRetriever:
         def get(kind: VectorKind, ref: str) -> _Candidate:
             return found.setdefault((kind, ref), _Candidate(kind=kind, id=ref))
 
-        asked = [VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT]
-        asked = asked if VectorKind.MEMORY in kinds else []
-        if want_episodes:
-            asked.append(VectorKind.EPISODE)
+        asked = _vector_kinds(kinds, want_episodes)
         hits = self._store.vector_search_many(user, asked, query_vector, k)  # one round trip
         if VectorKind.MEMORY in kinds:
             for hit in hits[VectorKind.MEMORY]:

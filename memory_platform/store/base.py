@@ -386,6 +386,12 @@ class GraphStore(ABC):
         of them in one round trip)."""
         return {VectorKind(kind): self.vector_search(user_id, kind, vector, k) for kind in kinds}
 
+    def warm_vectors(self, user_id: str, kinds: Sequence[VectorKind]) -> None:
+        """Load the user's vectors of these kinds where the backend holds them in memory,
+        so that a search can do it while its query is being embedded (a no-op where vector
+        search runs in a server)."""
+        return None
+
     @abstractmethod
     def lexical_search(
         self,

@@ -48,7 +48,7 @@ from ..models import (
     VectorHit,
     VectorKind,
 )
-from ..textutil import fts_query, normalize_name, tokens_document, user_token
+from ..textutil import fts_query, lexical_tokens, normalize_name, tokens_document, user_token
 from .base import (
     SHARED_NODE,
     EmbeddingSignature,
@@ -64,6 +64,7 @@ from .base import (
     single_user,
     spoken_line,
 )
+from .lexical_cache import LexicalCache
 from .sqlite_schema import REQUEUE_ALL, migrate
 from .vector_cache import VectorCache
 
@@ -127,6 +128,7 @@ class SQLiteGraphStore(GraphStore):
             # node names repeat until consolidation merges them; memory texts rarely do
             shared_kinds=(VectorKind.TOPIC.value, VectorKind.OBJECT.value),
         )
+        self._lexicon = LexicalCache()
         with self._translate():
             migrate(self._conn())
 
@@ -195,6 +197,7 @@ class SQLiteGraphStore(GraphStore):
             self._all_conns.clear()
         self._closed = True
         self._cache.clear()
+        self._lexicon.clear()
 
     # -- signature -------------------------------------------------------------------
 
@@ -763,6 +766,12 @@ class SQLiteGraphStore(GraphStore):
         order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), ids[i]))
         return [VectorHit(ref_id=ids[i], score=float(scores[i])) for i in order]
 
+    def warm_vectors(self, user_id: str, kinds: Sequence[VectorKind]) -> None:
+        user = self._check_user(user_id)
+        with self._translate():
+            for kind in kinds:
+                self._cache.refresh(self._conn(), user, VectorKind(kind).value)
+
     def lexical_search(
         self,
         user_id: str,
@@ -775,6 +784,14 @@ class SQLiteGraphStore(GraphStore):
         kind_values = [VectorKind(x).value for x in kinds]
         if match is None or not kind_values or k <= 0:
             return []
+        with self._translate():
+            ranked = self._lexicon.search(
+                self._conn(), user, list(dict.fromkeys(lexical_tokens(query))), kind_values, k
+            )
+        if ranked is not None:  # a big user: FTS5's ranking, from the index in memory
+            return [
+                LexicalHit(kind=VectorKind(kind), ref_id=ref, score=s) for kind, ref, s in ranked
+            ]
         expression = f'utok:"{user_token(user)}" AND tokens:({match})'
         rows = self._read(
             "SELECT d.kind, d.ref_id, bm25(lexical, 1.0, 0.0) AS s FROM lexical"

@@ -278,7 +278,29 @@ SELECT e.user_id, 'episode', e.id, COALESCE(e.speaker || ': ', '') || e.text FRO
  WHERE EXISTS (SELECT 1 FROM episodes p WHERE p.next_id = e.id) ORDER BY e.rowid;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
+# v6: a big user's lexical search ranks from an index in memory (``lexical_cache``): it
+# follows the file through a per-user count of inserted and deleted documents, finds the
+# user's documents by an index, and reads each word's document count from FTS5's vocabulary.
+_V6 = """
+CREATE INDEX IF NOT EXISTS lexical_docs_user ON lexical_docs(user_id, rowid);
+CREATE TABLE IF NOT EXISTS lexical_versions (
+    user_id TEXT PRIMARY KEY,
+    inserts INTEGER NOT NULL,
+    deletes INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS lexical_docs_added AFTER INSERT ON lexical_docs BEGIN
+    INSERT INTO lexical_versions(user_id, inserts, deletes) VALUES (new.user_id, 1, 0)
+    ON CONFLICT(user_id) DO UPDATE SET inserts = inserts + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS lexical_docs_removed AFTER DELETE ON lexical_docs BEGIN
+    UPDATE lexical_versions SET deletes = deletes + 1 WHERE user_id = old.user_id;
+END;
+INSERT OR REPLACE INTO lexical_versions(user_id, inserts, deletes)
+SELECT user_id, count(*), 0 FROM lexical_docs GROUP BY user_id;
+CREATE VIRTUAL TABLE IF NOT EXISTS lexical_vocab USING fts5vocab(lexical, 'col');
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 
 REQUEUE_ALL: tuple[str, ...] = (
     "DELETE FROM vectors",

@@ -212,6 +212,11 @@ class VectorCache:
             del self._entries[key]
             self._bytes -= entry.nbytes
 
+    def refresh(self, conn: sqlite3.Connection, user_id: str, kind: str) -> None:
+        """Bring (user, kind) up to date with the file now, ahead of a scan."""
+        with self._lock:
+            self._current(conn, user_id, kind)
+
     def vectors(
         self, conn: sqlite3.Connection, user_id: str, kind: str, ref_ids: list[str]
     ) -> dict[str, npt.NDArray[np.float32]]:

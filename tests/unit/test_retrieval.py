@@ -323,7 +323,7 @@ def test_on_sqlite_the_lexical_lookup_runs_beside_the_scan_and_finds_the_same(
     monkeypatch.setattr(store, "lexical_search", spy)
     query = "我喜欢爵士乐吗? Chengdu hiking"
     beside = platform.search(USER, query, record_access=False, min_relevance=0)
-    assert threads and all(name.startswith("memory-lexical") for name in threads)
+    assert threads and all(name.startswith("memory-search") for name in threads)
 
     threads.clear()
     monkeypatch.setattr(store, "parallel_reads", False)

@@ -1,0 +1,236 @@
+"""FTS5's bm25 ranking for a big user, computed from posting lists held in memory.
+
+FTS5 scores every document that matches any word of the query before it sorts: for a
+user with 100,000 memories a question such as "小明喜欢什么运动" matches 20,000 of them,
+and the lookup took 55-75 ms, most of a search (measured on the benchmark store). For a
+user with at least :data:`INDEX_FROM_DOCUMENTS` documents the SQLite store ranks from
+this index instead: each word's documents and counts, each document's length, and FTS5's
+own statistics read at query time (row count, token total and each word's document count:
+they span every user, as FTS5's do). The formula and the order of its floating-point
+operations are those of FTS5's ``bm25()``, so the hits, their order and their scores are
+the ones FTS5 gives (the tests compare them). Smaller users keep FTS5: their lookups take
+a few milliseconds and need no memory.
+
+An index follows the file through a per-user counter of inserted and deleted documents
+that triggers keep (``lexical_versions``): new documents are appended, a deletion makes
+the next search rebuild the user's index. Several processes may share the file.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from array import array
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["INDEX_FROM_DOCUMENTS", "LexicalCache", "fts5_totals"]
+
+INDEX_FROM_DOCUMENTS = 20_000
+"""A user's documents from which lexical search ranks in memory. Below it an FTS5 lookup
+matches at most a few thousand documents and takes a few milliseconds (the benchmark's
+typical user: under 2 ms), so an index would cost memory and a build for nothing."""
+
+_K1 = 1.2
+_B = 0.75
+"""FTS5's bm25 constants (``fts5_aux.c``)."""
+
+
+def _varint(blob: bytes, at: int) -> tuple[int, int]:
+    """An SQLite varint at ``at``: its value and the position after it."""
+    value = 0
+    for _ in range(8):
+        byte = blob[at]
+        at += 1
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value, at
+    return (value << 8) | blob[at], at + 1
+
+
+def fts5_totals(conn: sqlite3.Connection) -> tuple[int, int]:
+    """FTS5's row count and token total over every column, from its averages record (what
+    ``bm25()`` reads as ``nRow`` and, divided, ``avgdl``)."""
+    row = conn.execute("SELECT block FROM lexical_data WHERE id = 1").fetchone()
+    if row is None or not row[0]:
+        return 0, 0
+    blob: bytes = row[0]
+    rows, at = _varint(blob, 0)
+    tokens = 0
+    while at < len(blob):
+        count, at = _varint(blob, at)
+        tokens += count
+    return rows, tokens
+
+
+@dataclass
+class _UserIndex:
+    """One user's documents: ids, kinds, lengths, and each token's postings."""
+
+    inserts: int = 0
+    deletes: int = 0
+    max_rowid: int = 0
+    ref_ids: list[str] = field(default_factory=list)
+    kinds: array[int] = field(default_factory=lambda: array("b"))
+    lengths: array[float] = field(default_factory=lambda: array("d"))
+    postings: dict[str, tuple[array[int], array[int]]] = field(default_factory=dict)
+    kind_codes: dict[str, int] = field(default_factory=dict)
+    ranks: npt.NDArray[np.int64] | None = None  # each document's place in ref_id order
+    nbytes: int = 0
+
+    def add(self, rows: Sequence[tuple[int, str, str, str]]) -> None:
+        """Append documents: (rowid, kind, ref_id, space-separated tokens)."""
+        for rowid, kind, ref_id, text in rows:
+            position = len(self.ref_ids)
+            tokens = text.split()
+            self.ref_ids.append(ref_id)
+            self.kinds.append(self.kind_codes.setdefault(kind, len(self.kind_codes)))
+            self.lengths.append(float(len(tokens) + 1))  # and the user token's column
+            for token, count in Counter(tokens).items():
+                entry = self.postings.get(token)
+                if entry is None:
+                    entry = self.postings[token] = (array("i"), array("H"))
+                    self.nbytes += 160 + len(token)
+                entry[0].append(position)
+                entry[1].append(min(count, 0xFFFF))
+                self.nbytes += 6
+            self.nbytes += 64 + len(ref_id)
+            self.max_rowid = max(self.max_rowid, rowid)
+        if rows:
+            self.ranks = None
+
+    def _ranks(self) -> npt.NDArray[np.int64]:
+        if self.ranks is None or len(self.ranks) != len(self.ref_ids):
+            order = np.argsort(np.array(self.ref_ids), kind="stable")
+            ranks = np.empty(len(order), dtype=np.int64)
+            ranks[order] = np.arange(len(order))
+            self.ranks = ranks
+        return self.ranks
+
+    def search(
+        self,
+        terms: Sequence[str],
+        document_counts: dict[str, int],
+        totals: tuple[int, int],
+        kinds: Sequence[str],
+        k: int,
+    ) -> list[tuple[str, str, float]]:
+        """The best ``k`` documents of the given kinds matching any term, as FTS5's
+        ``bm25(lexical, 1.0, 0.0)`` ranks them (score descending, then ref_id)."""
+        rows, tokens = totals
+        wanted = [self.kind_codes[kind] for kind in kinds if kind in self.kind_codes]
+        if not rows or not wanted or k <= 0:
+            return []
+        avgdl = float(tokens) / float(rows)
+        lengths = np.frombuffer(self.lengths, dtype=np.float64)
+        scores = np.zeros(len(self.ref_ids), dtype=np.float64)
+        hit = np.zeros(len(self.ref_ids), dtype=bool)
+        for term in terms:  # in the query's order, as FTS5 sums its phrases
+            entry = self.postings.get(term)
+            if entry is None:
+                continue
+            matched = document_counts.get(term, 0)
+            idf = math.log((rows - matched + 0.5) / (matched + 0.5))
+            if idf <= 0.0:
+                idf = 1e-6
+            where = np.frombuffer(entry[0], dtype=np.int32)
+            tf = np.frombuffer(entry[1], dtype=np.uint16).astype(np.float64)
+            scale = _K1 * ((1 - _B) + (_B * lengths[where]) / avgdl)
+            scores[where] += idf * ((tf * (_K1 + 1.0)) / (tf + scale))
+            hit[where] = True
+        kind_of = np.frombuffer(self.kinds, dtype=np.int8)
+        found = np.flatnonzero(hit & np.isin(kind_of, wanted))
+        if not len(found):
+            return []
+        found_scores = scores[found]
+        if len(found) > k:  # keep the k best and everything tied with the k-th
+            kth = np.partition(-found_scores, k - 1)[k - 1]
+            keep = -found_scores <= kth
+            found, found_scores = found[keep], found_scores[keep]
+        order = np.lexsort((self._ranks()[found], -found_scores))[:k]
+        names = {code: kind for kind, code in self.kind_codes.items()}
+        return [
+            (names[int(kind_of[found[i]])], self.ref_ids[found[i]], float(found_scores[i]))
+            for i in order
+        ]
+
+
+class LexicalCache:
+    """Per-process cache of big users' lexical indexes, least recently used first out."""
+
+    def __init__(self, max_bytes: int = 256 << 20) -> None:
+        self._max_bytes = max_bytes
+        self._entries: OrderedDict[str, _UserIndex] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def search(
+        self,
+        conn: sqlite3.Connection,
+        user_id: str,
+        terms: Sequence[str],
+        kinds: Sequence[str],
+        k: int,
+    ) -> list[tuple[str, str, float]] | None:
+        """FTS5's top ``k`` for a user with an index's worth of documents, else None (the
+        caller asks FTS5)."""
+        row = conn.execute(
+            "SELECT inserts, deletes FROM lexical_versions WHERE user_id = ?", (user_id,)
+        ).fetchone()
+        if row is None or row[0] - row[1] < INDEX_FROM_DOCUMENTS:
+            with self._lock:
+                self._entries.pop(user_id, None)
+            return None
+        counts = {
+            term: int(found[0]) if found else 0
+            for term in terms
+            for found in [
+                conn.execute(
+                    "SELECT doc FROM lexical_vocab WHERE term = ? AND col = 'tokens'", (term,)
+                ).fetchone()
+            ]
+        }
+        totals = fts5_totals(conn)
+        with self._lock:
+            index = self._current(conn, user_id, int(row[0]), int(row[1]))
+            return index.search(terms, counts, totals, kinds, k)
+
+    def _current(
+        self, conn: sqlite3.Connection, user_id: str, inserts: int, deletes: int
+    ) -> _UserIndex:
+        """The user's index brought up to date with the file (under the lock)."""
+        index = self._entries.get(user_id)
+        if index is None or index.deletes != deletes:
+            index = _UserIndex()  # built afresh: a deletion leaves no trace to follow
+            self._entries[user_id] = index
+        self._entries.move_to_end(user_id)
+        if index.inserts != inserts:
+            index.add(
+                conn.execute(
+                    "SELECT d.rowid, d.kind, d.ref_id, l.tokens FROM lexical_docs d"
+                    " JOIN lexical l ON l.rowid = d.rowid"
+                    " WHERE d.user_id = ? AND d.rowid > ? ORDER BY d.rowid",
+                    (user_id, index.max_rowid),
+                ).fetchall()
+            )
+            index.inserts, index.deletes = inserts, deletes
+        while len(self._entries) > 1 and self._bytes() > self._max_bytes:
+            oldest = next(iter(self._entries))
+            if oldest == user_id:
+                break
+            del self._entries[oldest]
+        return index
+
+    def _bytes(self) -> int:
+        return sum(index.nbytes for index in self._entries.values())

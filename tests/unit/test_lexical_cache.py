@@ -1,0 +1,149 @@
+"""A big user's lexical search ranks from an index in memory exactly as FTS5 ranks."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from memory_platform.builder import build_memory
+from memory_platform.models import Episode, LexicalHit, VectorKind
+from memory_platform.store import EmbeddingSignature, lexical_cache
+from memory_platform.store.lexical_cache import fts5_totals
+from memory_platform.store.sqlite import SQLiteGraphStore
+from memory_platform.tools.arguments import CreateMemoryArgs
+
+SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
+BIG = 60  # documents from which the tests' users count as big
+KINDS = [VectorKind.MEMORY, VectorKind.EPISODE]
+# a few common words and a long tail, Chinese and English, as in real memories
+ZH = [
+    "工作",
+    "咖啡",
+    "开会",
+    "小明",
+    "喜欢",
+    "篮球",
+    "下雨",
+    "心情",
+    "不好",
+    "成都",
+    "火锅",
+    "失眠",
+]
+EN = ["coffee", "meeting", "hiking", "Caroline", "painting", "swimming", "rain", "tired", "Paris"]
+QUERIES = [
+    "我为什么心情不好?",
+    "小明喜欢什么",
+    "咖啡 工作 开会 下雨",
+    "Caroline painting in Paris",
+    "coffee coffee meeting",
+    "why was I tired after swimming",
+    "火锅",
+    "nothing matches this",
+]
+
+
+def _words(rng: random.Random, count: int) -> str:
+    vocab = ZH + EN
+    weights = [1 / (rank + 1) for rank in range(len(vocab))]  # Zipf-like
+    return " ".join(rng.choices(vocab, weights, k=count))
+
+
+def _fill(store: SQLiteGraphStore, user: str, memories: int, episodes: int, seed: int) -> None:
+    rng = random.Random(seed)
+    store.write_memories(
+        [
+            build_memory(
+                user,
+                CreateMemoryArgs(
+                    subject=rng.choice(["我", "小明", "Caroline"]),
+                    memory_type=rng.choice(["事件", "事实"]),
+                    topic=_words(rng, rng.randint(1, 3)),
+                    object=_words(rng, rng.randint(1, 6)),
+                ),
+            )
+            for _ in range(memories)
+        ]
+    )
+    store.add_episodes(
+        [
+            Episode(user_id=user, text=_words(rng, rng.randint(2, 12)), speaker="Ann")
+            for _ in range(episodes)
+        ]
+    )
+
+
+def _ranked(hits: list[LexicalHit]) -> list[tuple[str, str, float]]:
+    return [(h.kind.value, h.ref_id, h.score) for h in hits]
+
+
+def _fts5_only(
+    store: SQLiteGraphStore, monkeypatch: pytest.MonkeyPatch, user: str, query: str, k: int
+) -> list[tuple[str, str, float]]:
+    with monkeypatch.context() as patched:
+        patched.setattr(lexical_cache, "INDEX_FROM_DOCUMENTS", 10**9)
+        return _ranked(store.lexical_search(user, query, KINDS, k))
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SQLiteGraphStore:
+    monkeypatch.setattr(lexical_cache, "INDEX_FROM_DOCUMENTS", BIG)
+    store = SQLiteGraphStore(tmp_path / "lex.db", SIGNATURE)
+    _fill(store, "big", memories=150, episodes=80, seed=1)
+    _fill(store, "other", memories=30, episodes=20, seed=2)  # FTS5's statistics span users
+    return store
+
+
+def test_the_index_returns_fts5s_hits_order_and_scores(
+    store: SQLiteGraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for query in QUERIES:
+        for kinds in (KINDS, [VectorKind.EPISODE]):
+            for k in (1, 10, 500):
+                from_index = _ranked(store.lexical_search("big", query, kinds, k))
+                assert len(store._lexicon) == 1  # ranked from the big user's index
+                with monkeypatch.context() as patched:
+                    patched.setattr(lexical_cache, "INDEX_FROM_DOCUMENTS", 10**9)
+                    from_fts5 = _ranked(store.lexical_search("big", query, kinds, k))
+                assert from_index == from_fts5, (query, kinds, k)
+    hits = store.lexical_search("big", "咖啡 工作", KINDS, 10)
+    assert len(hits) == 10 and len({h.ref_id for h in hits}) == 10
+    store.lexical_search("other", "咖啡", KINDS, 10)  # a small user: FTS5, no index
+    assert len(store._lexicon) == 1
+
+
+def test_the_index_follows_writes_deletes_and_other_processes(
+    store: SQLiteGraphStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    query = "火锅 成都 咖啡"
+    assert _ranked(store.lexical_search("big", query, KINDS, 20)) == _fts5_only(
+        store, monkeypatch, "big", query, 20
+    )
+    _fill(store, "big", memories=30, episodes=10, seed=3)  # appended to the index
+    _fill(store, "other", memories=30, episodes=0, seed=4)  # moves the shared statistics
+    assert _ranked(store.lexical_search("big", query, KINDS, 20)) == _fts5_only(
+        store, monkeypatch, "big", query, 20
+    )
+
+    gone = store.lexical_search("big", query, [VectorKind.MEMORY], 1)[0].ref_id
+    assert store.delete_memory("big", gone)
+    after = _ranked(store.lexical_search("big", query, KINDS, 20))
+    assert gone not in {ref for _, ref, _ in after}
+    assert after == _fts5_only(store, monkeypatch, "big", query, 20)
+
+    writer = SQLiteGraphStore(tmp_path / "lex.db", SIGNATURE)  # another process's writes
+    _fill(writer, "big", memories=20, episodes=5, seed=5)
+    writer.close()
+    assert _ranked(store.lexical_search("big", query, KINDS, 50)) == _fts5_only(
+        store, monkeypatch, "big", query, 50
+    )
+
+
+def test_fts5_totals_are_read_from_its_own_record(store: SQLiteGraphStore) -> None:
+    conn = store._conn()
+    rows, tokens = fts5_totals(conn)
+    assert rows == conn.execute("SELECT count(*) FROM lexical").fetchone()[0]
+    texts = [r[0] for r in conn.execute("SELECT tokens FROM lexical")]
+    assert tokens == sum(len(t.split()) for t in texts) + rows  # and one user token per row
