@@ -196,7 +196,7 @@ class SQLiteGraphStore(GraphStore):
                     conn.close()
             self._all_conns.clear()
         self._closed = True
-        self._cache.clear()
+        self._cache.close()
         self._lexicon.clear()
 
     # -- signature -------------------------------------------------------------------

@@ -18,8 +18,9 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -40,25 +41,65 @@ def _blas_threads() -> Any:
     return ThreadpoolController()
 
 
-def _one_blas_thread() -> AbstractContextManager[Any]:
-    """A context in which BLAS runs on one thread (a no-op without threadpoolctl)."""
-    controller = _blas_threads()
-    return nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
+class _OneBlasThread:
+    """Process-wide: BLAS runs on one thread while any caller is inside. threadpoolctl's
+    limit is global, so two threads each setting and restoring it would undo each other;
+    here the first caller in sets it and the last one out restores it. (OpenBLAS 0.3.31
+    ignores a raise of its thread count made from a thread other than the main one, so
+    after a scan on a server's worker thread it may stay at one thread: what the scans and
+    the embedders want anyway.)"""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._limiter: Any = None
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._inside == 0:
+                controller = _blas_threads()
+                if controller is not None:
+                    self._limiter = controller.limit(limits=1, user_api="blas")
+            self._inside += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._inside -= 1
+                if self._inside == 0 and self._limiter is not None:
+                    self._limiter.restore_original_limits()
+                    self._limiter = None
+
+
+_one_blas_thread = _OneBlasThread()
+
+_SPLIT_SCAN_BYTES = 16 << 20
+"""Matrices from this size are scanned in two halves on two threads (see
+:func:`scan_scores`); below it the hand-over costs more than the half saves."""
 
 
 def scan_scores(
-    matrix: npt.NDArray[np.float32], query: npt.NDArray[np.float32]
+    matrix: npt.NDArray[np.float32],
+    query: npt.NDArray[np.float32],
+    helper: ThreadPoolExecutor | None = None,
 ) -> npt.NDArray[np.float32]:
-    """``matrix @ query`` on one BLAS thread.
+    """``matrix @ query``, each thread's part on one BLAS thread.
 
-    A search scans while its lexical lookup runs on the other core (see
-    :meth:`HybridRetriever._lexical`), and a woken BLAS worker keeps spinning after the
-    product, against that lookup and the next query's embedding: on two cores a second
-    scan thread cost more than it saved (a query embedding right after a 30,000 x 384
-    scan took 20.5 ms instead of 11.9 ms; measured on the development machine).
+    A scan is bound by memory bandwidth, which one core does not saturate: a big matrix
+    is split in two, one half on ``helper``. BLAS's own threads are not used for that:
+    a woken BLAS worker keeps spinning after the product, against the query embedding
+    of the next search and the lexical lookup running beside this one (a query embedding
+    right after a 30,000 x 384 scan took 20.5 ms instead of 11.9 ms; 100,000 x 896 took
+    31 ms on one thread; measured on the development machine).
     """
     with _one_blas_thread():
-        return matrix @ query
+        if helper is None or matrix.nbytes < _SPLIT_SCAN_BYTES:
+            return matrix @ query
+        half = len(matrix) // 2
+        second = helper.submit(np.matmul, matrix[half:], query)
+        first = matrix[:half] @ query
+        return np.concatenate([first, second.result()])
 
 
 @dataclass
@@ -189,6 +230,7 @@ class VectorCache:
         self._bytes = 0
         self._entries: OrderedDict[tuple[str, str], _Matrix] = OrderedDict()
         self._lock = threading.Lock()
+        self._helper: ThreadPoolExecutor | None = None  # the second half of big scans
 
     @property
     def nbytes(self) -> int:
@@ -247,8 +289,22 @@ class VectorCache:
                 return [], np.zeros(0, dtype=np.float32)
             # a snapshot: appends after this only write past these lengths
             ids, rows, index = entry.ids[:], entry.dense(self._dim), entry.row_index()
-        scores = scan_scores(rows, query)
+        scores = scan_scores(rows, query, self._scan_helper() if len(rows) > 1 else None)
         return ids, scores if index is None else scores[index]
+
+    def _scan_helper(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._helper is None:
+                self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-scan")
+            return self._helper
+
+    def close(self) -> None:
+        """Drop every matrix and stop the scan helper thread."""
+        self.clear()
+        with self._lock:
+            helper, self._helper = self._helper, None
+        if helper is not None:
+            helper.shutdown(wait=True)
 
     def _current(self, conn: sqlite3.Connection, user_id: str, kind: str) -> _Matrix | None:
         """The entry of (user, kind) brought up to date with the file (under the lock)."""

@@ -236,3 +236,61 @@ def test_a_hash_collision_between_different_vectors_keeps_both(
             store.get_vectors("u", VectorKind.TOPIC, [node])[node], vector, atol=1e-3
         )
     store.close()
+
+
+def test_a_big_scan_is_split_over_two_threads_with_the_same_scores() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from memory_platform.store import vector_cache
+
+    rng = np.random.default_rng(1)
+    rows = (vector_cache._SPLIT_SCAN_BYTES // (384 * 4)) + 101  # just over the split size
+    matrix = rng.standard_normal((rows, 384)).astype(np.float32)
+    query = rng.standard_normal(384).astype(np.float32)
+    used: list[str] = []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan-helper") as helper:
+        original = helper.submit
+
+        def spy(fn, *args):  # type: ignore[no-untyped-def]
+            used.append("helper")
+            return original(fn, *args)
+
+        helper.submit = spy  # type: ignore[method-assign]
+        split = vector_cache.scan_scores(matrix, query, helper)
+        small = vector_cache.scan_scores(matrix[:1000], query, helper)
+    assert used == ["helper"]  # the big matrix only
+    assert split.shape == (rows,) and small.shape == (1000,)
+    assert np.allclose(split, matrix @ query, atol=1e-4)
+
+
+def test_one_blas_thread_holds_until_the_last_concurrent_caller_leaves() -> None:
+    """threadpoolctl's limit is process-wide: a caller leaving must not lift it while
+    another (a search's scan on another thread) is still inside."""
+    import threading
+
+    from memory_platform.store import vector_cache
+
+    controller = vector_cache._blas_threads()
+    if controller is None:  # pragma: no cover - threadpoolctl comes with the embedder
+        pytest.skip("threadpoolctl is not installed")
+
+    def blas_threads() -> int:
+        return max(info["num_threads"] for info in controller.info() if info["user_api"] == "blas")
+
+    inside, leave = threading.Event(), threading.Event()
+    seen: list[int] = []
+
+    def other() -> None:
+        with vector_cache._one_blas_thread():
+            inside.set()
+            leave.wait(10)
+            seen.append(blas_threads())
+
+    worker = threading.Thread(target=other)
+    with vector_cache._one_blas_thread():
+        worker.start()
+        inside.wait(10)
+    assert blas_threads() == 1  # this caller left; the other is still inside
+    leave.set()
+    worker.join()
+    assert seen == [1] and vector_cache._one_blas_thread._inside == 0
