@@ -265,8 +265,11 @@ class HybridRetriever:
 
         want_episodes = VectorKind.EPISODE in kind_set and not types  # episodes have no type
         side = self._side_reads()
-        if side is not None:  # the user's vectors load (if not yet) while the query embeds
-            side.submit(self._store.warm_vectors, user_id, _vector_kinds(kind_set, want_episodes))
+        vector_kinds = _vector_kinds(kind_set, want_episodes)
+        if side is not None and not self._store.vectors_in_memory(user_id, vector_kinds):
+            # a user's first search in this process: the vectors load while the query
+            # embeds (not on every search: a thread beside the embedding slows it)
+            side.submit(self._store.warm_vectors, user_id, vector_kinds)
         query_vector = self._embed_query(clip_query(plain_transcript(plan.semantic_query)))
         lexical = self._lexical(user_id, plan.semantic_query, kind_set, want_episodes)
         filters: list[LinkType | str] | None = None

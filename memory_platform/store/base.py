@@ -386,6 +386,11 @@ class GraphStore(ABC):
         of them in one round trip)."""
         return {VectorKind(kind): self.vector_search(user_id, kind, vector, k) for kind in kinds}
 
+    def vectors_in_memory(self, user_id: str, kinds: Sequence[VectorKind]) -> bool:
+        """Whether :meth:`warm_vectors` has nothing to load for these kinds (answered from
+        memory, without a read; always where vector search runs in a server)."""
+        return True
+
     def warm_vectors(self, user_id: str, kinds: Sequence[VectorKind]) -> None:
         """Load the user's vectors of these kinds where the backend holds them in memory,
         so that a search can do it while its query is being embedded (a no-op where vector

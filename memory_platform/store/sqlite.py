@@ -766,6 +766,9 @@ class SQLiteGraphStore(GraphStore):
         order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), ids[i]))
         return [VectorHit(ref_id=ids[i], score=float(scores[i])) for i in order]
 
+    def vectors_in_memory(self, user_id: str, kinds: Sequence[VectorKind]) -> bool:
+        return all(self._cache.holds(user_id, VectorKind(kind).value) for kind in kinds)
+
     def warm_vectors(self, user_id: str, kinds: Sequence[VectorKind]) -> None:
         user = self._check_user(user_id)
         with self._translate():

@@ -254,6 +254,11 @@ class VectorCache:
             del self._entries[key]
             self._bytes -= entry.nbytes
 
+    def holds(self, user_id: str, kind: str) -> bool:
+        """Whether (user, kind) has been loaded (it may still miss the latest writes)."""
+        with self._lock:
+            return (user_id, kind) in self._entries
+
     def refresh(self, conn: sqlite3.Connection, user_id: str, kind: str) -> None:
         """Bring (user, kind) up to date with the file now, ahead of a scan."""
         with self._lock:
@@ -265,8 +270,6 @@ class VectorCache:
         """The cached vectors of the given ids (refreshing the cache first)."""
         with self._lock:
             entry = self._current(conn, user_id, kind)
-            if entry is None:
-                return {}
             if entry.positions is None or len(entry.positions) != len(entry.ids):
                 entry.positions = {ref: i for i, ref in enumerate(entry.ids)}
             positions, rows, index = entry.positions, entry.dense(self._dim), entry.row_index()
@@ -285,8 +288,6 @@ class VectorCache:
         call; each distinct vector is multiplied once."""
         with self._lock:
             entry = self._current(conn, user_id, kind)
-            if entry is None:
-                return [], np.zeros(0, dtype=np.float32)
             # a snapshot: appends after this only write past these lengths
             ids, rows, index = entry.ids[:], entry.dense(self._dim), entry.row_index()
         scores = scan_scores(rows, query, self._scan_helper() if len(rows) > 1 else None)
@@ -306,15 +307,14 @@ class VectorCache:
         if helper is not None:
             helper.shutdown(wait=True)
 
-    def _current(self, conn: sqlite3.Connection, user_id: str, kind: str) -> _Matrix | None:
+    def _current(self, conn: sqlite3.Connection, user_id: str, kind: str) -> _Matrix:
         """The entry of (user, kind) brought up to date with the file (under the lock)."""
         row = conn.execute(
             "SELECT version, deletes FROM vector_versions WHERE user_id = ? AND kind = ?",
             (user_id, kind),
         ).fetchone()
-        if row is None:
-            return None
-        version, deletes = int(row[0]), int(row[1])
+        # no row: nothing stored yet; an empty entry remembers that it was asked
+        version, deletes = (0, 0) if row is None else (int(row[0]), int(row[1]))
         key = (user_id, kind)
         entry = self._entries.get(key)
         if entry is None or entry.deletes != deletes:

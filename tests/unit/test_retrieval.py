@@ -341,3 +341,25 @@ def test_on_sqlite_the_lexical_lookup_runs_beside_the_scan_and_finds_the_same(
     monkeypatch.setattr(store, "lexical_search", broken)
     with pytest.raises(StorageError, match="disk I/O"):
         platform.search(USER, query, record_access=False)
+
+
+def test_a_users_first_search_loads_their_vectors_beside_the_query_embedding(
+    platform: MemoryPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    platform.create_memory(USER, subject="我", memory_type="事实", topic="喜欢", object="爵士乐")
+    platform.wait_for_indexing(USER)
+    store = platform.store
+    store._cache.clear()  # type: ignore[attr-defined]  # as in a fresh process
+    warm = store.warm_vectors
+    threads: list[str] = []
+
+    def spy(*args: object, **kwargs: object) -> None:
+        threads.append(threading.current_thread().name)
+        warm(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "warm_vectors", spy)
+    first = platform.search(USER, "爵士乐", record_access=False)
+    assert [r.text for r in first][:1] and "爵士乐" in first[0].text
+    assert len(threads) == 1 and threads[0].startswith("memory-search")
+    platform.search(USER, "爵士乐 again", record_access=False)
+    assert len(threads) == 1  # loaded: later searches add no thread beside the embedding
