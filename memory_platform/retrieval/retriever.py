@@ -56,6 +56,7 @@ from .relevance import (
     matched_words,
     query_language,
     relevance_model_for,
+    shipped_background,
 )
 from .results import ScoreComponents, SearchResult
 from .scoring import access_frequency, graph_proximity, recency, weighted_score
@@ -552,8 +553,12 @@ class HybridRetriever:
         with self._cache_lock:
             vectors = self._background_vectors.get(language)
             if vectors is None:
+                vectors = shipped_background(
+                    self._embedder.model_name, language, self._embedder.dimension
+                )
+            if vectors is None:
                 vectors = self._embedder.embed(list(BACKGROUND[language]))
-                self._background_vectors[language] = vectors
+            self._background_vectors[language] = vectors
             return vectors
 
     def warm_up(self) -> None:
