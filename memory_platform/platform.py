@@ -1001,7 +1001,9 @@ class MemoryPlatform:
         that live as long as the process) is moved out of the garbage collector's way
         (``gc.freeze``, after a collection): a full collection walked it all, 35-70 ms on
         the development machine, and stopped a search about once in thirty. Servers call
-        this before they report ready."""
+        this before they report ready. What was alive then is afterwards reclaimed by
+        reference counting only, so a program that makes and drops many platforms need
+        not call it for each."""
         self.embedder.embed(["warm up", "预热模型"])
         lexical_tokens("预热 warm up")
         self._retriever.warm_up()
