@@ -161,6 +161,7 @@ class _Request:
     vector: npt.NDArray[np.float32]
     lexical: Callable[[], list[LexicalHit]]
     kinds: set[VectorKind]
+    want_episodes: bool
     visible: _Visible
     filters: list[LinkType | str] | None
     causes_only: bool
@@ -285,6 +286,7 @@ class HybridRetriever:
             vector=query_vector,
             lexical=lexical,
             kinds=kind_set,
+            want_episodes=want_episodes,
             visible=_Visible(types, window, include_invalid, include_sensitive),
             filters=filters,
             causes_only=plan.causes_only and relation_types is None,
@@ -308,7 +310,7 @@ class HybridRetriever:
     def _search_store(self, r: _Request) -> list[SearchResult]:
         """The steps of a search that read the store (see the module docstring)."""
         plan, user, now = r.plan, r.user_id, r.now
-        want_episodes = VectorKind.EPISODE in r.kinds and not r.visible.types
+        want_episodes = r.want_episodes
         candidates = self._seed(user, r.vector, r.lexical, r.kinds, want_episodes)
         self._load(user, candidates, r.vector)
         direct = [c for c in candidates.values() if r.visible.admits(c)]

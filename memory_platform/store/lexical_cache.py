@@ -68,6 +68,17 @@ def fts5_totals(conn: sqlite3.Connection) -> tuple[int, int]:
     return rows, tokens
 
 
+def _document_counts(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
+    """How many documents of any user hold each term (``bm25()``'s ``nHit``)."""
+    counts = {}
+    for term in terms:
+        row = conn.execute(
+            "SELECT doc FROM lexical_vocab WHERE term = ? AND col = 'tokens'", (term,)
+        ).fetchone()
+        counts[term] = int(row[0]) if row else 0
+    return counts
+
+
 @dataclass
 class _UserIndex:
     """One user's documents: ids, kinds, lengths, and each token's postings."""
@@ -192,15 +203,7 @@ class LexicalCache:
             with self._lock:
                 self._entries.pop(user_id, None)
             return None
-        counts = {
-            term: int(found[0]) if found else 0
-            for term in terms
-            for found in [
-                conn.execute(
-                    "SELECT doc FROM lexical_vocab WHERE term = ? AND col = 'tokens'", (term,)
-                ).fetchone()
-            ]
-        }
+        counts = _document_counts(conn, terms)
         totals = fts5_totals(conn)
         with self._lock:
             index = self._current(conn, user_id, int(row[0]), int(row[1]))

@@ -290,7 +290,8 @@ class VectorCache:
             entry = self._current(conn, user_id, kind)
             # a snapshot: appends after this only write past these lengths
             ids, rows, index = entry.ids[:], entry.dense(self._dim), entry.row_index()
-        scores = scan_scores(rows, query, self._scan_helper() if len(rows) > 1 else None)
+        big = rows.nbytes >= _SPLIT_SCAN_BYTES  # a helper thread only where it is used
+        scores = scan_scores(rows, query, self._scan_helper() if big else None)
         return ids, scores if index is None else scores[index]
 
     def _scan_helper(self) -> ThreadPoolExecutor:
