@@ -277,20 +277,22 @@ def test_one_blas_thread_holds_until_the_last_concurrent_caller_leaves() -> None
     def blas_threads() -> int:
         return max(info["num_threads"] for info in controller.info() if info["user_api"] == "blas")
 
-    inside, leave = threading.Event(), threading.Event()
+    before = blas_threads()
+    inside, left = threading.Event(), threading.Event()
     seen: list[int] = []
 
     def other() -> None:
         with vector_cache._one_blas_thread():
             inside.set()
-            leave.wait(10)
-            seen.append(blas_threads())
+        seen.append(blas_threads())  # this caller left; the test's is still inside
+        left.set()
 
     worker = threading.Thread(target=other)
     with vector_cache._one_blas_thread():
         worker.start()
-        inside.wait(10)
-    assert blas_threads() == 1  # this caller left; the other is still inside
-    leave.set()
+        inside.wait()
+        left.wait()  # no timeouts: a loaded machine only makes this slower
+        assert seen == [1] and blas_threads() == 1
     worker.join()
-    assert seen == [1] and vector_cache._one_blas_thread._inside == 0
+    # the last one out (here the main thread, whose raise OpenBLAS honours) restored it
+    assert vector_cache._one_blas_thread._inside == 0 and blas_threads() == before
