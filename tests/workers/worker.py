@@ -25,6 +25,8 @@ class Worker:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        # the log is shared across restarts: wait for this start's line, not an earlier one
+        before = self._log.read_text(errors="replace") if self._log.exists() else ""
         handle = self._log.open("ab")
         if self._command == "worker":
             args = [
@@ -43,7 +45,7 @@ class Worker:
             cwd=ROOT, env=self._env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         deadline = time.monotonic() + 60
-        while started not in self._log.read_text(errors="replace"):
+        while self._log.read_text(errors="replace")[len(before) :].count(started) == 0:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(
                     "the worker did not start:\n" + self._log.read_text(errors="replace")[-3000:]
