@@ -141,6 +141,46 @@ def test_the_index_follows_writes_deletes_and_other_processes(
     )
 
 
+def test_deletions_are_dropped_from_the_index_without_a_rebuild(
+    store: SQLiteGraphStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    query = "咖啡 工作 Caroline coffee"
+    store.lexical_search("big", query, KINDS, 10)
+    built = store._lexicon._entries["big"]
+    first = store.lexical_search("big", query, KINDS, 30)
+    gone = {first[0].ref_id, first[3].ref_id}
+    for ref in gone:
+        assert store.delete_memory("big", ref) or store.delete_episodes("big", [ref])
+    writer = SQLiteGraphStore(tmp_path / "lex.db", SIGNATURE)  # another process deletes
+    gone.add(first[5].ref_id)
+    assert writer.delete_memory("big", first[5].ref_id) or writer.delete_episodes(
+        "big", [first[5].ref_id]
+    )
+    writer.close()
+    _fill(store, "big", memories=5, episodes=5, seed=6)  # and writes, in the same refresh
+
+    after = _ranked(store.lexical_search("big", query, KINDS, 30))
+    assert store._lexicon._entries["big"] is built  # the same index, its rows dropped
+    assert built.dropped == 3
+    assert not gone & {ref for _, ref, _ in after}
+    assert after == _fts5_only(store, monkeypatch, "big", query, 30)
+
+    # once a quarter of the index is gone it is built afresh, without the dropped rows
+    memories = [m.id for m in store.list_memories("big", limit=1000)]
+    for ref in memories[: len(memories) // 2]:
+        assert store.delete_memory("big", ref)
+    after = _ranked(store.lexical_search("big", query, KINDS, 30))
+    rebuilt = store._lexicon._entries["big"]
+    assert rebuilt is not built and rebuilt.dropped == 0
+    in_file = (
+        store._conn()
+        .execute("SELECT count(*) FROM lexical_docs WHERE user_id = 'big'")
+        .fetchone()[0]
+    )
+    assert len(rebuilt.ref_ids) == in_file
+    assert after == _fts5_only(store, monkeypatch, "big", query, 30)
+
+
 def test_fts5_totals_are_read_from_its_own_record(store: SQLiteGraphStore) -> None:
     conn = store._conn()
     rows, tokens = fts5_totals(conn)
