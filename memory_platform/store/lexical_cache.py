@@ -121,7 +121,7 @@ class _UserIndex:
                 entry[0].append(position)
                 entry[1].append(min(count, 0xFFFF))
                 self.nbytes += 6
-            self.nbytes += 64 + len(ref_id)
+            self.nbytes += 73 + len(ref_id)  # 8 of them its row id, 1 its liveness
             self.max_rowid = max(self.max_rowid, rowid)
         if rows:
             self.ranks = None
