@@ -93,14 +93,21 @@ def bigram_bm25(
 
 
 def _summarise(
-    rank: Ranker, questions: Sequence[EvalQuestion], scored: tuple[int, ...]
+    rank: Ranker,
+    questions: Sequence[EvalQuestion],
+    scored: tuple[int, ...],
+    by_user: dict[str, list[float]] | None = None,
 ) -> dict[str, Any]:
+    """Mean metrics per category and over the scored ones; with ``by_user``, each scored
+    question's recall@10 is also collected under its user."""
     per_cat: dict[str, list[dict[str, float]]] = defaultdict(list)
     for q in questions:
         scores = ranking_metrics(rank(q), set(q.gold))
         per_cat[str(q.category)].append(scores)
         if q.category in scored:
             per_cat["all"].append(scores)
+            if by_user is not None:
+                by_user.setdefault(q.user_id, []).append(scores["recall@10"])
     return {
         cat: {"n": len(rows), **{k: round(sum(r[k] for r in rows) / len(rows), 4) for k in rows[0]}}
         for cat, rows in sorted(per_cat.items())
@@ -112,12 +119,14 @@ def evaluate_set(
     data: EvalSet,
     progress: Callable[[str], None] = lambda _msg: None,
     off_topic_users: Sequence[str] = (),
+    platform_only: bool = False,
 ) -> dict[str, Any]:
     """Ingest the set into ``mp`` and measure every method; returns the report section.
 
     ``off_topic_users`` are users of the same store whose memory holds nothing relevant to
     this set's questions (another conversation, another language); with none, each
-    question is asked of the next user of the set.
+    question is asked of the next user of the set. ``platform_only`` measures the platform
+    alone (no baselines, off-topic or after-use pass): what a backend comparison needs.
     """
     started = time.perf_counter()
     gold_of: dict[str, str] = {}
@@ -139,13 +148,8 @@ def evaluate_set(
     }
     progress(f"{data.name}: ingested {turns} episodes of {len(data.episodes)} users")
 
-    question_vectors = dict(
-        zip(
-            (q.question for q in data.questions),
-            embed_queries(mp.embedder, [q.question for q in data.questions]),
-            strict=True,
-        )
-    )
+    asked = [] if platform_only else [q.question for q in data.questions]
+    question_vectors = dict(zip(asked, embed_queries(mp.embedder, asked), strict=True))
     bigram_rankers = {user: bigram_bm25(docs) for user, docs in texts.items()}
 
     def words(q: EvalQuestion) -> list[str]:
@@ -173,13 +177,26 @@ def evaluate_set(
         "dense": dense,
         "platform": platform(False),
     }
+    if platform_only:
+        methods = {"platform": methods["platform"]}
     report["methods"] = {}
+    by_user: dict[str, list[float]] = {}
     for name, rank in methods.items():
         clock = time.perf_counter()
-        report["methods"][name] = _summarise(rank, data.questions, data.scored_categories)
+        report["methods"][name] = _summarise(
+            rank, data.questions, data.scored_categories, by_user if name == "platform" else None
+        )
         report["methods"][name]["seconds"] = round(time.perf_counter() - clock, 2)
         progress(f"{data.name} {name}: recall@10 {report['methods'][name]['all']['recall@10']:.3f}")
 
+    # per conversation: how far the figure moves from one user to the next (and what a
+    # backend comparison must hold for each of them, not only on average)
+    report["per_user"] = {
+        user: {"n": len(values), "recall@10": round(sum(values) / len(values), 4)}
+        for user, values in by_user.items()
+    }
+    if platform_only:
+        return report
     report["off_topic"] = _off_topic(mp, data, off_topic_users)
     progress(f"{data.name} off-topic: {report['off_topic']['direct_per_query']:.2f} direct/query")
 
@@ -237,13 +254,20 @@ def markdown(report: dict[str, Any]) -> str:
                     f"| {method} | {label} | {row['n']} | {row['recall@5']:.3f} | "
                     f"{row['recall@10']:.3f} | {row['mrr']:.3f} | {row['all@10']:.3f} |"
                 )
-        off = section["off_topic"]
-        lines += [
-            "",
-            f"Off-topic: {off['direct_per_query']:.2f} direct results per question asked of "
-            f"a user whose memory holds nothing relevant ({off['queries']} questions).",
-            "",
-        ]
+        lines.append("")
+        off = section.get("off_topic")
+        if off is not None:
+            lines += [
+                f"Off-topic: {off['direct_per_query']:.2f} direct results per question asked "
+                f"of a user whose memory holds nothing relevant ({off['queries']} questions).",
+                "",
+            ]
+        per_user = section.get("per_user", {})
+        if len(per_user) > 1:
+            figures = ", ".join(
+                f"{user} {row['recall@10']:.3f} ({row['n']})" for user, row in per_user.items()
+            )
+            lines += [f"Platform recall@10 per user (questions): {figures}.", ""]
     return "\n".join(lines).rstrip()
 
 
@@ -254,6 +278,7 @@ def run_eval(
     progress: Callable[[str], None] = lambda _msg: None,
     backend: str = "sqlite",
     limit: int | None = None,
+    platform_only: bool = False,
 ) -> dict[str, Any]:
     """Evaluate the given sets in one fresh store (or the configured Neo4j) and report.
 
@@ -286,7 +311,9 @@ def run_eval(
         locomo_users: list[str] = []
         for data in sets:
             others = locomo_users[:1] if data.name != "locomo_dev" else []
-            report["sets"][data.name] = evaluate_set(mp, data, progress, off_topic_users=others)
+            report["sets"][data.name] = evaluate_set(
+                mp, data, progress, off_topic_users=others, platform_only=platform_only
+            )
             if data.name == "locomo_dev":
                 locomo_users = list(data.episodes)
     return report

@@ -193,7 +193,8 @@ def test_madial_follows_the_protocol(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_eval_command_writes_a_report_for_both_sets(tmp_path: Path) -> None:
     locomo = tmp_path / "mini.json"
-    locomo.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    two = [*MINI_LOCOMO, {**MINI_LOCOMO[0], "sample_id": "mini-2"}]  # two conversations
+    locomo.write_text(json.dumps(two), encoding="utf-8")
     madial = tmp_path / "madial.json"
     madial.write_text(json.dumps(MINI_MADIAL, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "report.json"
@@ -214,9 +215,36 @@ def test_eval_command_writes_a_report_for_both_sets(tmp_path: Path) -> None:
             for key in ("recall@5", "recall@10", "mrr", "all@10"):
                 assert 0.0 <= method["all"][key] <= 1.0
         assert 0 <= section["off_topic"]["direct_per_query"] <= 10
-    assert report["sets"]["locomo_dev"]["methods"]["platform"]["all"]["n"] == 3
+    platform = report["sets"]["locomo_dev"]["methods"]["platform"]["all"]
+    assert platform["n"] == 6
+    per_user = report["sets"]["locomo_dev"]["per_user"]  # each conversation's own figure
+    assert {user: row["n"] for user, row in per_user.items()} == {
+        "locomo-mini-1": 3,
+        "locomo-mini-2": 3,
+    }
+    mean = sum(row["recall@10"] * row["n"] for row in per_user.values()) / 6
+    assert mean == pytest.approx(platform["recall@10"], abs=1e-3)
     assert report["sets"]["madial_zh_dev"]["off_topic"]["queries"] == 2  # asked of LoCoMo
-    assert "| platform |" in out.with_suffix(".md").read_text(encoding="utf-8")
+    table = out.with_suffix(".md").read_text(encoding="utf-8")
+    assert "| platform |" in table and "per user (questions): locomo-mini-1" in table
+
+
+@pytest.mark.slow
+def test_a_platform_only_evaluation_measures_the_platform_per_user(tmp_path: Path) -> None:
+    from memory_platform.bench.retrieval_eval import markdown, run_eval
+
+    locomo = tmp_path / "mini.json"
+    locomo.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+
+    report = run_eval(locomo, None, tmp_path, platform_only=True)
+
+    section = report["sets"]["locomo_dev"]
+    assert set(section["methods"]) == {"platform"} and "off_topic" not in section
+    assert section["per_user"]["locomo-mini-1"]["n"] == 3
+    assert section["per_user"]["locomo-mini-1"]["recall@10"] == pytest.approx(
+        section["methods"]["platform"]["all"]["recall@10"], abs=1e-3
+    )
+    assert "Off-topic" not in markdown(report)
 
 
 def test_eval_locomo_refuses_a_missing_file(tmp_path: Path) -> None:
