@@ -21,7 +21,11 @@ from .results import ScoreComponents
 __all__ = ["access_frequency", "graph_proximity", "recency", "weighted_score"]
 
 _ACCESS_SATURATION = 100
+"""Accesses at which the use term reaches its cap of 1 (log-scaled: 10 accesses give 0.52),
+so a memory consulted a hundred times is not pushed further by the next one."""
 _DEFAULT_RATE = 0.05
+"""Decay per day for a memory type without a rate of its own: the seed's rate for events
+(000 §5.3), the fastest, so an unknown kind never outlives known ones."""
 
 
 def recency(
