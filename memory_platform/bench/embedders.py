@@ -8,7 +8,8 @@ installed), in one run:
 - retrieval quality: the dev evaluation (:func:`.retrieval_eval.run_eval`), dense channel
   alone and the whole platform, on LoCoMo (English) and MADial-Bench (Chinese);
 - cost, each in a fresh process: time to import and load the model, peak RSS after
-  embedding 1,000 texts, passages embedded per second, and the median query latency.
+  embedding 1,000 texts (``cost_texts``), passages embedded per second, and the median
+  query latency.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ from memory_platform.embeddings import embed_queries, make_embedder
 embedder = make_embedder(Settings(_env_file=None))
 embedder.embed(["warm up"])
 loaded = time.perf_counter() - started
-texts = [f"Turn {i}: we talked about the trip to the lake and the dog's new toy." for i in range(1000)]
+texts = [f"Turn {i}: we talked about the trip to the lake and the dog's new toy."
+         for i in range(int(sys.argv[1]))]
 clock = time.perf_counter()
 embedder.embed(texts)
 per_second = len(texts) / (time.perf_counter() - clock)
@@ -75,9 +77,9 @@ def _available(env: dict[str, str]) -> bool:
     return True
 
 
-def _cost(env: dict[str, str]) -> dict[str, float]:
+def _cost(env: dict[str, str], texts: int) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", _COST_PROBE],
+        [sys.executable, "-c", _COST_PROBE, str(texts)],
         env={**os.environ, **env},
         capture_output=True,
         text=True,
@@ -88,16 +90,28 @@ def _cost(env: dict[str, str]) -> dict[str, float]:
 
 
 def run_embedder_comparison(
-    locomo: Path, madial: Path, workdir: Path, progress: Callable[[str], None] = print
+    locomo: Path,
+    madial: Path,
+    workdir: Path,
+    progress: Callable[[str], None] = print,
+    cost_texts: int = 1000,
 ) -> dict[str, Any]:
-    """Evaluate every available candidate; returns the report."""
-    report: dict[str, Any] = {"machine": machine_description(), "embedders": {}}
+    """Evaluate every available candidate; returns the report. ``cost_texts`` is how many
+    passages the throughput and peak-RSS probe embeds (fewer only to check the pipeline:
+    e5 embeds about 45 a second here)."""
+    if cost_texts < 1:
+        raise ValueError("cost_texts must be at least 1")
+    report: dict[str, Any] = {
+        "machine": machine_description(),
+        "cost_texts": cost_texts,
+        "embedders": {},
+    }
     for name, env in CANDIDATES.items():
         if not _available(env):
             progress(f"{name}: not installed, skipped")
             continue
         progress(f"{name}: cost")
-        entry: dict[str, Any] = {"cost": _cost(env)}
+        entry: dict[str, Any] = {"cost": _cost(env, cost_texts)}
         saved = {key: os.environ.get(key) for key in env}
         os.environ.update(env)
         try:

