@@ -50,6 +50,12 @@ def normalize_dia_ids(raw: Sequence[str]) -> set[str]:
     return out
 
 
+def _turn_id(dia_id: str) -> str:
+    """A turn's id as evidence names it; an id in no known shape is kept as it is."""
+    normal = normalize_dia_ids([dia_id])
+    return normal.pop() if len(normal) == 1 else dia_id.strip()
+
+
 def _sessions(conversation: dict[str, Any]) -> Iterator[tuple[int, datetime, list[dict[str, Any]]]]:
     for key, turns in conversation.items():
         m = re.fullmatch(r"session_(\d+)", key)
@@ -77,7 +83,7 @@ def load_locomo(path: Path, limit: int | None = None) -> EvalSet:
                         "timestamp": start + timedelta(seconds=30 * i),
                         "session_id": f"session_{n}",
                         "speaker": turn["speaker"],
-                        "metadata": {"gold_id": normalize_dia_ids([turn["dia_id"]]).pop()},
+                        "metadata": {"gold_id": _turn_id(turn["dia_id"])},
                     }
                 )
         episodes[user] = items

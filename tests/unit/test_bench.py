@@ -149,6 +149,15 @@ def test_locomo_quirks_are_handled(tmp_path: Path) -> None:
     assert len(questions) == 4  # the one without evidence is left out
     assert questions[2].gold == frozenset({"D1:3", "D2:2"})
 
+    odd = json.loads(json.dumps(MINI_LOCOMO))  # a turn id in no known shape loads as it is
+    odd[0]["conversation"]["session_1"][2]["dia_id"] = "S1-T3"
+    odd[0]["qa"].append({"question": "q?", "answer": "a", "evidence": ["D4:36"], "category": 4})
+    path.write_text(json.dumps(odd), encoding="utf-8")
+    data = load_locomo(path)
+    assert data.episodes["locomo-mini-1"][2]["metadata"]["gold_id"] == "S1-T3"
+    assert len(data.questions) == 4  # evidence naming no turn of its conversation is skipped
+    assert data.questions[2].gold == frozenset({"D2:2"})
+
 
 MINI_MADIAL = {
     "memories": [
