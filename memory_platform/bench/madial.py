@@ -9,6 +9,7 @@ metadata; a dialogue's query is ``dialogue[1 : test-turn[0]]`` joined; the gold 
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,12 +19,23 @@ from .retrieval_eval import EvalQuestion, EvalSet
 __all__ = ["load_madial"]
 
 
+_YMD = re.compile(r"(\d{4})\s*[-/.年]\s*(\d{1,2})(?:\s*[-/.月]\s*(\d{1,2}))?")
+
+
 def _date(text: str) -> datetime:
+    """A memory's ``time``: ISO-like dates with or without a clock time, or a year and month
+    (or year, month and day) written with other separators, 年 and 月 included."""
     for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d"):
         try:
             return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
+    m = _YMD.search(text)
+    if m:
+        try:
+            return datetime(int(m[1]), int(m[2]), int(m[3] or 1), tzinfo=UTC)
+        except ValueError:
+            pass
     raise ValueError(f"unrecognised memory time {text!r}")
 
 

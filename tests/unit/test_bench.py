@@ -198,6 +198,19 @@ def test_madial_follows_the_protocol(tmp_path: Path) -> None:
     assert first.gold == frozenset({"3"}) and first.user_id == user
     assert bigram_bm25({"a": "表演魔术很紧张", "b": "去海边钓鱼"})("魔术表演", 10) == ["a"]
 
+    other = json.loads(json.dumps(MINI_MADIAL))  # another user's file may write dates otherwise
+    for memory, when in zip(
+        other["memories"], ["2024年1月2日", "2024/1/5 20:30", "2024-02"], strict=True
+    ):
+        memory["time"] = when
+    path.write_text(json.dumps(other, ensure_ascii=False), encoding="utf-8")
+    days = [i["timestamp"].date().isoformat() for i in load_madial(path).episodes[user]]
+    assert days == ["2024-01-02", "2024-01-05", "2024-02-01"]
+    other["memories"][0]["time"] = "last winter"
+    path.write_text(json.dumps(other, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(ValueError, match="unrecognised memory time 'last winter'"):
+        load_madial(path)
+
 
 @pytest.mark.slow
 def test_eval_command_writes_a_report_for_both_sets(tmp_path: Path) -> None:
