@@ -45,9 +45,13 @@ def _turn_text(turn: Any) -> str:
     return str(turn)
 
 
-def load_madial(path: Path, user_id: str = "madial-zh-1") -> EvalSet:
-    """The stored episodes (``add_episodes`` dicts, gold id in metadata) and the dialogues."""
+def load_madial(path: Path, user_id: str | None = None) -> EvalSet:
+    """The stored episodes (``add_episodes`` dicts, gold id in metadata) and the dialogues,
+    as the platform user ``madial-zh-<user-id>`` (the file's own user, 1 in the dev set)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if user_id is None:
+        owners = {str(m.get("user-id", 1)) for m in data["memories"]} or {"1"}
+        user_id = f"madial-zh-{'-'.join(sorted(owners))}"
     items = [
         {
             "text": memory["event"],

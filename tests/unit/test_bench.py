@@ -204,7 +204,12 @@ def test_madial_follows_the_protocol(tmp_path: Path) -> None:
     ):
         memory["time"] = when
     path.write_text(json.dumps(other, ensure_ascii=False), encoding="utf-8")
-    days = [i["timestamp"].date().isoformat() for i in load_madial(path).episodes[user]]
+    for memory in other["memories"]:
+        memory["user-id"] = 2
+    path.write_text(json.dumps(other, ensure_ascii=False), encoding="utf-8")
+    (stored,) = load_madial(path).episodes.items()  # named after the file's user
+    assert stored[0] == "madial-zh-2"
+    days = [i["timestamp"].date().isoformat() for i in stored[1]]
     assert days == ["2024-01-02", "2024-01-05", "2024-02-01"]
     other["memories"][0]["time"] = "last winter"
     path.write_text(json.dumps(other, ensure_ascii=False), encoding="utf-8")
