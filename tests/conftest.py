@@ -11,6 +11,7 @@ import pytest
 from memory_platform import MemoryPlatform
 from memory_platform.config import Settings
 from memory_platform.embeddings import Embedder, make_embedder
+from tests.support.neo4j_notifications import collecting_notifications
 from tests.support.openai_stub import OpenAIStub
 
 # Nothing may reach the network for model weights.
@@ -27,6 +28,20 @@ def _without_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(os.environ):
         if key.startswith("MEMORY_"):
             monkeypatch.delenv(key)
+
+
+@pytest.fixture(autouse=True)
+def _neo4j_notifications_fail_the_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """On the Neo4j leg, a deprecation or a cartesian product the server reports for a
+    statement of the test fails it (issue 12), naming the statement."""
+    if request.node.get_closest_marker("neo4j") is None:
+        yield
+        return
+    with collecting_notifications() as collector:
+        yield
+    offences = collector.offences()
+    if offences:
+        pytest.fail("Neo4j returned notifications:\n" + "\n".join(offences), pytrace=False)
 
 
 @pytest.fixture
