@@ -71,6 +71,7 @@ from .base import (
     single_user,
 )
 from .neo4j_schema import (
+    MIN_NEO4J_VERSION,
     check_server_version,
     expected_schema,
     schema_problems,
@@ -78,7 +79,7 @@ from .neo4j_schema import (
     supports_search_filters,
 )
 
-__all__ = ["Neo4jGraphStore"]
+__all__ = ["QUIET_NOTIFICATIONS", "Neo4jGraphStore", "driver_options"]
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +125,26 @@ def _lucene_query(user_id: str, text: str) -> str | None:
     return f"+{quote(user_token(user_id))}^0 +({' OR '.join(quote(t) for t in tokens)})"
 
 
+QUIET_NOTIFICATIONS = ("UNRECOGNIZED",)
+"""Notification classifications the server is asked not to send. On a database that has
+no node with a property, label or relationship type a statement names yet (a fresh one:
+``invalid_at`` before any memory was retracted, ``CONFLICTS_WITH`` before a conflict), every
+such statement draws an "unknown ..." warning, which the driver logs to stderr: a search
+would print one per call. Deprecations and performance notices (cartesian products) stay
+on; the test suite fails on them."""
+
+
+def driver_options(settings: Settings) -> dict[str, Any]:
+    """Keyword arguments of ``neo4j.GraphDatabase.driver`` for these settings."""
+    return {
+        "auth": (settings.neo4j_user, settings.neo4j_password.get_secret_value()),
+        "connection_timeout": settings.neo4j_connection_timeout,
+        "connection_acquisition_timeout": settings.neo4j_connection_timeout * 2,
+        "max_transaction_retry_time": settings.neo4j_connection_timeout * 3,
+        "notifications_disabled_classifications": list(QUIET_NOTIFICATIONS),
+    }
+
+
 class Neo4jGraphStore(GraphStore):
     """:class:`GraphStore` on a Neo4j server, 5.23 or later (5.26 LTS and 2025.x tested)."""
 
@@ -150,19 +171,19 @@ class Neo4jGraphStore(GraphStore):
     def from_settings(cls, settings: Settings, signature: EmbeddingSignature) -> Neo4jGraphStore:
         """Connect, failing fast with :class:`BackendUnavailable` when the server is down."""
         import neo4j
-        from neo4j.exceptions import AuthError, ServiceUnavailable
+        from neo4j.exceptions import AuthError, ConfigurationError, ServiceUnavailable
 
         if not settings.neo4j_uri:
             raise InvalidInputError("neo4j_uri is not set (MEMORY_NEO4J_URI)", "neo4j_uri")
-        driver = neo4j.GraphDatabase.driver(
-            settings.neo4j_uri,
-            auth=(settings.neo4j_user, settings.neo4j_password.get_secret_value()),
-            connection_timeout=settings.neo4j_connection_timeout,
-            connection_acquisition_timeout=settings.neo4j_connection_timeout * 2,
-            max_transaction_retry_time=settings.neo4j_connection_timeout * 3,
-        )
+        driver = neo4j.GraphDatabase.driver(settings.neo4j_uri, **driver_options(settings))
         try:
             driver.verify_connectivity()
+        except ConfigurationError as exc:  # a server too old for notification filters
+            driver.close()
+            raise BackendUnavailable(
+                f"Neo4j at {settings.neo4j_uri} cannot serve this platform ({exc}); it needs "
+                f"Neo4j {'.'.join(map(str, MIN_NEO4J_VERSION))} or later"
+            ) from exc
         except AuthError as exc:
             driver.close()
             raise BackendUnavailable(

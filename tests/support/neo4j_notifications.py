@@ -6,7 +6,8 @@ record's argument. :func:`collecting_notifications` gathers them for the length 
 :func:`offence` says which of them the project promises never to cause: deprecations and
 cartesian products (an INFORMATION-level performance notification). Other warnings do
 not fail: on a fresh database every statement naming a label, relationship type or
-property that no node has yet draws an "unknown ..." warning, which is expected.
+property that no node has yet draws an "unknown ..." warning, which is expected (and
+which the store asks the server not to send: ``store.neo4j.QUIET_NOTIFICATIONS``).
 """
 
 from __future__ import annotations

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import socket
 
+import neo4j
 import pytest
 
 from memory_platform import BackendUnavailable, MemoryPlatform, Settings
 from memory_platform.embeddings import Embedder
-from memory_platform.store.neo4j import _lucene_query
+from memory_platform.store.neo4j import QUIET_NOTIFICATIONS, _lucene_query, driver_options
 
 
 def _closed_port() -> int:
@@ -38,3 +39,18 @@ def test_lucene_query_requires_the_user_and_quotes_every_word() -> None:
     assert required_user.startswith('+"u') and required_user.endswith('"^0')
     assert words.rstrip(")").split(" OR ") == ['"coffee"', '"title"', '"咖啡"', '"咖"', '"啡"']
     assert _lucene_query("alice", "?!") is None
+
+
+def test_the_driver_asks_the_server_to_keep_unknown_name_warnings_to_itself() -> None:
+    # a fresh database warns about every property or relationship type no node has yet
+    # (the driver prints those to stderr on every search); deprecations and performance
+    # notices (cartesian products) stay on, since the suite fails on them
+    settings = Settings(backend="neo4j", neo4j_uri="bolt://127.0.0.1:1", _env_file=None)
+    driver = neo4j.GraphDatabase.driver(settings.neo4j_uri, **driver_options(settings))
+    try:
+        disabled = driver._pool.pool_config.notifications_disabled_classifications
+    finally:
+        driver.close()
+
+    assert list(disabled) == ["UNRECOGNIZED"] == list(QUIET_NOTIFICATIONS)
+    assert "DEPRECATION" not in disabled and "PERFORMANCE" not in disabled
