@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -45,7 +44,7 @@ from ..models import (
     VectorKind,
 )
 from ..store import SHARED_NODE, GraphStore
-from ..store.base import episode_document, memory_document, relation_filter, spoken_line
+from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import lexical_tokens, plain_transcript
 from ..timeparse import dated_spans, without_dates
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
@@ -159,7 +158,7 @@ class _Request:
     query: str
     plan: QueryPlan
     vector: npt.NDArray[np.float32]
-    lexical: Callable[[], list[LexicalHit]]
+    lexical: Callable[[], list[LexicalHit]] | None
     kinds: set[VectorKind]
     want_episodes: bool
     visible: _Visible
@@ -311,8 +310,9 @@ class HybridRetriever:
         """The steps of a search that read the store (see the module docstring)."""
         plan, user, now = r.plan, r.user_id, r.now
         want_episodes = r.want_episodes
-        candidates = self._seed(user, r.vector, r.lexical, r.kinds, want_episodes)
-        self._load(user, candidates, r.vector)
+        candidates = self._seed(
+            user, plan.semantic_query, r.vector, r.lexical, r.kinds, want_episodes
+        )
         direct = [c for c in candidates.values() if r.visible.admits(c)]
         self._relate(user, plan.semantic_query, r.vector, direct)
         self._favour_named_dates(r.query, direct, now)
@@ -373,54 +373,70 @@ class HybridRetriever:
                 )
             return self._side_pool
 
-    def _lexical(
-        self, user: str, query: str, kinds: set[VectorKind], want_episodes: bool
-    ) -> Callable[[], list[LexicalHit]]:
-        """The search's lexical hits, to be asked for when seeding. With side reads
-        (:meth:`_side_reads`) the lookup starts now on another thread and runs on the other
-        core while the vectors are scanned: for a user with 100,000 memories each takes tens
-        of milliseconds. It starts after the query embedding, which uses both cores."""
+    def _lexical_kinds(self, kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
+        """The kinds a search looks up by words."""
         wanted = [VectorKind.MEMORY] if VectorKind.MEMORY in kinds else []
         if want_episodes:
             wanted.append(VectorKind.EPISODE)
-        if not wanted:
-            return list
-        k = self._settings.vector_candidates
+        return wanted
+
+    def _lexical(
+        self, user: str, query: str, kinds: set[VectorKind], want_episodes: bool
+    ) -> Callable[[], list[LexicalHit]] | None:
+        """The search's lexical hits, looked up now on another thread where the store
+        allows it (:meth:`_side_reads`): it runs on the other core while the vectors are
+        scanned, and for a user with 100,000 memories each takes tens of milliseconds. It
+        starts after the query embedding, which uses both cores. None where the store
+        looks them up itself when seeding (one statement on a server)."""
+        wanted = self._lexical_kinds(kinds, want_episodes)
         side = self._side_reads()
-        if side is None:
-            return partial(self._store.lexical_search, user, query, wanted, k)
+        if side is None or not wanted:
+            return None
+        k = self._settings.vector_candidates
         return side.submit(self._store.lexical_search, user, query, wanted, k).result
 
     def _seed(
         self,
         user: str,
+        query: str,
         query_vector: npt.NDArray[np.float32],
-        lexical: Callable[[], list[LexicalHit]],
+        lexical: Callable[[], list[LexicalHit]] | None,
         kinds: set[VectorKind],
         want_episodes: bool,
     ) -> dict[tuple[VectorKind, str], _Candidate]:
-        k = self._settings.vector_candidates
+        """The candidates of both channels with their stored objects, the similarity of
+        lexical-only hits and each episode's next turn (one store call: one round trip on
+        a server)."""
+        seeds = self._store.seed_search(
+            user,
+            SeedQuery(
+                vector=query_vector,
+                vector_kinds=tuple(_vector_kinds(kinds, want_episodes)),
+                text=query,
+                lexical_kinds=tuple(self._lexical_kinds(kinds, want_episodes)),
+                k=self._settings.vector_candidates,
+                node_fanout=_NODE_FANOUT,
+            ),
+            lexical=lexical,
+        )
         found: dict[tuple[VectorKind, str], _Candidate] = {}
 
         def get(kind: VectorKind, ref: str) -> _Candidate:
             return found.setdefault((kind, ref), _Candidate(kind=kind, id=ref))
 
-        asked = _vector_kinds(kinds, want_episodes)
-        hits = self._store.vector_search_many(user, asked, query_vector, k)  # one round trip
+        hits = seeds.vector
         if VectorKind.MEMORY in kinds:
-            for hit in hits[VectorKind.MEMORY]:
+            for hit in hits.get(VectorKind.MEMORY, []):
                 get(VectorKind.MEMORY, hit.ref_id).see(hit.score)
             node_scores: dict[str, float] = {}
             for node_kind in (VectorKind.TOPIC, VectorKind.OBJECT):
-                for hit in hits[node_kind]:
+                for hit in hits.get(node_kind, []):
                     node_scores[hit.ref_id] = max(hit.score, node_scores.get(hit.ref_id, -1.0))
-            for node_id, memory_ids in self._store.memories_for_nodes(
-                user, list(node_scores)
-            ).items():
-                for memory_id in memory_ids[:_NODE_FANOUT]:
+            for node_id, memory_ids in seeds.node_memories.items():
+                for memory_id in memory_ids:
                     get(VectorKind.MEMORY, memory_id).see(node_scores[node_id])
         if want_episodes:
-            for hit in hits[VectorKind.EPISODE]:
+            for hit in hits.get(VectorKind.EPISODE, []):
                 get(VectorKind.EPISODE, hit.ref_id).see(hit.score)
         for kind in (VectorKind.MEMORY, VectorKind.EPISODE):
             ranked = sorted(
@@ -429,29 +445,13 @@ class HybridRetriever:
             )
             for rank, cand in enumerate(ranked):
                 cand.vector_rank = rank
-        for rank, lex in enumerate(lexical()):
+        for rank, lex in enumerate(seeds.lexical):
             get(lex.kind, lex.ref_id).lexical_rank = rank
-        return found
-
-    def _load(
-        self,
-        user: str,
-        candidates: dict[tuple[VectorKind, str], _Candidate],
-        query_vector: npt.NDArray[np.float32],
-    ) -> None:
-        """Attach the stored objects, the similarity of lexical-only hits and each
-        episode's next turn (one store call: one round trip on a server)."""
-        loaded = self._store.load_candidates(
-            user,
-            [c.id for c in candidates.values() if c.kind == VectorKind.MEMORY],
-            [c.id for c in candidates.values() if c.kind == VectorKind.EPISODE],
-            query_vector,
-            unscored=[c.id for c in candidates.values() if not c.has_similarity],
-        )
+        loaded = seeds.loaded
         for memory in loaded.memories:
-            candidates[(VectorKind.MEMORY, memory.id)].memory = memory
+            found[(VectorKind.MEMORY, memory.id)].memory = memory
         for episode in loaded.episodes:
-            cand = candidates[(VectorKind.EPISODE, episode.id)]
+            cand = found[(VectorKind.EPISODE, episode.id)]
             cand.episode = episode
             cand.next_id = loaded.next_episode.get(episode.id)
         for kind, scores in (
@@ -459,8 +459,9 @@ class HybridRetriever:
             (VectorKind.EPISODE, loaded.episode_similarity),
         ):
             for ref, score in scores.items():
-                candidates[(kind, ref)].see(score)
-        self._embed_unindexed(list(candidates.values()), query_vector)
+                found[(kind, ref)].see(score)
+        self._embed_unindexed(list(found.values()), query_vector)
+        return found
 
     def _embed_unindexed(
         self, candidates: list[_Candidate], query_vector: npt.NDArray[np.float32]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -46,6 +47,8 @@ __all__ = [
     "LoadedCandidates",
     "MemoryRecord",
     "PendingEmbedding",
+    "SeedQuery",
+    "Seeds",
     "StoreStats",
     "episode_document",
     "episode_embedding_text",
@@ -95,6 +98,55 @@ class LoadedCandidates(BaseModel):
     memory_similarity: dict[str, float] = Field(default_factory=dict)
     episode_similarity: dict[str, float] = Field(default_factory=dict)
     next_episode: dict[str, str] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SeedQuery:
+    """What a search starts from (:meth:`GraphStore.seed_search`)."""
+
+    vector: npt.NDArray[np.float32]
+    """The query's embedding."""
+    vector_kinds: tuple[VectorKind, ...]
+    """The kinds searched by vector (memories are also reached through their topic's
+    and object's vectors)."""
+    text: str
+    """The query's words, for the lexical index."""
+    lexical_kinds: tuple[VectorKind, ...]
+    """The kinds searched by words; none, no lexical lookup."""
+    k: int
+    """Candidates per kind and channel."""
+    node_fanout: int
+    """At most this many memories are seeded through one matching topic or object."""
+
+
+class Seeds(BaseModel):
+    """A search's candidates before ranking: each channel's hits and the stored items."""
+
+    vector: dict[VectorKind, list[VectorHit]] = Field(default_factory=dict)
+    node_memories: dict[str, list[str]] = Field(default_factory=dict)
+    """For each matching topic or object node, its first memories by id (the fan-out)."""
+    lexical: list[LexicalHit] = Field(default_factory=list)
+    """Best first."""
+    loaded: LoadedCandidates = Field(default_factory=LoadedCandidates)
+    """Every candidate's stored memory or episode, with the cosine of the lexical-only
+    ones and each episode's next turn (:meth:`GraphStore.load_candidates`)."""
+
+    def candidate_ids(self) -> tuple[list[str], list[str], list[str]]:
+        """The memory and episode ids the channels found, and those among them that no
+        vector scored (lexical hits only), each in the order a search meets them."""
+        scored_memories = [h.ref_id for h in self.vector.get(VectorKind.MEMORY, [])]
+        for memory_ids in self.node_memories.values():
+            scored_memories.extend(memory_ids)
+        scored_episodes = [h.ref_id for h in self.vector.get(VectorKind.EPISODE, [])]
+        memories = list(dict.fromkeys(scored_memories))
+        episodes = list(dict.fromkeys(scored_episodes))
+        unscored: list[str] = []
+        for hit in self.lexical:
+            ids = memories if hit.kind == VectorKind.MEMORY else episodes
+            if hit.kind in (VectorKind.MEMORY, VectorKind.EPISODE) and hit.ref_id not in ids:
+                ids.append(hit.ref_id)
+                unscored.append(hit.ref_id)
+        return memories, episodes, unscored
 
 
 class StoreStats(BaseModel):
@@ -367,6 +419,46 @@ class GraphStore(ABC):
             ),
             next_episode=self.next_episode_ids(user_id, episode_ids) if episode_ids else {},
         )
+
+    def seed_search(
+        self,
+        user_id: str,
+        ask: SeedQuery,
+        lexical: Callable[[], list[LexicalHit]] | None = None,
+    ) -> Seeds:
+        """Everything a search starts from: the vector hits of each kind, the memories of
+        the matching topics and objects, the lexical hits, and the stored candidates.
+
+        ``lexical`` gives the lexical hits when the caller is already looking them up on
+        another thread (:attr:`parallel_reads`). Composed here of the store's own reads; a
+        server backend answers in one statement.
+        """
+        hits = self.vector_search_many(user_id, ask.vector_kinds, ask.vector, ask.k)
+        nodes: dict[str, list[str]] = {}
+        if VectorKind.MEMORY in ask.vector_kinds:
+            node_ids = [
+                hit.ref_id for kind in (VectorKind.TOPIC, VectorKind.OBJECT)
+                for hit in hits.get(kind, [])
+            ]  # fmt: skip
+            nodes = {
+                node_id: memory_ids[: ask.node_fanout]
+                for node_id, memory_ids in self.memories_for_nodes(
+                    user_id, list(dict.fromkeys(node_ids))
+                ).items()
+            }
+        if lexical is not None:
+            found = lexical()
+        elif ask.lexical_kinds:
+            found = self.lexical_search(user_id, ask.text, ask.lexical_kinds, ask.k)
+        else:
+            found = []
+        seeds = Seeds(vector=hits, node_memories=nodes, lexical=found)
+        memory_ids, episode_ids, unscored = seeds.candidate_ids()
+        if memory_ids or episode_ids:
+            seeds.loaded = self.load_candidates(
+                user_id, memory_ids, episode_ids, ask.vector, unscored=unscored
+            )
+        return seeds
 
     @abstractmethod
     def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:

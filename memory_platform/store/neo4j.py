@@ -62,6 +62,8 @@ from .base import (
     LoadedCandidates,
     MemoryRecord,
     PendingEmbedding,
+    SeedQuery,
+    Seeds,
     StoreStats,
     episode_document,
     memory_document,
@@ -165,6 +167,9 @@ class Neo4jGraphStore(GraphStore):
         self.search_filters = False
         """Whether vector searches filter by user inside the index (SEARCH clause, Neo4j
         2026.01+, indexes created WITH [n.user_id]); set by :meth:`apply_schema`."""
+        self.one_statement_seeds = False
+        """Whether :meth:`seed_search` answers in one statement (``search/seed.cypher``);
+        set by :meth:`apply_schema` once the server has run it."""
         self.apply_schema()
 
     @classmethod
@@ -317,6 +322,7 @@ class Neo4jGraphStore(GraphStore):
                 "the Neo4j schema is not what the platform needs: " + "; ".join(problems)
             )
         self.search_filters = filtered and self._search_filters_work()
+        self.one_statement_seeds = not self.search_filters and self._seed_statement_works()
 
     def _search_filters_work(self) -> bool:
         """Try the in-index filtered vector search once. Vector indexes made before the
@@ -344,6 +350,27 @@ class Neo4jGraphStore(GraphStore):
                 "embeddings.",
                 exc,
                 names,
+            )
+            return False
+        return True
+
+    def _seed_statement_works(self) -> bool:
+        """Run the one-statement seeding once, for a user with no data, through every
+        branch (index, exact scan, fulltext). A server that refuses it (a syntax or plan it
+        does not support) leaves searches on separate reads, which give the same answers
+        in more round trips, and the warning says so."""
+        probe = [0.0] * (self._signature.dimension - 1) + [1.0]
+        try:
+            self._read_seeds(
+                "", probe, list(_ANN_MANY_KINDS), ["memory", "episode"], '"probe"', 1, 1
+            )
+        except StorageError as exc:
+            log.warning(
+                "Neo4j refused the one-statement search seeding (%s); searches read their "
+                "seeds in separate statements instead (same results, more round trips). "
+                "Please report this with the server's version (%s).",
+                exc,
+                self.server_version,
             )
             return False
         return True
@@ -685,19 +712,78 @@ class Neo4jGraphStore(GraphStore):
         )
         out = LoadedCandidates()
         for row in rows:
-            for item in row["memories"]:
-                memory = _memory_from_props(item["memory"])
-                out.memories.append(memory)
-                if item["score"] is not None:
-                    out.memory_similarity[memory.id] = float(item["score"])
-            for item in row["episodes"]:
-                episode = _episode_from_props(item["episode"])
-                out.episodes.append(episode)
-                if item["score"] is not None:
-                    out.episode_similarity[episode.id] = float(item["score"])
-                if item["next_id"] is not None:
-                    out.next_episode[episode.id] = item["next_id"]
+            _add_loaded(out, row["memories"], row["episodes"])
         return out
+
+    def seed_search(
+        self,
+        user_id: str,
+        ask: SeedQuery,
+        lexical: Callable[[], list[LexicalHit]] | None = None,
+    ) -> Seeds:
+        """One statement (``search/seed.cypher``) where the server runs it; the vector
+        and lexical hits, the fan-out through topics and objects, and the stored
+        candidates are then one round trip. Otherwise the separate reads of
+        :meth:`GraphStore.seed_search`."""
+        lexical_kinds = [VectorKind(kind).value for kind in ask.lexical_kinds]
+        if (
+            not self.one_statement_seeds
+            or ask.k <= 0
+            or not (ask.vector_kinds or lexical_kinds)
+            or any(kind not in _ANN_MANY_KINDS for kind in ask.vector_kinds)
+            or any(kind not in ("memory", "episode") for kind in lexical_kinds)
+        ):
+            return super().seed_search(user_id, ask, lexical)
+        user = self._check_user(user_id)
+        words = _lucene_query(user, self._check_query(ask.text)) if lexical_kinds else None
+        kinds = [VectorKind(kind).value for kind in ask.vector_kinds]
+        row = self._read_seeds(
+            user, self._vector(ask.vector).tolist(), kinds, lexical_kinds, words, ask.k,
+            ask.node_fanout,
+        )  # fmt: skip
+        seeds = Seeds(vector={VectorKind(kind): [] for kind in kinds})
+        for item in row["by_vector"]:
+            kind = VectorKind(item["kind"])
+            if kind not in seeds.vector:
+                continue
+            seeds.vector[kind] = [
+                VectorHit(ref_id=h["ref_id"], score=float(h["score"])) for h in item["hits"]
+            ]
+            self.counters["vector_exact" if item["scanned"] else "vector_index"] += 1
+        seeds.node_memories = {x["node_id"]: list(x["memory_ids"]) for x in row["nodes"]}
+        seeds.lexical = sorted(
+            (
+                LexicalHit(kind=VectorKind(h["kind"]), ref_id=h["ref_id"], score=float(h["score"]))
+                for h in row["lexical"]
+            ),
+            key=lambda hit: (-hit.score, hit.ref_id),
+        )
+        _add_loaded(seeds.loaded, row["memories"], row["episodes"])
+        return seeds
+
+    def _read_seeds(
+        self,
+        user: str,
+        vector: Sequence[float],
+        kinds: Sequence[str | VectorKind],
+        lexical_kinds: Sequence[str],
+        words: str | None,
+        k: int,
+        fanout: int,
+    ) -> Any:
+        """The one row of ``search/seed.cypher``."""
+        rows = self._read(
+            "search/seed",
+            user_id=user,
+            vector=list(vector),
+            kinds=[VectorKind(kind).value for kind in kinds],
+            lexical_kinds=list(lexical_kinds),
+            words=words,
+            k=k,
+            fetch=max(k * _OVERFETCH, _MIN_FETCH),
+            fanout=fanout,
+        )
+        return rows[0]
 
     def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
         user = self._check_user(user_id)
@@ -888,9 +974,10 @@ class Neo4jGraphStore(GraphStore):
         skip_node_ids: Sequence[str],
     ) -> list[list[ExpansionHit]]:
         """Breadth-first walks from several groups of seeds, each on its own, with one
-        statement per level for all of them: a level's frontier is the union of the
-        groups' frontiers, and each hop goes to the groups whose frontier it starts from
-        (a hop from a memory does not depend on which walk reached it)."""
+        statement for every two levels of all of them (``memory/expand_two.cypher``, and
+        ``memory/expand_step.cypher`` for a last odd level): a level's frontier is the
+        union of the groups' frontiers, and each hop goes to the groups whose frontier it
+        starts from (a hop from a memory does not depend on which walk reached it)."""
         user = self._check_user(user_id)
         depth = self._check_depth(depth)
         types, shared = relation_filter(relation_types)
@@ -899,24 +986,32 @@ class Neo4jGraphStore(GraphStore):
         seen = [set(group) for group in groups]
         frontiers = [set(group) for group in groups]
         rows: list[list[Hop]] = [[] for _ in groups]
-        for _ in range(depth):
+        ahead: list[Hop] | None = None  # the next level's hops, fetched with this one
+        for level in range(depth):
             union = sorted(set().union(*frontiers))
             if not union:
                 break
-            step = self._read(
-                "memory/expand_step",
-                frontier=union,
-                user_id=user,
-                types=types,
-                shared=shared,
-                hub_cap=hub_cap,
-                include_invalid=include_invalid,
-                shared_rel=SHARED_NODE,
-                skip=list(skip_node_ids),
-            )
-            hops: list[Hop] = [
-                (r["from_id"], r["to_id"], r["rel"], r["dir"], r["via"], r["weight"]) for r in step
-            ]
+            if ahead is not None:
+                hops, ahead = ahead, None
+            else:
+                two = depth - level >= 2
+                found = self._read(
+                    "memory/expand_two" if two else "memory/expand_step",
+                    frontier=union,
+                    user_id=user,
+                    types=types,
+                    shared=shared,
+                    hub_cap=hub_cap,
+                    include_invalid=include_invalid,
+                    shared_rel=SHARED_NODE,
+                    skip=list(skip_node_ids),
+                )
+                if two:
+                    both = found[0]["hops"]
+                    hops = [_hop(h) for h in both if h["level"] == 1]
+                    ahead = [_hop(h) for h in both if h["level"] == 2]
+                else:
+                    hops = [_hop(r) for r in found]
             for i, frontier in enumerate(frontiers):
                 mine = [hop for hop in hops if hop[0] in frontier]
                 rows[i].extend(mine)
@@ -1223,6 +1318,32 @@ class Neo4jGraphStore(GraphStore):
 
 
 # -- mapping ---------------------------------------------------------------------------
+
+
+def _hop(row: Mapping[str, Any]) -> Hop:
+    """One hop as ``memory/expand_step.cypher`` and ``expand_two.cypher`` return it."""
+    return (row["from_id"], row["to_id"], row["rel"], row["dir"], row["via"], row["weight"])
+
+
+def _add_loaded(
+    out: LoadedCandidates,
+    memories: Iterable[Mapping[str, Any]],
+    episodes: Iterable[Mapping[str, Any]],
+) -> None:
+    """Stored candidates as ``search/load_candidates.cypher`` and ``search/seed.cypher``
+    return them, added to ``out``."""
+    for item in memories:
+        memory = _memory_from_props(item["memory"])
+        out.memories.append(memory)
+        if item["score"] is not None:
+            out.memory_similarity[memory.id] = float(item["score"])
+    for item in episodes:
+        episode = _episode_from_props(item["episode"])
+        out.episodes.append(episode)
+        if item["score"] is not None:
+            out.episode_similarity[episode.id] = float(item["score"])
+        if item["next_id"] is not None:
+            out.next_episode[episode.id] = item["next_id"]
 
 
 def _search_tokens(user_id: str, text: str) -> str:

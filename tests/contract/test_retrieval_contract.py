@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from memory_platform import MemoryPlatform, Settings
-from memory_platform.embeddings import Embedder
-from memory_platform.models import LinkType, MemoryLink
+from memory_platform.embeddings import Embedder, embed_queries
+from memory_platform.models import LinkType, MemoryLink, VectorKind
 from memory_platform.retrieval import SearchResult
 from memory_platform.store import GraphStore
+from memory_platform.store.base import SeedQuery, Seeds
 
 pytestmark = pytest.mark.contract
 
@@ -362,10 +363,9 @@ def test_backends_rank_identically(
 def test_a_search_on_neo4j_takes_few_round_trips(
     neo4j_store: GraphStore, embedder: Embedder, users
 ) -> None:
-    # seeding: the vector indexes (1), at most one exact scan for every kind the index
-    # left short (1), memories of the matching nodes (1), the fulltext index (1), and the
-    # candidates with their scores and next turns (1); depth 0 expands nothing. Depth 2
-    # adds one walk per level from the best matches together, and loading the neighbours.
+    # issue 12: seeding (both indexes, the exact scan where the index falls short, the
+    # fan-out through topics and objects, the stored candidates) is one statement; a depth-2
+    # walk is one more; loading neighbours no seed found, one more
     user = users("trips")
     with MemoryPlatform(Settings(_env_file=None), embedder=embedder, store=neo4j_store) as mp:
         dog = create(mp, user, **DOG)
@@ -373,6 +373,7 @@ def test_a_search_on_neo4j_takes_few_round_trips(
         link(mp, user, dog, coffee, LinkType.RELATED_TO)
         mp.add_episode(user, "I adopted a dog named Rex", speaker="Ann", session_id="s")
         assert mp.wait_for_indexing(user)
+        assert getattr(neo4j_store, "one_statement_seeds", False)  # the server ran it
         trips, transactions = [], []
         for depth, mode in ((0, "fast"), (2, "deep")):
             before = Counter(neo4j_store.counters)
@@ -381,8 +382,61 @@ def test_a_search_on_neo4j_takes_few_round_trips(
             trips.append(done["statements"])
             transactions.append(done["transactions"])
             assert found
-    assert trips[0] <= 5 and trips[1] <= 8, trips
+    assert trips[0] == 1 and trips[1] <= 3, trips
     assert transactions == [1, 1]  # every read of a search in one read transaction
+
+
+@pytest.mark.neo4j
+def test_one_statement_seeding_finds_what_the_separate_reads_find(
+    neo4j_store: GraphStore, embedder: Embedder, users
+) -> None:
+    # search/seed.cypher against the composed reads it replaces (vector_search_many,
+    # memories_for_nodes, lexical_search, load_candidates) on the same data
+    user = users("seeds")
+    with MemoryPlatform(Settings(_env_file=None), embedder=embedder, store=neo4j_store) as mp:
+        for args in (DOG, COFFEE):
+            create(mp, user, **args)
+        create(mp, user, subject="我", memory_type="事件", topic="遛", object="Rex")
+        mp.add_episode(user, "I adopted a dog named Rex", speaker="Ann", session_id="s")
+        mp.add_episode(user, "He loves the park", speaker="Ann", session_id="s")
+        assert mp.wait_for_indexing(user)
+        for text, k in (("Rex的狗", 10), ("coffee in the park", 2), ("什么都没有", 10)):
+            ask = SeedQuery(
+                vector=embed_queries(embedder, [text])[0],
+                vector_kinds=(VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT,
+                              VectorKind.EPISODE),
+                text=text,
+                lexical_kinds=(VectorKind.MEMORY, VectorKind.EPISODE),
+                k=k,
+                node_fanout=20,
+            )  # fmt: skip
+            one = neo4j_store.seed_search(user, ask)
+            apart = GraphStore.seed_search(neo4j_store, user, ask)
+            assert _seed_summary(one) == _seed_summary(apart), text
+            if text == "Rex的狗":
+                assert one.vector[VectorKind.MEMORY] and one.lexical and one.loaded.episodes
+
+
+def _seed_summary(seeds: Seeds) -> dict[str, object]:
+    """What a search takes from its seeds, order-free where the search re-sorts."""
+
+    def rounded(scores: dict[str, float]) -> dict[str, float]:
+        return {ref: round(score, 5) for ref, score in scores.items()}
+
+    loaded = seeds.loaded
+    return {
+        "vector": {
+            kind: sorted((h.ref_id, round(h.score, 5)) for h in hits)
+            for kind, hits in seeds.vector.items()
+        },
+        "nodes": seeds.node_memories,
+        "lexical": [(h.kind, h.ref_id) for h in seeds.lexical],
+        "memories": sorted(m.id for m in loaded.memories),
+        "episodes": sorted(e.id for e in loaded.episodes),
+        "memory_similarity": rounded(loaded.memory_similarity),
+        "episode_similarity": rounded(loaded.episode_similarity),
+        "next": loaded.next_episode,
+    }
 
 
 @pytest.mark.neo4j

@@ -53,6 +53,8 @@ class CallSite:
 def _statement_names(node: ast.expr) -> list[str]:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
+    if isinstance(node, ast.IfExp):  # "memory/expand_two" if ... else "memory/expand_step"
+        return _statement_names(node.body) + _statement_names(node.orelse)
     if isinstance(node, ast.JoinedStr):  # f"vector/exact_{kind.value}"
         prefix = "".join(
             v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)

@@ -53,6 +53,35 @@ def test_the_parameter_walker_sees_a_missing_parameter(tmp_path: Path) -> None:
     assert second.spreads
 
 
+def test_the_parameter_walker_reads_both_statements_of_a_conditional(tmp_path: Path) -> None:
+    source = tmp_path / "store.py"
+    source.write_text(
+        "def f(self, two):\n"
+        "    self._read('memory/expand_two' if two else 'memory/expand_step', frontier=[])\n",
+        encoding="utf-8",
+    )
+    assert [site.name for site in call_sites(source)] == ["memory/expand_two", "memory/expand_step"]
+
+
+def _hop_blocks(text: str) -> list[str]:
+    """The ``CALL (m) { ... }`` blocks of a walk statement, unindented."""
+    blocks = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == "CALL (m) {":
+            indent = len(line) - len(line.lstrip())
+            end = next(j for j in range(i + 1, len(lines)) if lines[j] == " " * indent + "}")
+            blocks.append("\n".join(row[indent:] for row in lines[i : end + 1]))
+    return blocks
+
+
+def test_the_two_level_walk_takes_the_same_hops_as_the_one_level_step() -> None:
+    # expand_two.cypher runs expand_step.cypher's hop block twice in one round trip; the
+    # store replays it level by level, so the three copies must not drift apart
+    (step,) = _hop_blocks(cypher("neo4j/memory/expand_step"))
+    assert _hop_blocks(cypher("neo4j/memory/expand_two")) == [step, step]
+
+
 def test_browser_queries_take_only_the_documented_parameters() -> None:
     for name in query_names():
         if name.startswith("browser/"):

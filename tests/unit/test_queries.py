@@ -11,23 +11,20 @@ from pathlib import Path
 import pytest
 
 from memory_platform.errors import ConfigurationError
-from memory_platform.models import VectorKind
 from memory_platform.queries import cypher, cypher_root, query_names, split_statements
+from tests.support.cypher_lint import call_sites
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "memory_platform"
 
 
 def referenced_names() -> set[str]:
-    """Statement names the Python code asks for."""
-    names: set[str] = set()
+    """Statement names the Python code asks for: the Neo4j store's calls (read as the
+    Cypher lint reads them, conditional names included) and ``cypher("neo4j/...")``."""
+    names = {site.name for site in call_sites()}
     for path in PACKAGE.rglob("*.py"):
         source = path.read_text(encoding="utf-8")
-        names.update(re.findall(r'_read\(\s*"([a-z_]+/[a-z_]+)"', source))
-        names.update(re.findall(r'_run\(\s*tx,\s*"([a-z_]+/[a-z_]+)"', source))
         names.update(re.findall(r'cypher\(\s*"neo4j/([a-z_/]+)"\s*\)', source))
-        if 'f"vector/exact_{kind.value}"' in source:
-            names.update(f"vector/exact_{kind.value}" for kind in VectorKind)
     return {f"neo4j/{n}" for n in names}
 
 

@@ -12,11 +12,12 @@ from memory_platform import InvalidInputError, MemoryPlatform, Settings
 from memory_platform.embeddings import QUERY_EMBED_CHARS, Embedder, clip_query
 from memory_platform.errors import StorageError
 from memory_platform.llm import LLMClient
-from memory_platform.models import LinkType, PathStep
+from memory_platform.models import LexicalHit, LinkType, PathStep, VectorHit, VectorKind
 from memory_platform.retrieval import SearchResult, format_context, plan_heuristically
 from memory_platform.retrieval.context import NOTHING_RELEVANT
 from memory_platform.retrieval.planner import LLMQueryPlanner
 from memory_platform.retrieval.scoring import access_frequency, recency
+from memory_platform.store.base import Seeds
 from tests.support.openai_stub import OpenAIStub
 
 USER = "retrieval-user"
@@ -363,3 +364,27 @@ def test_a_users_first_search_loads_their_vectors_beside_the_query_embedding(
     assert len(threads) == 1 and threads[0].startswith("memory-search")
     platform.search(USER, "爵士乐 again", record_access=False)
     assert len(threads) == 1  # loaded: later searches add no thread beside the embedding
+
+
+def test_seeds_name_each_candidate_once_and_mark_the_lexical_only_ones() -> None:
+    # what a search loads after seeding (the embedded store's reads and search/seed.cypher
+    # on Neo4j must agree on it): vector hits and topic/object fan-out are scored by the
+    # vectors; a lexical hit neither found is loaded with its own cosine
+    seeds = Seeds(
+        vector={
+            VectorKind.MEMORY: [VectorHit(ref_id="m1", score=0.9)],
+            VectorKind.TOPIC: [VectorHit(ref_id="t1", score=0.8)],
+            VectorKind.EPISODE: [VectorHit(ref_id="e1", score=0.7)],
+        },
+        node_memories={"t1": ["m2", "m1"]},
+        lexical=[
+            LexicalHit(kind=VectorKind.EPISODE, ref_id="e2", score=3.0),
+            LexicalHit(kind=VectorKind.MEMORY, ref_id="m2", score=2.0),
+            LexicalHit(kind=VectorKind.MEMORY, ref_id="m3", score=1.0),
+            LexicalHit(kind=VectorKind.EPISODE, ref_id="e1", score=0.5),
+        ],
+    )
+    memories, episodes, unscored = seeds.candidate_ids()
+    assert memories == ["m1", "m2", "m3"]
+    assert episodes == ["e1", "e2"]
+    assert unscored == ["e2", "m3"]
