@@ -168,8 +168,9 @@ class Neo4jGraphStore(GraphStore):
         """Whether vector searches filter by user inside the index (SEARCH clause, Neo4j
         2026.01+, indexes created WITH [n.user_id]); set by :meth:`apply_schema`."""
         self.one_statement_seeds = False
-        """Whether :meth:`seed_search` answers in one statement (``search/seed.cypher``);
-        set by :meth:`apply_schema` once the server has run it."""
+        """Whether :meth:`seed_search` answers in one statement (``search/seed.cypher``, or
+        ``seed_filtered.cypher`` with :attr:`search_filters`); set by :meth:`apply_schema`
+        once the server has run it."""
         self.apply_schema()
 
     @classmethod
@@ -322,7 +323,7 @@ class Neo4jGraphStore(GraphStore):
                 "the Neo4j schema is not what the platform needs: " + "; ".join(problems)
             )
         self.search_filters = filtered and self._search_filters_work()
-        self.one_statement_seeds = not self.search_filters and self._seed_statement_works()
+        self.one_statement_seeds = self._seed_statement_works()
 
     def _search_filters_work(self) -> bool:
         """Try the in-index filtered vector search once. Vector indexes made before the
@@ -721,7 +722,7 @@ class Neo4jGraphStore(GraphStore):
         ask: SeedQuery,
         lexical: Callable[[], list[LexicalHit]] | None = None,
     ) -> Seeds:
-        """One statement (``search/seed.cypher``) where the server runs it; the vector
+        """One statement (``search/seed*.cypher``) where the server runs it; the vector
         and lexical hits, the fan-out through topics and objects, and the stored
         candidates are then one round trip. Otherwise the separate reads of
         :meth:`GraphStore.seed_search`."""
@@ -771,18 +772,41 @@ class Neo4jGraphStore(GraphStore):
         k: int,
         fanout: int,
     ) -> Any:
-        """The one row of ``search/seed.cypher``."""
-        rows = self._read(
-            "search/seed",
-            user_id=user,
-            vector=list(vector),
-            kinds=[VectorKind(kind).value for kind in kinds],
-            lexical_kinds=list(lexical_kinds),
-            words=words,
-            k=k,
-            fetch=max(k * _OVERFETCH, _MIN_FETCH),
-            fanout=fanout,
-        )
+        """The one row of ``search/seed.cypher``, or of ``search/seed_filtered.cypher``
+        where vector searches filter by user inside the index (:attr:`search_filters`)."""
+        kind_values = [VectorKind(kind).value for kind in kinds]
+        if self.search_filters:
+
+            def limit(kind: VectorKind) -> int:
+                return k if kind.value in kind_values else 0
+
+            rows = self._read(
+                "search/seed_filtered",
+                user_id=user,
+                vector=list(vector),
+                kinds=kind_values,
+                lexical_kinds=list(lexical_kinds),
+                words=words,
+                k=k,
+                fetch=max(k * _OVERFETCH, _MIN_FETCH),
+                fanout=fanout,
+                k_memory=limit(VectorKind.MEMORY),
+                k_topic=limit(VectorKind.TOPIC),
+                k_object=limit(VectorKind.OBJECT),
+                k_episode=limit(VectorKind.EPISODE),
+            )
+        else:
+            rows = self._read(
+                "search/seed",
+                user_id=user,
+                vector=list(vector),
+                kinds=kind_values,
+                lexical_kinds=list(lexical_kinds),
+                words=words,
+                k=k,
+                fetch=max(k * _OVERFETCH, _MIN_FETCH),
+                fanout=fanout,
+            )
         return rows[0]
 
     def memories_for_nodes(self, user_id: str, node_ids: Sequence[str]) -> dict[str, list[str]]:

@@ -82,6 +82,27 @@ def test_the_two_level_walk_takes_the_same_hops_as_the_one_level_step() -> None:
     assert _hop_blocks(cypher("neo4j/memory/expand_two")) == [step, step]
 
 
+def test_both_seeding_statements_differ_only_in_how_they_ask_the_vector_index() -> None:
+    # seed_filtered.cypher (SEARCH clause, 2026.01+) is seed.cypher with each kind's
+    # index call replaced: the exact scans, fan-out, fulltext and loading are the same text
+    def without_index_calls(text: str) -> list[str]:
+        body = text[text.index("CALL () {") :].splitlines()
+        return [
+            line
+            for line in body
+            if "db.index.vector.queryNodes" not in line
+            and "SEARCH node IN" not in line
+            and line not in ("  YIELD node, score", "    SCORE AS score", "  LIMIT $k")
+            and not line.startswith("  MATCH (node:")
+            and not line.startswith("  WHERE '")
+        ]
+
+    plain = without_index_calls(cypher("neo4j/search/seed"))
+    filtered = without_index_calls(cypher("neo4j/search/seed_filtered"))
+    assert filtered == plain
+    assert cypher("neo4j/search/seed_filtered").lstrip().startswith("CYPHER 25")
+
+
 def test_browser_queries_take_only_the_documented_parameters() -> None:
     for name in query_names():
         if name.startswith("browser/"):
