@@ -14,13 +14,17 @@ The Neo4j backend ranks lexical hits by Lucene's BM25; the SQLite backend by FTS
 
 Lucene's top ``max(4k, 100)`` of the user's documents are asked for and filtered by kind,
 as ``cypher/neo4j/lexical/search.cypher`` does. Everything else (vectors, fusion, graph)
-is the platform's own. Prints each user's recall@10 beside the committed SQLite report.
+is the platform's own. With ``--float32`` the vectors are also stored as Neo4j holds them
+(SQLite writes float16). Prints each user's recall@10 beside the committed SQLite report,
+or with ``--same-run`` beside the shipped store run first on the same machine.
 
     .venv/bin/python benchmarks/micro/lucene_parity.py      # about 20 minutes
+    .venv/bin/python benchmarks/micro/lucene_parity.py --float32 --same-run
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import tempfile
@@ -28,8 +32,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from memory_platform.bench.retrieval_eval import run_eval
 from memory_platform.models import LexicalHit, VectorKind
+from memory_platform.store import sqlite
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.textutil import fts_query, lexical_tokens, user_token
 
@@ -102,21 +109,63 @@ def lucene_lexical_search(
     return [LexicalHit(kind=VectorKind(kind), ref_id=ref, score=-s) for s, ref, kind in kept]
 
 
-def main() -> None:
-    SQLiteGraphStore.lexical_search = lucene_lexical_search  # type: ignore[method-assign]
-    with tempfile.TemporaryDirectory() as work:
-        report = run_eval(
-            DATA / "locomo_dev.json", DATA / "madial_zh_dev.json", Path(work), platform_only=True
-        )
-    committed = json.loads(COMMITTED.read_text())["sets"]
-    print("user  sqlite (committed)  lucene-ranked  difference")
+def _per_user(lucene: bool, float32: bool) -> dict[str, dict[str, float]]:
+    """recall@10 of each dev user (and overall) with the lexical ranking and the stored
+    vectors' precision asked for; the shipped SQLite store when both are False."""
+    shipped_search, shipped_dtype = SQLiteGraphStore.lexical_search, sqlite._STORED_VECTOR_DTYPE
+    if lucene:
+        SQLiteGraphStore.lexical_search = lucene_lexical_search  # type: ignore[method-assign]
+    if float32:
+        sqlite._STORED_VECTOR_DTYPE = np.float32
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            report = run_eval(
+                DATA / "locomo_dev.json", DATA / "madial_zh_dev.json", Path(work),
+                platform_only=True,
+            )  # fmt: skip
+    finally:
+        SQLiteGraphStore.lexical_search = shipped_search  # type: ignore[method-assign]
+        sqlite._STORED_VECTOR_DTYPE = shipped_dtype
+    out: dict[str, dict[str, float]] = {}
     for name, result in report["sets"].items():
-        for user, row in result["per_user"].items():
-            before = committed[name]["per_user"][user]["recall@10"]
-            after = row["recall@10"]
-            print(f"{user}  {before:.3f}  {after:.3f}  {after - before:+.3f}")
-        overall = result["methods"]["platform"]["all"]["recall@10"]
-        print(f"{name} overall: {overall:.4f}")
+        out[name] = {user: row["recall@10"] for user, row in result["per_user"].items()}
+        out[name]["overall"] = result["methods"]["platform"]["all"]["recall@10"]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--float32",
+        action="store_true",
+        help="store vectors as float32, as Neo4j holds them (SQLite writes float16)",
+    )
+    parser.add_argument(
+        "--same-run",
+        action="store_true",
+        help="compare with the shipped store run now, on this machine, instead of the "
+        "committed report (the figures move between machines: benchmarks/README.md)",
+    )
+    args = parser.parse_args()
+    if args.same_run:
+        before = _per_user(lucene=False, float32=False)
+        label = "sqlite (this run)"
+    else:
+        committed = json.loads(COMMITTED.read_text())["sets"]
+        before = {
+            name: {
+                **{user: row["recall@10"] for user, row in result["per_user"].items()},
+                "overall": result["methods"]["platform"]["all"]["recall@10"],
+            }
+            for name, result in committed.items()
+        }
+        label = "sqlite (committed)"
+    after = _per_user(lucene=True, float32=args.float32)
+    print(f"user  {label}  lucene-ranked{' float32' if args.float32 else ''}  difference")
+    for name, users in after.items():
+        for user, recall in users.items():
+            print(f"{name} {user}  {before[name][user]:.4f}  {recall:.4f}  "
+                  f"{recall - before[name][user]:+.4f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -83,6 +83,11 @@ def _dt_required(value: float) -> datetime:
     return datetime.fromtimestamp(value, UTC)
 
 
+_STORED_VECTOR_DTYPE = np.float16
+"""Vectors are written as float16: half the disk, cosine error about 1e-3 (the cache reads
+float32 rows too; ``benchmarks/micro/lucene_parity.py`` stores float32, as Neo4j holds
+them, to predict that backend's recall)."""
+
 _PENDING_SQL = (
     "SELECT pv.user_id, pv.kind, pv.ref_id,"
     " CASE WHEN pv.kind = 'episode' THEN COALESCE(("
@@ -702,7 +707,7 @@ class SQLiteGraphStore(GraphStore):
                     )
                 )
             rows = [
-                (user, kind.value, ref, prepared[ref].astype(np.float16).tobytes())
+                (user, kind.value, ref, prepared[ref].astype(_STORED_VECTOR_DTYPE).tobytes())
                 for ref in refs
                 if ref in owned
             ]
