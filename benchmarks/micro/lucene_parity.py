@@ -2,11 +2,11 @@
 lexical channel ranks as Neo4j's fulltext index does (issue 12: every dev conversation
 within 0.02 recall@10 of SQLite).
 
-The Neo4j backend ranks lexical hits by Lucene's BM25; the SQLite backend by FTS5's
-``bm25()``. They differ in three ways, all reproduced here on the SQLite store:
+The Neo4j backend ranks lexical hits by Lucene's BM25; the SQLite backend by the same BM25
+computed over FTS5's matches and statistics (``store/lexical_cache.py``; until 2026-11-24
+by FTS5's own ``bm25()``, whose IDF is ``ln((N - n + 0.5) / (n + 0.5))``, at least 1e-6).
+What still differs is how Lucene stores things, reproduced here on the SQLite store:
 
-- IDF: Lucene ``ln(1 + (N - n + 0.5) / (n + 0.5))``, FTS5 ``ln((N - n + 0.5) / (n + 0.5))``
-  (at least 1e-6);
 - document length: Lucene keeps it in one byte (``SmallFloat.intToByte4``: exact below 24,
   then four significant bits);
 - the user's token shares the indexed field on Neo4j (one more token per document; its

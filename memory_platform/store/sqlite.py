@@ -794,22 +794,14 @@ class SQLiteGraphStore(GraphStore):
             return []
         with self._translate():
             ranked = self._lexicon.search(
-                self._conn(), user, list(dict.fromkeys(lexical_tokens(query))), kind_values, k
+                self._conn(),
+                user,
+                list(dict.fromkeys(lexical_tokens(query))),
+                f'utok:"{user_token(user)}" AND tokens:({match})',
+                kind_values,
+                k,
             )
-        if ranked is not None:  # a big user: FTS5's ranking, from the index in memory
-            return [
-                LexicalHit(kind=VectorKind(kind), ref_id=ref, score=s) for kind, ref, s in ranked
-            ]
-        expression = f'utok:"{user_token(user)}" AND tokens:({match})'
-        rows = self._read(
-            "SELECT d.kind, d.ref_id, bm25(lexical, 1.0, 0.0) AS s FROM lexical"
-            " JOIN lexical_docs d ON d.rowid = lexical.rowid"
-            f" WHERE lexical MATCH ? AND d.user_id = ?"
-            f" AND d.kind IN ({_placeholders(len(kind_values))})"
-            " ORDER BY s, d.ref_id LIMIT ?",
-            (expression, user, *kind_values, k),
-        )
-        return [LexicalHit(kind=VectorKind(r[0]), ref_id=r[1], score=-float(r[2])) for r in rows]
+        return [LexicalHit(kind=VectorKind(kind), ref_id=ref, score=s) for kind, ref, s in ranked]
 
     def expand(
         self,
