@@ -737,12 +737,11 @@ class Neo4jGraphStore(GraphStore):
             return super().seed_search(user_id, ask, lexical)
         user = self._check_user(user_id)
         words = _lucene_query(user, self._check_query(ask.text)) if lexical_kinds else None
-        kinds = [VectorKind(kind).value for kind in ask.vector_kinds]
         row = self._read_seeds(
-            user, self._vector(ask.vector).tolist(), kinds, lexical_kinds, words, ask.k,
-            ask.node_fanout,
+            user, self._vector(ask.vector).tolist(), ask.vector_kinds, lexical_kinds, words,
+            ask.k, ask.node_fanout,
         )  # fmt: skip
-        seeds = Seeds(vector={VectorKind(kind): [] for kind in kinds})
+        seeds = Seeds(vector={VectorKind(kind): [] for kind in ask.vector_kinds})
         for item in row["by_vector"]:
             kind = VectorKind(item["kind"])
             if kind not in seeds.vector:
@@ -775,6 +774,9 @@ class Neo4jGraphStore(GraphStore):
         """The one row of ``search/seed.cypher``, or of ``search/seed_filtered.cypher``
         where vector searches filter by user inside the index (:attr:`search_filters`)."""
         kind_values = [VectorKind(kind).value for kind in kinds]
+        # two calls with their keywords written out: the parameter check (tests/support/
+        # cypher_lint.py) reads each call's names against its file, and only the filtered
+        # file takes per-kind limits
         if self.search_filters:
 
             def limit(kind: VectorKind) -> int:
