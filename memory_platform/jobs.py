@@ -30,6 +30,10 @@ __all__ = [
 EXTRACTION_QUEUE = "extraction"
 CONSOLIDATION_QUEUE = "consolidation"
 
+RESULT_BACKEND = "memory_platform.celery_results:FinishedStateRedisBackend"
+"""Celery's Redis result backend, except that a late RETRY never hides a finished job (named,
+not imported: the embedded default runs without Celery)."""
+
 TASK_EXTRACT = "memory.extract_session"
 TASK_CONSOLIDATE = "memory.consolidate_user"
 TASK_CONSOLIDATE_ALL = "memory.consolidate_all"
@@ -43,7 +47,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     hours = settings.consolidation.interval_hours
     return {
         "broker_url": settings.redis_url,
-        "result_backend": settings.redis_url,
+        "result_backend": f"{RESULT_BACKEND}+{settings.redis_url}",
         "task_serializer": "json",
         "result_serializer": "json",
         "accept_content": ["json"],

@@ -100,3 +100,16 @@ def client(
     mp = MemoryPlatform(Settings(_env_file=None), embedder=embedder)
     yield mp
     mp.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Iterator[pytest.TestReport]:
+    """A failing worker test shows the worker's log: what the worker did is the evidence
+    (a CI machine's run cannot be looked at afterwards)."""
+    report: pytest.TestReport = yield
+    running = getattr(item, "funcargs", {}).get("worker")
+    if report.failed and isinstance(running, Worker):
+        report.sections.append(("worker log (last 4000 characters)", running.log_tail()))
+    return report

@@ -1,0 +1,86 @@
+"""Job states in a real Redis: a retrying task's late RETRY never hides its finished next attempt.
+
+A task publishes its retry before it records RETRY; with a back-off of 0 s the next attempt
+can finish first. These tests write the states in that order (and one write between the
+backend's read and its write) and read them back as users do, through ``CeleryJobs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from celery import states
+
+from memory_platform import Settings
+from memory_platform.celery_results import FinishedStateRedisBackend
+from memory_platform.jobs import CeleryJobs
+
+pytestmark = pytest.mark.workers
+
+
+@pytest.fixture
+def jobs(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[CeleryJobs]:
+    redis.Redis.from_url(redis_url).flushall()
+    monkeypatch.setenv("MEMORY_REDIS_URL", redis_url)
+    runner = CeleryJobs(Settings(_env_file=None))
+    yield runner
+    runner.close()
+
+
+def backend(jobs: CeleryJobs) -> Any:
+    return jobs._app.backend
+
+
+def test_the_configured_result_backend_is_the_guarded_one(jobs: CeleryJobs) -> None:
+    assert isinstance(backend(jobs), FinishedStateRedisBackend)
+
+
+@pytest.mark.parametrize("final", [states.SUCCESS, states.FAILURE])
+def test_a_late_retry_does_not_replace_a_finished_attempt(jobs: CeleryJobs, final: str) -> None:
+    results = backend(jobs)
+    results.store_result("job-1", None, states.STARTED)
+    if final == states.SUCCESS:
+        results.mark_as_done("job-1", {"status": "done"})
+    else:
+        results.mark_as_failure("job-1", ValueError("the LLM gave no valid answer"))
+
+    results.mark_as_retry("job-1", RuntimeError("rate limited"))  # the first attempt, late
+
+    assert jobs.status("job-1")["state"] == final
+
+
+def test_a_retry_of_a_running_job_is_still_shown(jobs: CeleryJobs) -> None:
+    results = backend(jobs)
+    results.store_result("job-2", None, states.STARTED)
+
+    results.mark_as_retry("job-2", RuntimeError("rate limited"))
+
+    assert jobs.status("job-2")["state"] == states.RETRY
+
+
+def test_a_success_written_between_the_read_and_the_write_wins(
+    jobs: CeleryJobs, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next attempt finishes while the late RETRY is being written: the write is
+    retried on the new value (a WATCHed transaction), not written over it."""
+    results = backend(jobs)
+    results.store_result("job-3", None, states.STARTED)
+    other_worker = FinishedStateRedisBackend(app=jobs._app, url=redis_url)
+    decode = results.decode
+    interleaved: list[bool] = []
+
+    def decode_then_let_the_next_attempt_finish(payload: Any) -> Any:
+        meta = decode(payload)
+        if not interleaved:
+            interleaved.append(True)
+            other_worker.mark_as_done("job-3", {"status": "done"})
+        return meta
+
+    monkeypatch.setattr(results, "decode", decode_then_let_the_next_attempt_finish)
+    results.mark_as_retry("job-3", RuntimeError("rate limited"))
+
+    assert interleaved  # the write really ran between the read and the set
+    assert jobs.status("job-3")["state"] == states.SUCCESS
