@@ -122,8 +122,13 @@ def reembed(
     settings: Settings,
     progress: Callable[[int, int], None] = lambda _done, _total: None,
     embedder: Embedder | None = None,
+    everything: bool = False,
 ) -> ReembedReport:
     """Switch a store to the configured embedder: every item is embedded again.
+
+    With ``everything``, a store already on the configured model is embedded again too:
+    what a change in how items are embedded needs (the text an item's vector is made
+    from, or how its parts are combined), where no new schema version queues them.
 
     The switch itself is one transaction (vectors dropped, items queued, the new model
     recorded); the embedding then goes batch by batch. Interrupted, it loses nothing:
@@ -141,7 +146,7 @@ def reembed(
             model=settings.embedding_model, dimension=settings.embedding_dim
         )
         previous = store.stored_signature()
-        resumed = previous == target
+        resumed = previous == target and not everything
         queued = store.pending_count() if resumed else store.reset_embeddings()
         indexer = EmbeddingIndexer(store, model, batch_size=settings.embedding_batch_size)
         done = 0

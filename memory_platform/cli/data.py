@@ -206,6 +206,14 @@ def reembed(
         str | None, typer.Option(help="model name or local path (default: the provider's)")
     ] = None,
     dim: Annotated[int | None, typer.Option(help="vector dimension (default: configured)")] = None,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="embed every item again even if the store is on the configured model "
+            "(after a change in how items are embedded)",
+        ),
+    ] = False,
 ) -> None:
     """Switch a store to another embedding model: every item is embedded again.
 
@@ -232,9 +240,16 @@ def reembed(
         with _progress() as bar:
             task = bar.add_task(f"embedding with {settings.embedding_model}", total=None)
             report = run_reembed(
-                settings, progress=lambda done, total: bar.update(task, completed=done, total=total)
+                settings,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                everything=everything,
             )
-    how = "resumed" if report.resumed else f"switched from {report.previous_model}"
+    if report.resumed:
+        how = "resumed"
+    elif report.previous_model == report.model:
+        how = "all items again"
+    else:
+        how = f"switched from {report.previous_model}"
     console.print(
         f"re-embedded {report.embedded} of {report.queued} items with {report.model} ({how})",
         highlight=False,

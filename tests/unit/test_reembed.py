@@ -79,6 +79,24 @@ def test_an_interrupted_reembed_loses_nothing_and_the_next_run_finishes(
         assert mp.search("ann", "Where does Ann's sister live?", record_access=False)
 
 
+def test_reembed_all_embeds_a_store_on_the_same_model_again(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    settings = Settings(sqlite_path=tmp_path / "same.db", _env_file=None)
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        mp.add_episodes("ann", TURNS)
+        assert mp.wait_for_indexing()
+
+    assert reembed(settings, embedder=embedder).queued == 0  # nothing to switch, nothing done
+    report = reembed(settings, embedder=embedder, everything=True)
+
+    assert not report.resumed and report.previous_model == report.model
+    assert report.queued == report.embedded == len(TURNS)
+    result = CliRunner().invoke(app, ["reembed", "--db", str(settings.sqlite_path), "--all"])
+    assert result.exit_code == 0, result.output
+    assert "re-embedded 5 of 5 items" in result.stdout and "all items again" in result.stdout
+
+
 def test_reembed_command_shows_progress_and_refuses_a_missing_store(tmp_path: Path) -> None:
     settings = minilm_store(tmp_path / "m.db")
     runner = CliRunner()
