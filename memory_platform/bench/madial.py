@@ -45,28 +45,45 @@ def _turn_text(turn: Any) -> str:
     return str(turn)
 
 
-def load_madial(path: Path, user_id: str | None = None) -> EvalSet:
-    """The stored episodes (``add_episodes`` dicts, gold id in metadata) and the dialogues,
-    as the platform user ``madial-zh-<user-id>`` (the file's own user, 1 in the dev set)."""
+def load_madial(path: Path) -> EvalSet:
+    """The stored episodes (``add_episodes`` dicts, gold id in metadata) and the dialogues.
+
+    Each ``user-id`` of the file is its own platform user, ``madial-zh-<user-id>`` (1 in the
+    dev set): a dialogue is asked of its own user's memories and its gold ids are looked up
+    among them only, so a file holding both users of the benchmark is measured per user (the
+    evaluation then asks each question of the other user for the off-topic figure). A file
+    without ``user-id`` fields holds user 1.
+    """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if user_id is None:
-        owners = {str(m.get("user-id", 1)) for m in data["memories"]} or {"1"}
-        user_id = f"madial-zh-{'-'.join(sorted(owners))}"
-    items = [
-        {
-            "text": memory["event"],
-            "timestamp": _date(str(memory["time"])),
-            "metadata": {"gold_id": str(memory["id"])},
-        }
-        for memory in data["memories"]
-    ]
-    known = {item["metadata"]["gold_id"] for item in items}
+    episodes: dict[str, list[dict[str, Any]]] = {}
+    for memory in data["memories"]:
+        episodes.setdefault(_user(memory, None), []).append(
+            {
+                "text": memory["event"],
+                "timestamp": _date(str(memory["time"])),
+                "metadata": {"gold_id": str(memory["id"])},
+            }
+        )
+    only = next(iter(episodes)) if len(episodes) == 1 else None
+    known = {
+        user: {item["metadata"]["gold_id"] for item in items} for user, items in episodes.items()
+    }
     questions = []
     for dialogue in data["dialogues"]:
+        user = _user(dialogue, only)
         turn = dialogue["test-turn"]
         end = int(turn[0] if isinstance(turn, list) else turn)
         query = "\n".join(_turn_text(t).strip() for t in dialogue["dialogue"][1:end]).strip()
-        gold = frozenset(str(g) for g in dialogue["relevant-id"]) & known
+        gold = frozenset(str(g) for g in dialogue["relevant-id"]) & known.get(user, set())
         if query and gold:
-            questions.append(EvalQuestion(user_id, query, 0, gold))
-    return EvalSet("madial_zh_dev", {user_id: items}, questions)
+            questions.append(EvalQuestion(user, query, 0, gold))
+    return EvalSet("madial_zh_dev", episodes, questions)
+
+
+def _user(record: dict[str, Any], only: str | None) -> str:
+    """The platform user of a memory or dialogue; a dialogue without ``user-id`` belongs to
+    the file's only user (user 1 when the file holds several)."""
+    owner = record.get("user-id")
+    if owner is None and only is not None:
+        return only
+    return f"madial-zh-{owner if owner is not None else 1}"

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -215,6 +216,63 @@ def test_madial_follows_the_protocol(tmp_path: Path) -> None:
     path.write_text(json.dumps(other, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(ValueError, match="unrecognised memory time 'last winter'"):
         load_madial(path)
+
+
+def two_user_madial() -> dict[str, Any]:
+    """MINI_MADIAL as user 1 beside a user 2 whose memory ids repeat user 1's."""
+    data = json.loads(json.dumps(MINI_MADIAL))
+    for record in [*data["memories"], *data["dialogues"]]:
+        record["user-id"] = 1
+    data["memories"] += [
+        {"id": "1", "time": "2024-03-01", "event": "Lisa养了一只叫咪咪的猫。", "user-id": 2},
+        {"id": "2", "time": "2024-03-08", "event": "Lisa学会了弹钢琴。", "user-id": 2},
+    ]
+    data["dialogues"].append(
+        {
+            "dialogue": ["<BOD>\n", '<Lisa>:"咪咪今天又抓沙发了！"\n'],
+            "test-turn": [2],
+            "relevant-id": [1, 4],  # 4 is user 1's memory: not Lisa's evidence
+            "user-id": 2,
+        }
+    )
+    return data
+
+
+def test_madial_keeps_each_user_of_the_file_apart(tmp_path: Path) -> None:
+    path = tmp_path / "madial.json"
+    path.write_text(json.dumps(two_user_madial(), ensure_ascii=False), encoding="utf-8")
+
+    data = load_madial(path)
+
+    assert {user: [i["text"][:6] for i in items] for user, items in data.episodes.items()} == {
+        "madial-zh-1": ["Bart在圣", "Bart第一", "Bart和朋"],
+        "madial-zh-2": ["Lisa养了", "Lisa学会"],
+    }
+    asked = [(q.user_id, q.gold) for q in data.questions]
+    assert asked == [
+        ("madial-zh-1", frozenset({"3"})),
+        ("madial-zh-1", frozenset({"4"})),
+        ("madial-zh-2", frozenset({"1"})),  # its own memory "1", not Bart's
+    ]
+
+
+@pytest.mark.slow
+def test_a_madial_file_of_two_users_is_measured_per_user(tmp_path: Path) -> None:
+    from memory_platform.bench.retrieval_eval import run_eval
+
+    madial = tmp_path / "madial.json"
+    madial.write_text(json.dumps(two_user_madial(), ensure_ascii=False), encoding="utf-8")
+
+    report = run_eval(None, madial, tmp_path)
+
+    section = report["sets"]["madial_zh_dev"]
+    assert section["users"] == 2
+    assert {user: row["n"] for user, row in section["per_user"].items()} == {
+        "madial-zh-1": 2,
+        "madial-zh-2": 1,
+    }
+    assert section["per_user"]["madial-zh-2"]["recall@10"] == 1.0  # its one memory of cats
+    assert section["off_topic"]["queries"] == 3  # each asked of the other user
 
 
 @pytest.mark.slow
