@@ -16,7 +16,12 @@ from typer.testing import CliRunner
 
 from memory_platform.bench.locomo import load_locomo, normalize_dia_ids, session_time
 from memory_platform.bench.madial import load_madial
-from memory_platform.bench.metrics import latency_summary, peak_rss_mb, ranking_metrics
+from memory_platform.bench.metrics import (
+    cpu_description,
+    latency_summary,
+    peak_rss_mb,
+    ranking_metrics,
+)
 from memory_platform.bench.retrieval_eval import bigram_bm25
 from memory_platform.cli import app
 from tests.support.neo4j_env import NEO4J_ENV
@@ -121,6 +126,19 @@ def test_a_probe_process_reports_its_own_peak_memory_not_its_parents() -> None:
     del ballast
     assert parent > 400
     assert 0 < child < parent - 300  # Linux's ru_maxrss alone would report the parent's
+
+
+def test_a_report_names_the_first_cpus_model_and_vector_extensions() -> None:
+    cpuinfo = (
+        "processor\t: 0\nmodel name\t: AMD EPYC 9B14\nflags\t\t: fpu sse2 avx avx2 fma avx512f\n\n"
+        "processor\t: 1\nmodel name\t: Other CPU\nflags\t\t: fpu avx512_vnni\n"
+    )
+    assert cpu_description(cpuinfo) == {
+        "cpu": "AMD EPYC 9B14",
+        "vector_extensions": ["avx2", "fma", "avx512f"],
+    }
+    assert cpu_description("") == {}  # no /proc (not Linux): nothing is made up
+    assert cpu_description("flags\t: fpu sse2\n") == {"vector_extensions": []}
 
 
 def test_locomo_quirks_are_handled(tmp_path: Path) -> None:
