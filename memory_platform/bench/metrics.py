@@ -50,9 +50,10 @@ def machine_description() -> dict[str, Any]:
 
 
 _VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni")
-"""Instruction sets that numeric libraries pick their kernels by. Two machines of the same
-description have given different MADial dev figures (recall@10 0.768 against 0.777, each
-repeated exactly on its own machine), so a report names what it can of its CPU."""
+"""Instruction sets that numeric libraries pick their kernels by. An Intel Xeon and an AMD
+EPYC, both 2 cores, gave different MADial dev figures (recall@10 0.777 against 0.768, each
+repeated exactly on its own machine), which the old description could not tell apart; so
+a report names what it can of its CPU."""
 
 
 def _read_cpuinfo() -> str:
