@@ -294,13 +294,54 @@ def test_a_question_naming_a_speaker_favours_what_that_speaker_said(
         return {r.id: (r.components.semantic, r.components.mention) for r in found}
 
     with_bonus = strengths()
+    bonus = retriever._MENTION
     monkeypatch.setattr(retriever, "_MENTION", 0.0)
     without = strengths()
 
     assert with_bonus[hers][1] == 1.0 and with_bonus[about_her][1] == 0.0
-    assert with_bonus[hers][0] - without[hers][0] == pytest.approx(0.15, abs=1e-6)
+    assert bonus > 0
+    assert with_bonus[hers][0] - without[hers][0] == pytest.approx(bonus, abs=1e-6)
     assert with_bonus[about_her][0] == pytest.approx(without[about_her][0], abs=1e-9)
     assert next(iter(with_bonus)) == hers
+
+
+def test_a_reply_takes_a_share_of_the_turn_it_answers(
+    platform: MemoryPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answer often sits in the reply to the turn that matches the question."""
+    from memory_platform.retrieval import retriever
+
+    user = "concert-friends"
+    asked, reply, later = platform.add_episodes(
+        user,
+        [
+            {"text": "Did you go to the jazz concert in the park on Saturday?",
+             "speaker": "Melanie", "session_id": "s1", "timestamp": "2023-05-08T13:00:00Z"},
+            {"text": "Yes! It was amazing, the band played until midnight.",
+             "speaker": "Caroline", "session_id": "s1", "timestamp": "2023-05-08T13:01:00Z"},
+            {"text": "I bought new running shoes yesterday.",
+             "speaker": "Melanie", "session_id": "s2", "timestamp": "2023-06-01T09:00:00Z"},
+        ],
+    )  # fmt: skip
+    platform.wait_for_indexing(user)
+
+    def components() -> dict[str, tuple[float, float]]:
+        found = platform.search(
+            user, "the jazz concert in the park", record_access=False, min_relevance=0.0
+        )
+        return {r.id: (r.components.semantic, r.components.context) for r in found}
+
+    with_share = components()
+    share = retriever._CONTEXT
+    monkeypatch.setattr(retriever, "_CONTEXT", 0.0)
+    without = components()
+
+    assert share > 0
+    strength, context = with_share[reply]
+    assert context > 0  # the question before it matched
+    assert strength - without[reply][0] == pytest.approx(share * context, abs=1e-6)
+    assert with_share[reply][0] > with_share.get(later, (0.0, 0.0))[0]
+    assert asked in with_share
 
 
 def test_on_sqlite_the_lexical_lookup_runs_beside_the_scan_and_finds_the_same(
