@@ -39,7 +39,7 @@ from ..retrieval.relevance import (
     query_language,
 )
 from ..store.base import episode_document
-from ..textutil import lexical_tokens, plain_transcript
+from ..textutil import lexical_tokens, plain_transcript, word_tokens
 from .locomo import load_locomo
 from .madial import load_madial
 from .retrieval_eval import EvalSet
@@ -56,6 +56,9 @@ class Row:
     cosine: float
     on_topic: bool
     label: bool
+    words: int = 0
+    """Matched words alone (no character bigrams or single characters): for comparing
+    the matched-words evidence across languages (``benchmarks/micro/zh_off_topic.py``)."""
 
 
 def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> list[Row]:
@@ -68,6 +71,7 @@ def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> 
     for q, vector in zip(data.questions, vectors, strict=True):
         bg = Background.of(vector, backgrounds[query_language(q.question)])
         tokens = lexical_tokens(q.question)
+        words = set(word_tokens(q.question))
         for user, on_topic in ((q.user_id, True), (other_user, False)):
             dense = mp.store.vector_search(user, VectorKind.EPISODE, vector, k)
             lexical = mp.store.lexical_search(user, q.question, [VectorKind.EPISODE], k)
@@ -76,13 +80,15 @@ def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> 
             for e in mp.store.get_episodes(user, ids):
                 if e.id in stored:
                     cosine = float(stored[e.id] @ vector)
+                    document = episode_document(e)
                     rows.append(
                         Row(
                             bg.lift(cosine),
-                            matched_words(tokens, episode_document(e)),
+                            matched_words(tokens, document),
                             cosine,
                             on_topic,
                             on_topic and e.metadata.get("gold_id") in q.gold,
+                            len(words & set(word_tokens(document))),
                         )
                     )
     return rows

@@ -498,3 +498,27 @@ def test_bench_on_neo4j_runs_the_embedded_store_beside_it(
     assert neo4j["search"]["depth_2"]["round_trips_per_search"] > 0
     table = out.with_suffix(".md").read_text(encoding="utf-8")
     assert "| tiny, sqlite | " in table and "| tiny, neo4j | " in table
+
+
+def test_calibration_rows_count_chinese_words_apart_from_their_parts(platform: Any) -> None:
+    """The relevance fit's rows carry both counts of shared evidence: the lexical index's
+    tokens (a Chinese word also brings its bigrams and characters) and words alone."""
+    from memory_platform.bench.calibrate import collect
+    from memory_platform.bench.retrieval_eval import EvalQuestion, EvalSet
+    from memory_platform.textutil import word_tokens
+
+    episodes = {
+        "bart": [{"text": "我今天去公园放风筝了", "metadata": {"gold_id": "kite"}}],
+        "stranger": [{"text": "这家酒店的服务很好", "metadata": {"gold_id": "hotel"}}],
+    }
+    for user, items in episodes.items():
+        platform.add_episodes(user, items)
+    platform.wait_for_indexing()
+    question = EvalQuestion("bart", "公园放风筝", 0, frozenset({"kite"}))
+    rows = collect(platform, EvalSet("zh", episodes, [question]), "stranger", k=5)
+
+    gold = [r for r in rows if r.label]
+    assert len(gold) == 1 and gold[0].on_topic
+    assert gold[0].words == len(set(word_tokens("公园放风筝")))  # every word of the question
+    assert gold[0].matched > gold[0].words  # the words' bigrams and characters as well
+    assert all(r.words == 0 for r in rows if not r.on_topic)
