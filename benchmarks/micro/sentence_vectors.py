@@ -58,6 +58,13 @@ def _recall(ranked: list[str], gold: frozenset[str]) -> float:
     return len(set(ranked[:10]) & gold) / len(gold)
 
 
+def _same_session(other: Episode | None, episode: Episode) -> bool:
+    return (
+        other is not None and episode.session_id is not None
+        and other.session_id == episode.session_id
+    )  # fmt: skip
+
+
 def measure(data: EvalSet, scored: tuple[int, ...], workdir: Path) -> dict[str, float]:
     settings = load_settings(backend="sqlite", sqlite_path=workdir / f"{data.name}.db")
     embedder = make_embedder(settings)
@@ -69,17 +76,18 @@ def measure(data: EvalSet, scored: tuple[int, ...], workdir: Path) -> dict[str, 
     for user, items in data.episodes.items():
         episodes = [Episode(user_id=user, **item) for item in items]
         store.add_episodes(episodes)
-        previous: Episode | None = None
         texts, parts = [], []
-        for episode in episodes:
-            same = (
-                previous is not None
-                and episode.session_id is not None
-                and previous.session_id == episode.session_id
+        for i, episode in enumerate(episodes):
+            previous = episodes[i - 1] if i > 0 else None
+            following = episodes[i + 1] if i + 1 < len(episodes) else None
+            texts.append(
+                episode_embedding_text(
+                    episode,
+                    previous if _same_session(previous, episode) else None,
+                    following if _same_session(following, episode) else None,
+                )
             )
-            texts.append(episode_embedding_text(episode, previous if same else None))
             parts.append(episode_sentence_parts(episode.speaker, episode.text))
-            previous = episode
         vectors = embedder.embed(texts)
         flat = embedder.embed([p for ps in parts for p in ps])
         start = 0

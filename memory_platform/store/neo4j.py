@@ -1116,7 +1116,14 @@ class Neo4jGraphStore(GraphStore):
                 for r in self._run(tx, "episode/next_many", episode_ids=ids, user_id=user)
                 if r["next_id"] not in ids
             ]
+            before = [
+                r["id"]
+                for r in self._run(tx, "episode/previous_many", episode_ids=ids, user_id=user)
+                if r["id"] not in ids
+            ]
             rows = self._run(tx, "episode/delete_many", episode_ids=ids, user_id=user)
+            if before:  # a turn embedded with a deleted turn after it is embedded without it
+                self._run(tx, "episode/requeue_many", episode_ids=before, user_id=user)
             if after:  # a turn indexed with a deleted turn's words is indexed without them
                 items = [
                     {

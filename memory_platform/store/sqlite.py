@@ -62,7 +62,6 @@ from .base import (
     previous_texts,
     relation_filter,
     single_user,
-    spoken_line,
 )
 from .lexical_cache import LexicalCache
 from .sqlite_schema import REQUEUE_ALL, migrate
@@ -93,16 +92,33 @@ _PENDING_SQL = (
     " CASE WHEN pv.kind = 'episode' THEN COALESCE(("
     "   SELECT COALESCE(p.speaker || ': ', '') || p.text || char(10) FROM episodes p"
     "   WHERE p.next_id = pv.ref_id AND p.user_id = pv.user_id LIMIT 1), '') || pv.text"
+    " || COALESCE(("
+    "   SELECT char(10) || COALESCE(n.speaker || ': ', '') || n.text"
+    "   FROM episodes e JOIN episodes n ON n.id = e.next_id"
+    "   WHERE e.id = pv.ref_id AND n.user_id = pv.user_id), '')"
     " ELSE pv.text END"
     " FROM pending_vectors pv"
 )
 """Items waiting for a vector. A queued episode's text is its spoken line (the trigger's);
-the turn before it is put in front here, from the NEXT chain as it stands when the item
-is embedded (``episode_embedding_text``)."""
+the turns before and after it are put around it here, from the NEXT chain as it stands
+when the item is embedded (``episode_embedding_text``)."""
 
 
 def _placeholders(count: int) -> str:
     return ",".join("?" * count)
+
+
+def _queue_episodes(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+    """Queue episodes to be embedded again: a neighbouring turn came or went, and their
+    vector's text follows the NEXT chain (``episode_embedding_text``)."""
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        conn.execute(
+            "INSERT OR IGNORE INTO pending_vectors(user_id, kind, ref_id, text)"
+            " SELECT user_id, 'episode', id, COALESCE(speaker || ': ', '') || text"
+            f" FROM episodes WHERE id IN ({_placeholders(len(chunk))})",
+            chunk,
+        )
 
 
 class SQLiteGraphStore(GraphStore):
@@ -901,9 +917,12 @@ class SQLiteGraphStore(GraphStore):
     ) -> dict[str, str]:
         """Set ``next_id`` along each session in time order (NEXT edges).
 
-        Returns, per session that continues a stored one, the text of its stored tail.
+        A stored tail that gains a turn after it is queued to be embedded again with that
+        turn (``episode_embedding_text``); its vector serves until then. Returns, per
+        session that continues a stored one, the text of its stored tail.
         """
         tails: dict[str, str] = {}
+        tail_ids: list[str] = []
         by_session: dict[str, list[Episode]] = {}
         for e in ordered:
             if e.session_id is not None:
@@ -920,8 +939,10 @@ class SQLiteGraphStore(GraphStore):
             if prev:
                 updates.append((first.id, prev[0]))
                 tails[session] = prev[1]
+                tail_ids.append(prev[0])
             updates.extend((b.id, a.id) for a, b in itertools.pairwise(items))
         conn.executemany("UPDATE episodes SET next_id = ? WHERE id = ?", updates)
+        _queue_episodes(conn, tail_ids)
         return tails
 
     def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
@@ -951,6 +972,15 @@ class SQLiteGraphStore(GraphStore):
                     )
                     if r[0] is not None and r[0] not in gone
                 ]
+                # and a turn embedded with a deleted turn after it, embedded again without it
+                before = [
+                    r[0]
+                    for r in conn.execute(
+                        f"SELECT id FROM episodes WHERE +user_id = ? AND next_id IN ({marks})",
+                        (user, *chunk),
+                    )
+                    if r[0] not in gone
+                ]
                 conn.execute(
                     f"UPDATE episodes SET next_id = NULL WHERE +user_id = ? AND next_id IN ({marks})",
                     (user, *chunk),
@@ -959,16 +989,12 @@ class SQLiteGraphStore(GraphStore):
                 self._unindex(conn, VectorKind.EPISODE, chunk)
                 self._delete_vectors(conn, VectorKind.EPISODE, chunk)
                 # and embedded again: its vector was made with the deleted turn in front
-                self._delete_vectors(conn, VectorKind.EPISODE, after)
+                self._delete_vectors(conn, VectorKind.EPISODE, after + before)
                 for episode in self._episodes_in(conn, user, after):
                     self._index_text(
                         conn, user, VectorKind.EPISODE, episode.id, episode_document(episode)
                     )
-                    conn.execute(
-                        "INSERT OR IGNORE INTO pending_vectors(user_id, kind, ref_id, text)"
-                        " VALUES (?, 'episode', ?, ?)",
-                        (user, episode.id, spoken_line(episode)),
-                    )
+                _queue_episodes(conn, after + before)
         return len(deleted)
 
     def _episodes_in(

@@ -300,7 +300,16 @@ SELECT user_id, count(*), 0 FROM lexical_docs GROUP BY user_id;
 CREATE VIRTUAL TABLE IF NOT EXISTS lexical_vocab USING fts5vocab(lexical, 'col');
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+# v7: an episode is embedded between the turns before and after it
+# (``episode_embedding_text``); episodes with a turn after them are queued again, and
+# their old vectors serve until replaced.
+_V7 = """
+INSERT OR IGNORE INTO pending_vectors(user_id, kind, ref_id, text)
+SELECT user_id, 'episode', id, COALESCE(speaker || ': ', '') || text FROM episodes
+ WHERE next_id IS NOT NULL ORDER BY rowid;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 
 REQUEUE_ALL: tuple[str, ...] = (
     "DELETE FROM vectors",

@@ -742,14 +742,15 @@ def test_deleted_episodes_leave_no_trace(store: GraphStore, users, vec) -> None:
 
     assert {e.id for e in store.get_episodes(user, [first, middle, last])} == {first, last}
     assert store.lexical_search(user, "violins", kinds=[VectorKind.EPISODE]) == []
-    assert middle not in store.get_vectors(user, VectorKind.EPISODE, [first, middle])
-    assert [h.ref_id for h in store.vector_search(user, VectorKind.EPISODE, vec(3), k=5)] == [first]
+    # the turn before it was embedded with it after it: that vector goes too
+    assert store.get_vectors(user, VectorKind.EPISODE, [first, middle]) == {}
+    assert store.vector_search(user, VectorKind.EPISODE, vec(3), k=5) == []
     assert middle not in store.next_episode_ids(user, [first, middle, last]).values()
     assert [e.id for e in store.get_episodes(other, theirs)] == theirs  # not another user's
     assert store.delete_episodes(user, []) == 0
 
 
-def test_episodes_are_embedded_after_the_turn_before_them(store: GraphStore, users, vec) -> None:
+def test_episodes_are_embedded_between_the_turns_around_them(store: GraphStore, users, vec) -> None:
     user = users()
     said = [("Ann", "Did you go to the concert?"), ("Bob", "Yes, it was amazing!"),
             (None, "And the drive home?")]  # fmt: skip
@@ -760,31 +761,42 @@ def test_episodes_are_embedded_after_the_turn_before_them(store: GraphStore, use
     ]  # fmt: skip
     first, reply, last = store.add_episodes(turns)
     alone = store.add_episodes([Episode(user_id=user, text="A note to self", timestamp=REF)])[0]
-    # a turn appended to the stored session later is embedded after the stored tail
-    appended = Episode(user_id=user, session_id="s", text="Long.", speaker="Bob",
-                       timestamp=REF + timedelta(minutes=9))  # fmt: skip
-    store.add_episodes([appended])
 
     texts = {p.ref_id: p.text for p in store.pending_embeddings(user)}
     by_id = dict(zip([first, reply, last], turns, strict=True))
     assert texts == {
-        first: "Ann: Did you go to the concert?",
-        reply: "Ann: Did you go to the concert?\nBob: Yes, it was amazing!",
+        first: "Ann: Did you go to the concert?\nBob: Yes, it was amazing!",
+        reply: "Ann: Did you go to the concert?\nBob: Yes, it was amazing!\nAnd the drive home?",
         last: "Bob: Yes, it was amazing!\nAnd the drive home?",
         alone: "A note to self",
-        appended.id: "And the drive home?\nBob: Long.",
     }
-    assert texts[reply] == episode_embedding_text(by_id[reply], by_id[first])
+    assert texts[reply] == episode_embedding_text(by_id[reply], by_id[first], by_id[last])
     assert texts[alone] == episode_embedding_text(Episode(user_id=user, text="A note to self"))
 
-    # forgetting a turn takes it out of the next turn's vector as well
+    # a turn appended to the stored session later: the embedded tail is queued again with
+    # it, and keeps its old vector until then
     store.set_embeddings(user, VectorKind.EPISODE, {i: vec(n) for n, i in enumerate(texts)})
     assert store.pending_embeddings(user) == []
+    appended = Episode(user_id=user, session_id="s", text="Long.", speaker="Bob",
+                       timestamp=REF + timedelta(minutes=9))  # fmt: skip
+    store.add_episodes([appended])
+    assert {p.ref_id: p.text for p in store.pending_embeddings(user)} == {
+        last: "Bob: Yes, it was amazing!\nAnd the drive home?\nBob: Long.",
+        appended.id: "And the drive home?\nBob: Long.",
+    }
+    assert list(store.get_vectors(user, VectorKind.EPISODE, [last])) == [last]
+
+    # forgetting a turn takes it out of the vectors of the turns before and after it
+    store.set_embeddings(user, VectorKind.EPISODE, {last: vec(7), appended.id: vec(8)})
+    assert store.pending_embeddings(user) == []
     store.delete_episodes(user, [reply])
-    assert store.get_vectors(user, VectorKind.EPISODE, [last]) == {}
-    requeued = store.pending_embeddings(user)
-    assert [(p.ref_id, p.text) for p in requeued] == [(last, "And the drive home?")]
-    assert all("amazing" not in p.text for p in requeued)
+    assert store.get_vectors(user, VectorKind.EPISODE, [first, last]) == {}
+    requeued = {p.ref_id: p.text for p in store.pending_embeddings(user)}
+    assert requeued == {
+        first: "Ann: Did you go to the concert?",
+        last: "And the drive home?\nBob: Long.",
+    }
+    assert list(store.get_vectors(user, VectorKind.EPISODE, [alone])) == [alone]
 
 
 def test_knowledge_versions_newest_first(store: GraphStore, users) -> None:

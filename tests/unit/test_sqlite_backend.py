@@ -89,7 +89,7 @@ def test_upgrading_a_version_1_file_queues_what_has_no_vector(tmp_path: Path) ->
     store.close()
 
 
-def test_upgrading_a_version_4_file_embeds_turns_again_after_the_turn_before(
+def test_upgrading_a_version_4_file_embeds_turns_again_with_the_turns_around_them(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "v4.db"
@@ -113,9 +113,11 @@ def test_upgrading_a_version_4_file_embeds_turns_again_after_the_turn_before(
             )
 
     store = SQLiteGraphStore(path, SIGNATURE)
-    # the reply is queued with its context; its old vector serves until the new one is in
+    # the reply is queued with the turn before it (version 5), the question with the turn
+    # after it (version 7); their old vectors serve until the new ones are in
     assert [(p.ref_id, p.text) for p in store.pending_embeddings("u")] == [
-        ("e2", "Ann: Did you go?\nAnn: Yes!")
+        ("e2", "Ann: Did you go?\nAnn: Yes!"),
+        ("e1", "Ann: Did you go?\nAnn: Yes!"),
     ]
     assert set(store.get_vectors("u", VectorKind.EPISODE, ["e1", "e2"])) == {"e1", "e2"}
     store.close()

@@ -1,5 +1,7 @@
 // NEXT edges along each session in time order; $pairs were computed by the caller.
 // The second end is found in a subquery per row, so the plan has no cartesian product.
+// The first end is queued to be embedded again (:Pending): its vector's text takes the
+// turn after it (episode_embedding_text); a stored tail's old vector serves until then.
 UNWIND $pairs AS p
 MATCH (a:Episode {id: p.from_id})
 WHERE a.user_id = $user_id
@@ -9,4 +11,5 @@ CALL (a, p) {
   RETURN b
 }
 MERGE (a)-[:NEXT {user_id: $user_id}]->(b)
+SET a:Pending
 RETURN count(*) AS linked
