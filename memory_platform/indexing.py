@@ -82,7 +82,8 @@ class EmbeddingIndexer:
                 stored_now = self.embed_batch(pending)
                 stored += stored_now
                 if stored_now == 0:
-                    # Items vanished (deleted) or cannot be stored; stop rather than spin.
+                    # Items vanished (deleted), cannot be stored, or were queued again
+                    # (the write that queued them scheduled a pass); stop rather than spin.
                     return stored
         except Exception as exc:
             self.last_error = exc
@@ -93,11 +94,19 @@ class EmbeddingIndexer:
         """Embed and store one batch in the calling thread; returns how many were stored."""
         vectors = self._embedder.embed([p.text for p in pending])
         groups: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
+        versions: dict[tuple[str, str], dict[str, str | None]] = defaultdict(dict)
         for item, vector in zip(pending, vectors, strict=True):
             groups[(item.user_id, item.kind.value)][item.ref_id] = vector
+            versions[(item.user_id, item.kind.value)][item.ref_id] = item.version
         stored = 0
         for (user, kind), items in groups.items():
-            stored += self._store.set_embeddings(user, kind, items)  # type: ignore[arg-type]
+            # an item queued again while this batch was embedded stays queued
+            stored += self._store.set_embeddings(
+                user,
+                kind,  # type: ignore[arg-type]
+                items,  # type: ignore[arg-type]
+                versions=versions[(user, kind)],
+            )
         return stored
 
     def close(self, wait: bool = True) -> None:

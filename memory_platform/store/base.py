@@ -88,6 +88,10 @@ class PendingEmbedding(BaseModel):
     kind: VectorKind
     ref_id: str
     text: str
+    version: str | None = None
+    """Which queuing of the item this is: an item queued again while being embedded (its
+    text changed, or its vector was dropped on purpose) has another version, and
+    :meth:`GraphStore.set_embeddings` given the old one leaves it queued."""
 
 
 class LoadedCandidates(BaseModel):
@@ -359,9 +363,18 @@ class GraphStore(ABC):
 
     @abstractmethod
     def set_embeddings(
-        self, user_id: str, kind: VectorKind, vectors: Mapping[str, npt.ArrayLike]
+        self,
+        user_id: str,
+        kind: VectorKind,
+        vectors: Mapping[str, npt.ArrayLike],
+        versions: Mapping[str, str | None] | None = None,
     ) -> int:
         """Store vectors for existing items of a kind; returns how many were stored.
+
+        With ``versions`` (each item's :attr:`PendingEmbedding.version` as read), an item
+        queued again since it was read is skipped and stays queued: its vector was made
+        from a text that is no longer its own (a turn appended after it, or a neighbour
+        deleted, whose words must not stay searchable through it).
 
         Raises:
             InvalidInputError: a vector's dimension differs from the store's.

@@ -640,11 +640,22 @@ class Neo4jGraphStore(GraphStore):
     # -- embeddings and search -----------------------------------------------------
 
     def set_embeddings(
-        self, user_id: str, kind: VectorKind, vectors: Mapping[str, npt.ArrayLike]
+        self,
+        user_id: str,
+        kind: VectorKind,
+        vectors: Mapping[str, npt.ArrayLike],
+        versions: Mapping[str, str | None] | None = None,
     ) -> int:
         user = self._check_user(user_id)
         kind = VectorKind(kind)
-        items = [{"ref_id": ref, "vector": self._vector(v).tolist()} for ref, v in vectors.items()]
+        items = [
+            {
+                "ref_id": ref,
+                "vector": self._vector(v).tolist(),
+                "version": None if versions is None else (versions.get(ref) or ""),
+            }
+            for ref, v in vectors.items()
+        ]
         if not items:
             return 0
         rows = self._write(
@@ -658,7 +669,11 @@ class Neo4jGraphStore(GraphStore):
         user = None if user_id is None else self._check_user(user_id)
         return [
             PendingEmbedding(
-                user_id=r["user_id"], kind=VectorKind(r["kind"]), ref_id=r["ref_id"], text=r["text"]
+                user_id=r["user_id"],
+                kind=VectorKind(r["kind"]),
+                ref_id=r["ref_id"],
+                text=r["text"],
+                version=r["version"],
             )
             for r in self._read("vector/pending", user_id=user, limit=limit)
         ]

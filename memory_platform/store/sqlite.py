@@ -96,7 +96,7 @@ _PENDING_SQL = (
     "   SELECT char(10) || COALESCE(n.speaker || ': ', '') || n.text"
     "   FROM episodes e JOIN episodes n ON n.id = e.next_id"
     "   WHERE e.id = pv.ref_id AND n.user_id = pv.user_id), '')"
-    " ELSE pv.text END"
+    " ELSE pv.text END, pv.seq"
     " FROM pending_vectors pv"
 )
 """Items waiting for a vector. A queued episode's text is its spoken line (the trigger's);
@@ -108,13 +108,22 @@ def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
 
+def _queued_as(conn: sqlite3.Connection, kind: VectorKind, ref: str) -> str | None:
+    """The seq of an item's queue entry (its :attr:`PendingEmbedding.version`), if queued."""
+    row = conn.execute(
+        "SELECT seq FROM pending_vectors WHERE kind = ? AND ref_id = ?", (kind.value, ref)
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def _queue_episodes(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
     """Queue episodes to be embedded again: a neighbouring turn came or went, and their
-    vector's text follows the NEXT chain (``episode_embedding_text``)."""
+    vector's text follows the NEXT chain (``episode_embedding_text``). An episode already
+    queued is queued anew (a new seq): one being embedded right now has a stale text."""
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         conn.execute(
-            "INSERT OR IGNORE INTO pending_vectors(user_id, kind, ref_id, text)"
+            "INSERT OR REPLACE INTO pending_vectors(user_id, kind, ref_id, text)"
             " SELECT user_id, 'episode', id, COALESCE(speaker || ': ', '') || text"
             f" FROM episodes WHERE id IN ({_placeholders(len(chunk))})",
             chunk,
@@ -701,7 +710,11 @@ class SQLiteGraphStore(GraphStore):
     # -- embeddings and search -----------------------------------------------------------
 
     def set_embeddings(
-        self, user_id: str, kind: VectorKind, vectors: Mapping[str, npt.ArrayLike]
+        self,
+        user_id: str,
+        kind: VectorKind,
+        vectors: Mapping[str, npt.ArrayLike],
+        versions: Mapping[str, str | None] | None = None,
     ) -> int:
         user = self._check_user(user_id)
         kind = VectorKind(kind)
@@ -711,6 +724,8 @@ class SQLiteGraphStore(GraphStore):
         table, column, extra = _OWNER_TABLES[kind]
         refs = list(prepared)
         with self._tx() as conn:
+            if versions is not None:  # a version is the queue entry's seq
+                refs = [ref for ref in refs if _queued_as(conn, kind, ref) == versions.get(ref)]
             owned: set[str] = set()
             for start in range(0, len(refs), 500):
                 chunk = refs[start : start + 500]
@@ -744,7 +759,9 @@ class SQLiteGraphStore(GraphStore):
                 (self._check_user(user_id), limit),
             )
         return [
-            PendingEmbedding(user_id=r[0], kind=VectorKind(r[1]), ref_id=r[2], text=r[3])
+            PendingEmbedding(
+                user_id=r[0], kind=VectorKind(r[1]), ref_id=r[2], text=r[3], version=str(r[4])
+            )
             for r in rows
         ]
 

@@ -799,6 +799,52 @@ def test_episodes_are_embedded_between_the_turns_around_them(store: GraphStore, 
     assert list(store.get_vectors(user, VectorKind.EPISODE, [alone])) == [alone]
 
 
+def test_a_turn_queued_again_while_being_embedded_keeps_no_stale_vector(
+    store: GraphStore, users, vec
+) -> None:
+    user = users()
+    turns = [
+        Episode(user_id=user, session_id="s", text=text, speaker="Ann",
+                timestamp=REF + timedelta(minutes=i))
+        for i, text in enumerate(["I adopted a puppy.", "Her name is Luna."])
+    ]  # fmt: skip
+    first, tail = store.add_episodes(turns)
+    in_flight = {p.ref_id: p for p in store.pending_embeddings(user)}  # read by the embedder
+
+    # a turn is appended while the batch is being embedded: the tail is queued again
+    later = Episode(user_id=user, session_id="s", text="She chews my shoes.", speaker="Ann",
+                    timestamp=REF + timedelta(minutes=5))  # fmt: skip
+    store.add_episodes([later])
+    versions = {ref: p.version for ref, p in in_flight.items()}
+    stored = store.set_embeddings(
+        user, VectorKind.EPISODE, {first: vec(1), tail: vec(2)}, versions=versions
+    )
+
+    assert stored == 1
+    assert list(store.get_vectors(user, VectorKind.EPISODE, [first, tail])) == [first]
+    queued = {p.ref_id: p.text for p in store.pending_embeddings(user)}
+    assert (
+        queued[tail] == "Ann: I adopted a puppy.\nAnn: Her name is Luna.\nAnn: She chews my shoes."
+    )
+
+    # deleting the turn after it while it is being embedded: its words stay out of the vector
+    again = {p.ref_id: p.version for p in store.pending_embeddings(user)}
+    store.delete_episodes(user, [later.id])
+    assert store.set_embeddings(user, VectorKind.EPISODE, {tail: vec(3)}, versions=again) == 0
+    assert store.get_vectors(user, VectorKind.EPISODE, [tail]) == {}
+    final = {p.ref_id: p for p in store.pending_embeddings(user)}
+    assert final[tail].text == "Ann: I adopted a puppy.\nAnn: Her name is Luna."
+    # the current version is stored, and without versions a vector is stored as before
+    assert (
+        store.set_embeddings(
+            user, VectorKind.EPISODE, {tail: vec(4)}, versions={tail: final[tail].version}
+        )
+        == 1
+    )
+    assert store.pending_embeddings(user) == []
+    assert store.set_embeddings(user, VectorKind.EPISODE, {first: vec(5)}) == 1
+
+
 def test_knowledge_versions_newest_first(store: GraphStore, users) -> None:
     user = users()
     first = KnowledgeVersion(

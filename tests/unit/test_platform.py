@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 from memory_platform import InvalidInputError, MemoryPlatform, NotFoundError, Settings
 from memory_platform.builder import build_memory
 from memory_platform.embeddings import Embedder
-from memory_platform.models import VectorKind
+from memory_platform.indexing import EmbeddingIndexer
+from memory_platform.models import Episode, VectorKind
 from memory_platform.store import open_store
 from memory_platform.tools.arguments import CreateMemoryArgs
 
@@ -140,3 +143,49 @@ def test_warm_up_loads_the_models_and_freezes_the_start_up_heap(
         assert platform.search("u", "warm", record_access=False) == []
     finally:
         gc.unfreeze()
+
+
+class _WritesDuringFirstBatch:
+    """The real embedder, with one write landing while its first batch is being embedded,
+    as a chat message does when it arrives during a background pass."""
+
+    def __init__(self, inner: Embedder, write: Callable[[], object]) -> None:
+        self._inner = inner
+        self._write: Callable[[], object] | None = write
+        self.model_name = inner.model_name
+        self.dimension = inner.dimension
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if self._write is not None:
+            write, self._write = self._write, None
+            write()
+        return self._inner.embed(texts)
+
+
+def test_a_turn_appended_during_an_embedding_pass_reaches_the_last_turns_vector(
+    platform: MemoryPlatform, embedder: Embedder
+) -> None:
+    assert platform.wait_for_indexing(USER)
+    store = platform.store
+    start = datetime(2024, 5, 1, tzinfo=UTC)
+    said = ["I adopted a puppy.", "Her name is Luna."]
+    turns = [
+        Episode(user_id=USER, session_id="s", text=text, speaker="Ann",
+                timestamp=start + timedelta(minutes=i))
+        for i, text in enumerate(said)
+    ]  # fmt: skip
+    tail = store.add_episodes(turns)[-1]
+    later = Episode(user_id=USER, session_id="s", text="She chews my shoes.", speaker="Ann",
+                    timestamp=start + timedelta(minutes=5))  # fmt: skip
+    racing = _WritesDuringFirstBatch(embedder, lambda: store.add_episodes([later]))
+
+    EmbeddingIndexer(store, racing).run_pass(USER)  # type: ignore[arg-type]
+
+    assert store.pending_embeddings(USER) == []
+    stored = store.get_vectors(USER, VectorKind.EPISODE, [tail])[tail]
+    whole = embedder.embed(
+        ["Ann: I adopted a puppy.\nAnn: Her name is Luna.\nAnn: She chews my shoes."]
+    )
+    stale = embedder.embed(["Ann: I adopted a puppy.\nAnn: Her name is Luna."])
+    assert float(np.dot(stored, whole[0])) > float(np.dot(stored, stale[0]))
+    assert float(np.dot(stored, whole[0])) > 0.99

@@ -11,5 +11,5 @@ CALL (a, p) {
   RETURN b
 }
 MERGE (a)-[:NEXT {user_id: $user_id}]->(b)
-SET a:Pending
+SET a:Pending, a.pending_token = randomUUID()
 RETURN count(*) AS linked

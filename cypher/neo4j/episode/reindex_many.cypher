@@ -3,6 +3,6 @@
 UNWIND $items AS item
 MATCH (e:Episode {id: item.id})
 WHERE e.user_id = $user_id
-SET e.search_tokens = item.search_tokens, e:Pending
+SET e.search_tokens = item.search_tokens, e:Pending, e.pending_token = randomUUID()
 REMOVE e.embedding
 RETURN count(e) AS reindexed

@@ -3,6 +3,6 @@
 UNWIND $episode_ids AS id
 MATCH (e:Episode {id: id})
 WHERE e.user_id = $user_id
-SET e:Pending
+SET e:Pending, e.pending_token = randomUUID()
 REMOVE e.embedding
 RETURN count(e) AS queued

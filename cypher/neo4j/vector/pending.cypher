@@ -3,6 +3,7 @@
 // An episode is embedded as said ("speaker: text"), between the turns before and after
 // it in its session, as on SQLite (episode_embedding_text): a reply means something only
 // after the question it answers, and a statement is often taken up by the answer to it.
+// version: which queuing this is (pending_token, renewed when an item is queued again).
 MATCH (n:Pending)
 WHERE $user_id IS NULL OR n.user_id = $user_id
 WITH n, coalesce(n.created_at, n.timestamp) AS at
@@ -21,6 +22,7 @@ RETURN n.user_id AS user_id,
          ELSE 'knowledge'
        END AS kind,
        n.id AS ref_id,
+       coalesce(n.pending_token, '') AS version,
        CASE
          WHEN n:Episode
            THEN coalesce(previous + '\n', '') + coalesce(n.speaker + ': ', '') + n.text
