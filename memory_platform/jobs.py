@@ -42,6 +42,10 @@ TASK_MAINTAIN = "memory.daily_maintenance"
 TASK_MAINTAIN_ALL = "memory.daily_maintenance_all"
 
 
+_RESTORE_MUTEX_SECONDS = 30
+"""How long a dead worker's hold on the sweep that restores unacknowledged tasks lasts."""
+
+
 def celery_config(settings: Settings) -> dict[str, Any]:
     """Celery settings shared by the workers and the clients that enqueue."""
     hours = settings.consolidation.interval_hours
@@ -62,6 +66,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             # look for tasks of dead workers every restore_interval seconds
             "unacked_restore_interval": settings.worker.restore_interval,
             "unacked_restore_throttle": 1,
+            # a worker killed while it holds the restore sweep's mutex blocks every other
+            # worker's sweeps until the mutex expires (kombu's default: 300 s); a sweep
+            # takes milliseconds
+            "unacked_mutex_expire": _RESTORE_MUTEX_SECONDS,
         },
         "task_default_queue": CONSOLIDATION_QUEUE,
         "task_routes": {

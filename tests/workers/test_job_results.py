@@ -84,3 +84,18 @@ def test_a_success_written_between_the_read_and_the_write_wins(
 
     assert interleaved  # the write really ran between the read and the set
     assert jobs.status("job-3")["state"] == states.SUCCESS
+
+
+def test_a_dead_workers_hold_on_the_task_restore_sweep_expires_soon(jobs: CeleryJobs) -> None:
+    # kombu reads these options by name and ignores ones it does not know: check what the
+    # Redis channel of a real connection was given
+    settings = Settings(_env_file=None)
+    with jobs._app.connection_for_write() as connection:
+        channel: Any = connection.default_channel
+        assert channel.visibility_timeout == settings.worker.visibility_timeout
+        assert channel.unacked_restore_interval == settings.worker.restore_interval
+        # a worker killed inside a sweep holds its mutex this long (kombu's default is 300 s)
+        assert channel.unacked_mutex_expire <= 30
+        held = channel.client.lock(channel.unacked_mutex_key, timeout=channel.unacked_mutex_expire)
+        assert held.acquire(blocking=False)  # and then the holder dies without releasing it
+        assert 0 < channel.client.ttl(channel.unacked_mutex_key) <= 30
