@@ -108,12 +108,22 @@ def _placeholders(count: int) -> str:
     return ",".join("?" * count)
 
 
-def _queued_as(conn: sqlite3.Connection, kind: VectorKind, ref: str) -> str | None:
-    """The seq of an item's queue entry (its :attr:`PendingEmbedding.version`), if queued."""
-    row = conn.execute(
-        "SELECT seq FROM pending_vectors WHERE kind = ? AND ref_id = ?", (kind.value, ref)
-    ).fetchone()
-    return None if row is None else str(row[0])
+def _queue_versions(
+    conn: sqlite3.Connection, kind: VectorKind, refs: Sequence[str]
+) -> dict[str, str]:
+    """The seq of each queued item's entry (its :attr:`PendingEmbedding.version`)."""
+    out: dict[str, str] = {}
+    for start in range(0, len(refs), 500):
+        chunk = refs[start : start + 500]
+        out.update(
+            (ref, str(seq))
+            for ref, seq in conn.execute(
+                "SELECT ref_id, seq FROM pending_vectors"
+                f" WHERE kind = ? AND ref_id IN ({_placeholders(len(chunk))})",
+                (kind.value, *chunk),
+            )
+        )
+    return out
 
 
 def _queue_episodes(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
@@ -725,7 +735,8 @@ class SQLiteGraphStore(GraphStore):
         refs = list(prepared)
         with self._tx() as conn:
             if versions is not None:  # a version is the queue entry's seq
-                refs = [ref for ref in refs if _queued_as(conn, kind, ref) == versions.get(ref)]
+                queued = _queue_versions(conn, kind, refs)
+                refs = [ref for ref in refs if queued.get(ref) == versions.get(ref)]
             owned: set[str] = set()
             for start in range(0, len(refs), 500):
                 chunk = refs[start : start + 500]
