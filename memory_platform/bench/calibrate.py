@@ -6,8 +6,9 @@ For every dev question, the candidates the retriever would consider (vector and 
 seeds of the asking user, and of another user whose memory holds nothing relevant) are
 described by the features of :mod:`memory_platform.retrieval.relevance` and labelled by
 the gold evidence. A logistic regression gives the coefficients, once with the
-configured embedder's cosine as a feature (its own model) and once without (the model for
-every other embedder); then, for the embedder's own model and a grid of
+configured embedder's cosine as a feature (its own model) and once without (with e5
+alone configured, that fit is the default for every other embedder, as they are single
+models too); then, for the embedder's own model and a grid of
 floors, recall@10 and the off-topic direct results per question are reported, and the
 default floor is the lowest that keeps off-topic at most ``--max-off-topic`` direct
 results per question on every set (0.5 by default: half the target of at most 1 on
@@ -165,7 +166,9 @@ def markdown(report: dict[str, Any]) -> str:
         f"P(real match) = σ({c['bias']:.3f} + {c['lift']:.3f}·lift + "
         f"{c['matched']:.3f}·ln(1 + matched words) + {c['cosine']:.3f}·cosine)",
         "",
-        "For any other embedder (no cosine term):",
+        "The same rows without the cosine term (the model for any other embedder ships "
+        "as this fit made with e5 alone, one model like the embedders it serves: "
+        "`benchmarks/results/e5/`):",
         "",
         f"P(real match) = σ({a['bias']:.3f} + {a['lift']:.3f}·lift + "
         f"{a['matched']:.3f}·ln(1 + matched words))",

