@@ -64,7 +64,7 @@ from .base import (
     single_user,
 )
 from .lexical_cache import LexicalCache
-from .sqlite_schema import REQUEUE_ALL, migrate
+from .sqlite_schema import REQUEUE_ALL, SPOKEN_LINE_SQL, migrate
 from .vector_cache import VectorCache
 
 __all__ = ["SQLiteGraphStore"]
@@ -134,7 +134,7 @@ def _queue_episodes(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
         chunk = ids[start : start + 500]
         conn.execute(
             "INSERT OR REPLACE INTO pending_vectors(user_id, kind, ref_id, text)"
-            " SELECT user_id, 'episode', id, COALESCE(speaker || ': ', '') || text"
+            f" SELECT user_id, 'episode', id, {SPOKEN_LINE_SQL}"
             f" FROM episodes WHERE id IN ({_placeholders(len(chunk))})",
             chunk,
         )

@@ -310,6 +310,11 @@ SELECT user_id, 'episode', id, COALESCE(speaker || ': ', '') || text FROM episod
 """
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+"""Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
+
+SPOKEN_LINE_SQL = "COALESCE(speaker || ': ', '') || text"
+"""An episode row's turn as said (``store.base.spoken_line``): the text a queued episode
+carries; the turns around it are added when it is embedded (``_PENDING_SQL``)."""
 
 REQUEUE_ALL: tuple[str, ...] = (
     "DELETE FROM vectors",
@@ -320,13 +325,11 @@ REQUEUE_ALL: tuple[str, ...] = (
     " SELECT user_id, lower(kind), id, content FROM nodes"
     " WHERE kind IN ('Topic', 'Object') ORDER BY rowid",
     "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
-    " SELECT user_id, 'episode', id, COALESCE(speaker || ': ', '') || text FROM episodes"
-    " ORDER BY rowid",
+    f" SELECT user_id, 'episode', id, {SPOKEN_LINE_SQL} FROM episodes ORDER BY rowid",
     "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
     " SELECT user_id, 'knowledge', id, content FROM knowledge ORDER BY rowid",
 )
 """Statements that drop every vector and queue every item for embedding (``reembed``)."""
-"""Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
