@@ -110,6 +110,31 @@ def test_documented_commands_exist() -> None:
             assert word.split()[0] in names, line
 
 
+def _prose(text: str) -> str:
+    """The text outside fenced code blocks (a ``#`` there is a comment, not a heading)."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.DOTALL | re.MULTILINE)
+
+
+DOCS = [
+    README,
+    *sorted((README.parent / "docs").glob("*.md")),
+    *sorted((README.parent / "benchmarks").rglob("*.md")),
+]
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(README.parent)))
+def test_headings_are_unique_and_links_resolve(page: Path) -> None:
+    """A heading twice makes its anchor ambiguous; a relative link must name a file that
+    is in the repository."""
+    prose = _prose(page.read_text(encoding="utf-8"))
+    headings = [line for line in prose.splitlines() if re.match(r"#{1,6} ", line)]
+    repeated = sorted({h for h in headings if headings.count(h) > 1})
+    assert not repeated, f"headings repeated in {page.name}: {repeated}"
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", prose):
+        if not re.match(r"[a-z]+:", target):
+            assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+
+
 def test_the_results_table_is_the_committed_summary() -> None:
     from memory_platform.bench.summary import summary_from
 
