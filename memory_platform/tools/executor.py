@@ -70,6 +70,15 @@ def _describe_validation(exc: ValidationError) -> str:
             parts.append(f"'{field}' is required")
         elif kind == "extra_forbidden":
             parts.append(f"'{field}' is not a parameter of this tool")
+        elif kind == "too_short" and isinstance(err["input"], str):
+            parts.append(f"'{field}' must not be empty")
+        elif kind == "too_long" and isinstance(err["input"], str):
+            ctx = err.get("ctx", {})
+            length = ctx.get("actual_length", len(err["input"]))
+            parts.append(
+                f"'{field}' is {length} characters long; at most {ctx.get('max_length')} "
+                "are allowed"
+            )
         else:
             msg = err["msg"].removeprefix("Value error, ")
             parts.append(f"'{field}': {msg}")

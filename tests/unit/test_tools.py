@@ -130,8 +130,17 @@ def test_english_values_work_with_chinese_definitions(platform: MemoryPlatform) 
             {"subject": "我", "memory_type": "事件", "topic": "x", "importance": "high"},
             "'importance'",
         ),
-        ("create_memory", {"subject": "   ", "memory_type": "事件", "topic": "x"}, "'subject'"),
-        ("create_memory", {"subject": "我", "memory_type": "事件", "topic": "x" * 1001}, "'topic'"),
+        (
+            "create_memory",
+            {"subject": "   ", "memory_type": "事件", "topic": "x"},
+            "'subject' must not be empty",
+        ),
+        (
+            "create_memory",
+            {"subject": "我", "memory_type": "事件", "topic": "x" * 1001},
+            "'topic' is 1001 characters long; at most 1000 are allowed",
+        ),
+        ("search_memories", {"query": " "}, "'query' must not be empty"),
         (
             "create_memory",
             {"subject": "我", "memory_type": "事件", "topic": "x", "attributes": "今天"},
