@@ -1,0 +1,124 @@
+"""What the relevance floor does on a conversation its model was not fitted on.
+
+The relevance model behind the floor is fitted on every dev conversation
+(``memory_platform.bench.calibrate``), so the dev figures at the floor are measured on
+its own training data. Here each LoCoMo dev conversation is held out in turn: the model
+is fitted, exactly as the calibration fits it, on the other four conversations and
+MADial, and the held-out conversation's questions are searched with it at the shipped
+floor, for recall@10 (categories 1-4) and for the direct results they get from the next
+conversation's memory (off-topic). The weighted mean over the five is the estimate to
+expect on conversations never seen; the shipped model on the same questions is beside
+it. Only dev data is read. ::
+
+    .venv/bin/python benchmarks/micro/relevance_loco.py               # about 12 minutes
+    .venv/bin/python benchmarks/micro/relevance_loco.py --db eval.db  # a store of `eval --workdir`
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from memory_platform import MemoryPlatform
+from memory_platform.bench import calibrate
+from memory_platform.bench.locomo import load_locomo
+from memory_platform.bench.madial import load_madial
+from memory_platform.bench.retrieval_eval import EvalSet
+from memory_platform.config import load_settings
+from memory_platform.retrieval.relevance import RelevanceModel, relevance_model_for
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+OUT = Path(__file__).resolve().parents[1] / "results" / "relevance_loco.md"
+
+
+def fitted(rows: list[calibrate.Row]) -> RelevanceModel:
+    """The calibration's fit: gold evidence against an unrelated memory's candidates."""
+    fit = [r for r in rows if r.label or not r.on_topic]
+    x = np.array([[r.lift, np.log1p(r.matched), r.cosine] for r in fit])
+    y = np.array([float(r.label) for r in fit])
+    return RelevanceModel(*(round(float(v), 3) for v in calibrate.fit_logistic(x, y)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", type=Path, help="reuse a store holding both dev sets")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    locomo = load_locomo(DATA / "locomo_dev.json")
+    madial = load_madial(DATA / "madial_zh_dev.json")
+    users = list(locomo.episodes)
+    next_user = {u: users[(i + 1) % len(users)] for i, u in enumerate(users)}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.db or Path(tmp) / "loco.db"
+        with MemoryPlatform(load_settings(backend="sqlite", sqlite_path=path)) as mp:
+            if args.db is None:
+                for data in (locomo, madial):
+                    for user, items in data.episodes.items():
+                        mp.add_episodes(user, items)
+                mp.wait_for_indexing(timeout=3600)
+            floor = mp.settings.retrieval.relevance_floor
+            shipped = relevance_model_for(mp.embedder.model_name)
+
+            def only(user: str) -> EvalSet:
+                asked = [q for q in locomo.questions if q.user_id == user]
+                return replace(locomo, questions=asked)
+
+            rows = {u: calibrate.collect(mp, only(u), next_user[u]) for u in users}
+            rows["madial"] = calibrate.collect(mp, madial, users[0])
+            results = []
+            for user in users:
+                model = fitted([r for u, part in rows.items() if u != user for r in part])
+                measured = {}
+                for name, m in (("held out", model), ("shipped", shipped)):
+                    curve = calibrate._curve(mp, m, [(only(user), next_user)], (floor,))
+                    measured[name] = curve[locomo.name][0]
+                asked = only(user).questions
+                scored = sum(1 for q in asked if q.category in locomo.scored_categories)
+                results.append((user, model, (scored, len(asked)), measured))
+    lines = [
+        "LoCoMo dev, each conversation measured with the relevance model fitted without it "
+        f"(`benchmarks/micro/relevance_loco.py`; floor {floor}, the shipped fusion weights). "
+        "Recall@10 over categories 1-4 / off-topic direct results per question asked of the "
+        "next conversation's memory:",
+        "",
+        "| held-out conversation | model fitted on the others (bias, lift, matched, cosine) "
+        "| held-out model | shipped model |",
+        "|---|---|---|---|",
+    ]
+    for user, model, _, measured in results:
+        cells = [
+            f"{measured[n]['recall@10']:.3f} / {measured[n]['off_topic_direct']:.2f}"
+            for n in ("held out", "shipped")
+        ]
+        lines.append(
+            f"| {user} | {model.bias}, {model.lift}, {model.matched}, {model.cosine} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    scored_total = sum(n[0] for _, _, n, _ in results)
+    asked_total = sum(n[1] for _, _, n, _ in results)
+    estimate = {
+        name: (
+            sum(m[name]["recall@10"] * n[0] for _, _, n, m in results) / scored_total,
+            sum(m[name]["off_topic_direct"] * n[1] for _, _, n, m in results) / asked_total,
+        )
+        for name in ("held out", "shipped")
+    }
+    lines += [
+        "",
+        f"Leave-one-conversation-out estimate: recall@10 {estimate['held out'][0]:.3f}, "
+        f"off-topic {estimate['held out'][1]:.2f} direct results per question; the shipped "
+        f"model on the same questions: {estimate['shipped'][0]:.3f}, "
+        f"{estimate['shipped'][1]:.2f}.",
+    ]
+    table = "\n".join(lines)
+    print(table)
+    args.out.write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
