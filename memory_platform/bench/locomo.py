@@ -67,6 +67,11 @@ def _sessions(conversation: dict[str, Any]) -> Iterator[tuple[int, datetime, lis
 def load_locomo(path: Path, limit: int | None = None) -> EvalSet:
     """Episodes per conversation (``add_episodes`` dicts) and the questions with evidence."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not (isinstance(data, list) and all(isinstance(s, dict) for s in data)):
+        raise ValueError(
+            f"{path} is not in LoCoMo's layout: a JSON list of conversation objects "
+            "(as data/locomo10.json of snap-research/LoCoMo)"
+        )
     episodes: dict[str, list[dict[str, Any]]] = {}
     questions: list[EvalQuestion] = []
     for sample in data[:limit]:

@@ -55,6 +55,15 @@ def load_madial(path: Path) -> EvalSet:
     without ``user-id`` fields holds user 1.
     """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not (
+        isinstance(data, dict)
+        and isinstance(data.get("memories"), list)
+        and isinstance(data.get("dialogues"), list)
+    ):
+        raise ValueError(
+            f"{path} is not in the evaluation's MADial layout: one JSON object with the "
+            "lists 'memories' and 'dialogues' (as ../shared/data/madial_zh_dev.json)"
+        )
     episodes: dict[str, list[dict[str, Any]]] = {}
     for memory in data["memories"]:
         episodes.setdefault(_user(memory, None), []).append(

@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 import typer
 
@@ -185,6 +185,39 @@ OutOption = Annotated[
 LimitOption = Annotated[int | None, typer.Option(help="only the first N LoCoMo conversations")]
 
 
+class _Sourced(Protocol):
+    def get_parameter_source(self, name: str) -> Any: ...
+
+
+def _on_command_line(ctx: _Sourced, name: str) -> bool:
+    """Whether the user wrote this option (not its default or an environment variable).
+    Compared by name: typer ships its own copy of click's ``ParameterSource``."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def _with_group_options(
+    ctx: typer.Context, takes: dict[str, str], values: dict[str, Any]
+) -> dict[str, Any]:
+    """Options written before the subcommand (``eval --madial user2.json madial``) count as
+    if written after it. One the subcommand does not take is an error: ignoring it would
+    measure the default file instead of the one named."""
+    group = ctx.parent
+    if group is None:
+        return values
+    for name, value in group.params.items():
+        if not _on_command_line(group, name):
+            continue
+        flag = "--" + name.replace("_", "-")
+        own = takes.get(name)
+        if own is None:
+            raise fail(f"{flag} does not apply to `eval {ctx.info_name}`")
+        if _on_command_line(ctx, own) and values[own] != value:
+            raise fail(f"{flag} is given twice, before and after `{ctx.info_name}`")
+        values[own] = value
+    return values
+
+
 def _run_retrieval_eval(
     locomo: Path | None,
     madial: Path | None,
@@ -204,7 +237,9 @@ def _run_retrieval_eval(
             report = run_eval(
                 locomo, madial, folder, progress=err_console.print, backend=backend, limit=limit
             )
-        except (ValueError, KeyError) as exc:
+        except KeyError as exc:
+            raise fail(f"evaluation failed: a record of the data lacks the field {exc}") from exc
+        except ValueError as exc:
             raise fail(f"evaluation failed: {exc}") from exc
     table = markdown(report)
     console.print(table)
@@ -232,7 +267,11 @@ def eval_all(
     _run_retrieval_eval(locomo, madial, out, limit, backend, workdir)
 
 
+_SAME = ("out", "backend", "workdir")
+
+
 def eval_locomo(
+    ctx: typer.Context,
     data: LocomoOption = DEFAULT_LOCOMO,
     out: OutOption = None,
     limit: LimitOption = None,
@@ -240,10 +279,16 @@ def eval_locomo(
     workdir: WorkdirOption = None,
 ) -> None:
     """LoCoMo dev alone (English): recall per question category, baselines, off-topic."""
-    _run_retrieval_eval(data, None, out, limit, backend, workdir)
+    v = _with_group_options(
+        ctx,
+        {"locomo": "data", "limit": "limit", **{n: n for n in _SAME}},
+        {"data": data, "out": out, "limit": limit, "backend": backend, "workdir": workdir},
+    )
+    _run_retrieval_eval(v["data"], None, v["out"], v["limit"], v["backend"], v["workdir"])
 
 
 def eval_madial(
+    ctx: typer.Context,
     data: Annotated[
         Path, typer.Option("--data", "--madial", help="MADial-Bench zh JSON file")
     ] = DEFAULT_MADIAL,
@@ -252,10 +297,16 @@ def eval_madial(
     workdir: WorkdirOption = None,
 ) -> None:
     """MADial-Bench zh dev alone (Chinese): recall@10 over dialogues, baselines."""
-    _run_retrieval_eval(None, data, out, None, backend, workdir)
+    v = _with_group_options(
+        ctx,
+        {"madial": "data", **{n: n for n in _SAME}},
+        {"data": data, "out": out, "backend": backend, "workdir": workdir},
+    )
+    _run_retrieval_eval(None, v["data"], v["out"], None, v["backend"], v["workdir"])
 
 
 def eval_embedders(
+    ctx: typer.Context,
     locomo: LocomoOption = DEFAULT_LOCOMO,
     madial: MadialOption = DEFAULT_MADIAL,
     out: OutOption = None,
@@ -268,6 +319,13 @@ def eval_embedders(
     """Compare the installable embedders: retrieval quality on both dev sets, load time,
     peak RSS, throughput and query latency (each measured in a fresh process)."""
     from ..bench.embedders import markdown, run_embedder_comparison
+
+    v = _with_group_options(
+        ctx,
+        {"locomo": "locomo", "madial": "madial", "out": "out", "workdir": "workdir"},
+        {"locomo": locomo, "madial": madial, "out": out, "workdir": workdir},
+    )
+    locomo, madial, out, workdir = v["locomo"], v["madial"], v["out"], v["workdir"]
 
     for label, path in (("LoCoMo", locomo), ("MADial", madial)):
         if not path.is_file():
@@ -283,6 +341,7 @@ def eval_embedders(
 
 
 def eval_merge(
+    ctx: typer.Context,
     out: Annotated[
         Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
     ] = None,
@@ -290,6 +349,11 @@ def eval_merge(
 ) -> None:
     """Node-dedup precision, recall and accuracy on the labelled zh/en pairs."""
     from ..bench.merge import markdown, run_merge_eval_in
+
+    v = _with_group_options(
+        ctx, {"out": "out", "workdir": "workdir"}, {"out": out, "workdir": workdir}
+    )
+    out, workdir = v["out"], v["workdir"]
 
     with user_errors(), _workdir(workdir) as folder:
         report = run_merge_eval_in(folder, progress=err_console.print)

@@ -364,6 +364,49 @@ def test_eval_locomo_refuses_a_missing_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_options_before_the_subcommand_name_the_file_it_measures(tmp_path: Path) -> None:
+    madial = tmp_path / "madial.json"
+    madial.write_text(json.dumps(two_user_madial(), ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "report.json"
+
+    result = runner.invoke(app, ["eval", "--madial", str(madial), "--out", str(out), "madial"])
+
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["sets"]["madial_zh_dev"]["users"] == 2  # this file, not the dev set
+
+
+def test_an_option_the_subcommand_does_not_take_is_refused(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["eval", "--limit", "2", "madial"])
+    assert result.exit_code == 1 and "--limit does not apply to `eval madial`" in result.output
+    result = runner.invoke(app, ["eval", "--madial", "a.json", "locomo"])
+    assert result.exit_code == 1 and "--madial does not apply to `eval locomo`" in result.output
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    result = runner.invoke(app, ["eval", "--madial", str(a), "madial", "--madial", str(b)])
+    assert result.exit_code == 1 and "--madial is given twice" in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "content", "expected"),
+    [
+        ("madial", [{"1": {"event": "Bart在圣诞节晚会上跳舞"}}], "'memories' and 'dialogues'"),
+        ("madial", {"memories": [{"id": "1"}], "dialogues": []}, "lacks the field 'event'"),
+        ("locomo", {"conversation": {}}, "a JSON list of conversation objects"),
+    ],
+)
+def test_a_file_in_another_layout_is_refused_saying_what_is_expected(
+    tmp_path: Path, command: str, content: Any, expected: str
+) -> None:
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps(content, ensure_ascii=False), encoding="utf-8")
+
+    result = runner.invoke(app, ["eval", command, "--data", str(path)])
+
+    assert result.exit_code == 1
+    assert "evaluation failed" in result.output and expected in result.output
+
+
+@pytest.mark.slow
 def test_bench_all_smoke_run_writes_every_report_and_the_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
