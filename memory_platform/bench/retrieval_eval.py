@@ -236,8 +236,10 @@ def markdown(report: dict[str, Any]) -> str:
     lines: list[str] = []
     for name, section in report["sets"].items():
         categories = section.get("categories", {})
+        source = f" ({section['file']})" if "file" in section else ""
         lines += [
-            f"### {name}: {section['users']} users, {section['questions']} questions, "
+            f"### {name}{source}: "
+            f"{section['users']} users, {section['questions']} questions, "
             f"{section['ingest']['episodes']} episodes ingested in {section['ingest']['seconds']} s",
             "",
             "| method | category | n | recall@5 | recall@10 | MRR | all evidence@10 |",
@@ -288,10 +290,13 @@ def run_eval(
     from .madial import load_madial
 
     sets = []
+    files: dict[str, Path] = {}
     if locomo is not None:
         sets.append(load_locomo(locomo, limit))
+        files[sets[-1].name] = locomo
     if madial is not None:
         sets.append(load_madial(madial))
+        files[sets[-1].name] = madial
     if not sets:
         raise ValueError("no data set to evaluate")
     if backend == "neo4j":
@@ -311,9 +316,12 @@ def run_eval(
         locomo_users: list[str] = []
         for data in sets:
             others = locomo_users[:1] if data.name != "locomo_dev" else []
-            report["sets"][data.name] = evaluate_set(
-                mp, data, progress, off_topic_users=others, platform_only=platform_only
-            )
+            report["sets"][data.name] = {
+                "file": str(files[data.name]),
+                **evaluate_set(
+                    mp, data, progress, off_topic_users=others, platform_only=platform_only
+                ),
+            }
             if data.name == "locomo_dev":
                 locomo_users = list(data.episodes)
     return report

@@ -374,6 +374,8 @@ def test_options_before_the_subcommand_name_the_file_it_measures(tmp_path: Path)
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["sets"]["madial_zh_dev"]["users"] == 2  # this file, not the dev set
+    assert report["sets"]["madial_zh_dev"]["file"] == str(madial)
+    assert f"### madial_zh_dev ({madial}): 2 users" in out.with_suffix(".md").read_text()
 
 
 def test_an_option_the_subcommand_does_not_take_is_refused(tmp_path: Path) -> None:
