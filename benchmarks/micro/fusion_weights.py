@@ -34,7 +34,14 @@ from memory_platform.config import load_settings
 from memory_platform.embeddings import clip_query
 from memory_platform.models import VectorKind
 from memory_platform.retrieval import retriever
-from memory_platform.textutil import plain_transcript
+from memory_platform.retrieval.relevance import (
+    Background,
+    RelevanceModel,
+    query_language,
+    relevance_model_for,
+)
+from memory_platform.textutil import lexical_tokens, plain_transcript
+from memory_platform.timeparse import without_dates
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 OUT = Path(__file__).resolve().parents[1] / "results" / "fusion_weights.md"
@@ -51,9 +58,16 @@ class Candidate:
     dated: float
     strength: float
     passes: bool
+    relevance: tuple[float, int, int, float] = (0.0, 0, 0, 0.0)
+    """The relevance model's evidence (lift, matched words, query words, cosine), so that
+    another model can decide the floor again (``relevance_loco.py``)."""
 
     def strength_with(self, context: float, mention: float) -> float:
         return self.own + context * self.context + mention * self.mention + self.dated
+
+    def passes_with(self, model: RelevanceModel, floor: float) -> bool:
+        relevance = model.score(*self.relevance)
+        return relevance >= floor and relevance > 0
 
 
 @dataclass
@@ -63,9 +77,17 @@ class Question:
     gold: frozenset[str]
     candidates: list[Candidate]
 
-    def recall(self, context: float, mention: float) -> float:
+    def recall(
+        self, context: float, mention: float, passing: frozenset[int] | None = None
+    ) -> float:
+        """Recall@10 at these weights; ``passing`` (candidate indexes) replaces the
+        shipped floor's decision."""
         kept = sorted(
-            (c for c in self.candidates if c.passes),
+            (
+                c
+                for i, c in enumerate(self.candidates)
+                if (c.passes if passing is None else i in passing)
+            ),
             key=lambda c: -c.strength_with(context, mention),
         )[:10]
         return len({c.gold_id for c in kept} & self.gold) / len(self.gold)
@@ -82,6 +104,8 @@ def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
     found = r._seed(user, plan.semantic_query, vector, lexical, kinds, True)
     episodes = [c for c in found.values() if c.episode is not None]
     r._relate(user, plan.semantic_query, vector, episodes)
+    words = len(set(lexical_tokens(without_dates(plan.semantic_query))))
+    background = Background.of(vector, r._background(query_language(plan.semantic_query)))
     before = {c.id: c.strength for c in episodes}
     r._favour_named_dates(query, episodes, datetime.now(UTC))
     floor = mp.settings.retrieval.relevance_floor
@@ -94,13 +118,27 @@ def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
             dated=c.strength - before[c.id],
             strength=c.strength,
             passes=c.relevance >= floor and c.relevance > 0,
+            relevance=(
+                c.lift,
+                c.matched,
+                words,
+                c.similarity if c.has_similarity else background.mean,
+            ),
         )
         for c in episodes
         if c.episode is not None
     ]
 
 
-def gather(db: Path | None) -> list[Question]:
+@dataclass
+class Gathered:
+    questions: list[Question]
+    model: RelevanceModel
+    """The shipped relevance model of the embedder that made the store."""
+    floor: float
+
+
+def gather(db: Path | None) -> Gathered:
     locomo = load_locomo(DATA / "locomo_dev.json")
     madial = load_madial(DATA / "madial_zh_dev.json")
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,17 +155,22 @@ def gather(db: Path | None) -> list[Question]:
                     if q.category in data.scored_categories:
                         candidates = collect(mp, q.user_id, q.question)
                         questions.append(Question(data.name, q.user_id, q.gold, candidates))
-    return questions
+            model = relevance_model_for(mp.embedder.model_name)
+            floor = mp.settings.retrieval.relevance_floor
+    return Gathered(questions, model, floor)
 
 
-def check_shipped(questions: list[Question]) -> None:
-    """The re-sorting must be the retriever's own arithmetic at the shipped weights."""
+def check_shipped(questions: list[Question], model: RelevanceModel, floor: float) -> None:
+    """The re-sorting must be the retriever's own arithmetic at the shipped weights, and
+    the floor decided again with the shipped model its own decision."""
     shipped = (retriever._CONTEXT, retriever._MENTION)
     worst = max(
         abs(c.strength_with(*shipped) - c.strength) for q in questions for c in q.candidates
     )
     if worst > 1e-9:
         raise SystemExit(f"the grid's strength differs from the retriever's by {worst}")
+    if any(c.passes_with(model, floor) != c.passes for q in questions for c in q.candidates):
+        raise SystemExit("the floor decided again differs from the retriever's")
 
 
 def main() -> None:
@@ -135,8 +178,9 @@ def main() -> None:
     parser.add_argument("--db", type=Path, help="reuse a store holding both dev sets")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    questions = gather(args.db)
-    check_shipped(questions)
+    gathered = gather(args.db)
+    questions = gathered.questions
+    check_shipped(questions, gathered.model, gathered.floor)
     grid = list(itertools.product(CONTEXTS, MENTIONS))
     locomo = [q for q in questions if q.set_name == "locomo_dev"]
     madial = [q for q in questions if q.set_name != "locomo_dev"]

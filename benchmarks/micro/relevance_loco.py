@@ -6,9 +6,11 @@ its own training data. Here each LoCoMo dev conversation is held out in turn: th
 is fitted, exactly as the calibration fits it, on the other four conversations and
 MADial, and the held-out conversation's questions are searched with it at the shipped
 floor, for recall@10 (categories 1-4) and for the direct results they get from the next
-conversation's memory (off-topic). The weighted mean over the five is the estimate to
-expect on conversations never seen; the shipped model on the same questions is beside
-it. Only dev data is read. ::
+conversation's memory (off-topic). The weighted mean over the five is beside the shipped
+model's on the same questions. Then both things fitted on dev are held out at once: each
+conversation's floor decided by its held-out model, and its episode weights the best on
+the other four under that model (``fusion_weights.py``'s candidates, re-sorted): the
+estimate to expect on conversations never seen. Only dev data is read. ::
 
     .venv/bin/python benchmarks/micro/relevance_loco.py               # about 12 minutes
     .venv/bin/python benchmarks/micro/relevance_loco.py --db eval.db  # a store of `eval --workdir`
@@ -17,10 +19,12 @@ it. Only dev data is read. ::
 from __future__ import annotations
 
 import argparse
+import itertools
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+import fusion_weights
 import numpy as np
 
 from memory_platform import MemoryPlatform
@@ -41,6 +45,37 @@ def fitted(rows: list[calibrate.Row]) -> RelevanceModel:
     x = np.array([[r.lift, np.log1p(r.matched), r.cosine] for r in fit])
     y = np.array([float(r.label) for r in fit])
     return RelevanceModel(*(round(float(v), 3) for v in calibrate.fit_logistic(x, y)))
+
+
+def both_held_out(
+    gathered: fusion_weights.Gathered, models: dict[str, RelevanceModel]
+) -> list[tuple[str, tuple[float, float], float, int]]:
+    """Each conversation with its held-out relevance model deciding the floor for every
+    conversation's candidates, and the episode weights best on the other four under it:
+    (conversation, weights, held-out recall@10, questions)."""
+    questions = [q for q in gathered.questions if q.set_name == "locomo_dev"]
+    grid = list(itertools.product(fusion_weights.CONTEXTS, fusion_weights.MENTIONS))
+    out = []
+    for user, model in models.items():
+        passing = [
+            frozenset(i for i, c in enumerate(q.candidates) if c.passes_with(model, gathered.floor))
+            for q in questions
+        ]
+        asked = list(zip(questions, passing, strict=True))
+        best = max(grid, key=lambda g: _mean_recall(asked, g, user, held_out=False))
+        held = _mean_recall(asked, best, user, held_out=True)
+        out.append((user, best, held, sum(q.user == user for q in questions)))
+    return out
+
+
+def _mean_recall(
+    asked: list[tuple[fusion_weights.Question, frozenset[int]]],
+    weights: tuple[float, float],
+    user: str,
+    held_out: bool,
+) -> float:
+    """Recall@10 over the held-out conversation's questions, or over the others'."""
+    return float(np.mean([q.recall(*weights, p) for q, p in asked if (q.user == user) == held_out]))
 
 
 def main() -> None:
@@ -79,6 +114,9 @@ def main() -> None:
                 asked = only(user).questions
                 scored = sum(1 for q in asked if q.category in locomo.scored_categories)
                 results.append((user, model, (scored, len(asked)), measured))
+        gathered = fusion_weights.gather(path)
+        fusion_weights.check_shipped(gathered.questions, gathered.model, gathered.floor)
+        joint = both_held_out(gathered, {u: m for u, m, _, _ in results})
     lines = [
         "LoCoMo dev, each conversation measured with the relevance model fitted without it "
         f"(`benchmarks/micro/relevance_loco.py`; floor {floor}, the shipped fusion weights). "
@@ -114,6 +152,12 @@ def main() -> None:
         f"off-topic {estimate['held out'][1]:.2f} direct results per question; the shipped "
         f"model on the same questions: {estimate['shipped'][0]:.3f}, "
         f"{estimate['shipped'][1]:.2f}.",
+        "",
+        "With the episode weights of the fusion held out too (each conversation measured "
+        "with its held-out model and the weights best on the other four, as "
+        "`fusion_weights.py` chooses them): "
+        + ", ".join(f"{user} {recall:.3f} at {weights}" for user, weights, recall, _ in joint)
+        + f"; recall@10 {sum(r * n for _, _, r, n in joint) / sum(n for *_, n in joint):.3f}.",
     ]
     table = "\n".join(lines)
     print(table)
