@@ -289,14 +289,11 @@ def run_eval(
     from .locomo import load_locomo
     from .madial import load_madial
 
-    sets = []
-    files: dict[str, Path] = {}
+    sets: list[tuple[EvalSet, Path]] = []
     if locomo is not None:
-        sets.append(load_locomo(locomo, limit))
-        files[sets[-1].name] = locomo
+        sets.append((load_locomo(locomo, limit), locomo))
     if madial is not None:
-        sets.append(load_madial(madial))
-        files[sets[-1].name] = madial
+        sets.append((load_madial(madial), madial))
     if not sets:
         raise ValueError("no data set to evaluate")
     if backend == "neo4j":
@@ -314,10 +311,10 @@ def run_eval(
     }
     with MemoryPlatform(settings) as mp:
         locomo_users: list[str] = []
-        for data in sets:
+        for data, path in sets:
             others = locomo_users[:1] if data.name != "locomo_dev" else []
             report["sets"][data.name] = {
-                "file": str(files[data.name]),
+                "file": str(path),
                 **evaluate_set(
                     mp, data, progress, off_topic_users=others, platform_only=platform_only
                 ),

@@ -196,12 +196,12 @@ def _on_command_line(ctx: _Sourced, name: str) -> bool:
     return source is not None and source.name == "COMMANDLINE"
 
 
-def _with_group_options(
-    ctx: typer.Context, takes: dict[str, str], values: dict[str, Any]
-) -> dict[str, Any]:
-    """Options written before the subcommand (``eval --madial user2.json madial``) count as
-    if written after it. One the subcommand does not take is an error: ignoring it would
-    measure the default file instead of the one named."""
+def _with_group_options(ctx: typer.Context, renamed: dict[str, str]) -> dict[str, Any]:
+    """The subcommand's parameters, with the options written before it (``eval --madial
+    user2.json madial``) counted as if written after it (``renamed`` maps the group's
+    name of an option to the subcommand's). One the subcommand does not take is an error:
+    ignoring it would measure the default file instead of the one named."""
+    values = dict(ctx.params)
     group = ctx.parent
     if group is None:
         return values
@@ -209,8 +209,8 @@ def _with_group_options(
         if not _on_command_line(group, name):
             continue
         flag = "--" + name.replace("_", "-")
-        own = takes.get(name)
-        if own is None:
+        own = renamed.get(name, name)
+        if own not in values:
             raise fail(f"{flag} does not apply to `eval {ctx.info_name}`")
         if _on_command_line(ctx, own) and values[own] != value:
             raise fail(f"{flag} is given twice, before and after `{ctx.info_name}`")
@@ -267,9 +267,6 @@ def eval_all(
     _run_retrieval_eval(locomo, madial, out, limit, backend, workdir)
 
 
-_SAME = ("out", "backend", "workdir")
-
-
 def eval_locomo(
     ctx: typer.Context,
     data: LocomoOption = DEFAULT_LOCOMO,
@@ -279,11 +276,7 @@ def eval_locomo(
     workdir: WorkdirOption = None,
 ) -> None:
     """LoCoMo dev alone (English): recall per question category, baselines, off-topic."""
-    v = _with_group_options(
-        ctx,
-        {"locomo": "data", "limit": "limit", **{n: n for n in _SAME}},
-        {"data": data, "out": out, "limit": limit, "backend": backend, "workdir": workdir},
-    )
+    v = _with_group_options(ctx, {"locomo": "data"})
     _run_retrieval_eval(v["data"], None, v["out"], v["limit"], v["backend"], v["workdir"])
 
 
@@ -297,11 +290,7 @@ def eval_madial(
     workdir: WorkdirOption = None,
 ) -> None:
     """MADial-Bench zh dev alone (Chinese): recall@10 over dialogues, baselines."""
-    v = _with_group_options(
-        ctx,
-        {"madial": "data", **{n: n for n in _SAME}},
-        {"data": data, "out": out, "backend": backend, "workdir": workdir},
-    )
+    v = _with_group_options(ctx, {"madial": "data"})
     _run_retrieval_eval(None, v["data"], v["out"], None, v["backend"], v["workdir"])
 
 
@@ -320,11 +309,7 @@ def eval_embedders(
     peak RSS, throughput and query latency (each measured in a fresh process)."""
     from ..bench.embedders import markdown, run_embedder_comparison
 
-    v = _with_group_options(
-        ctx,
-        {"locomo": "locomo", "madial": "madial", "out": "out", "workdir": "workdir"},
-        {"locomo": locomo, "madial": madial, "out": out, "workdir": workdir},
-    )
+    v = _with_group_options(ctx, {})
     locomo, madial, out, workdir = v["locomo"], v["madial"], v["out"], v["workdir"]
 
     for label, path in (("LoCoMo", locomo), ("MADial", madial)):
@@ -350,9 +335,7 @@ def eval_merge(
     """Node-dedup precision, recall and accuracy on the labelled zh/en pairs."""
     from ..bench.merge import markdown, run_merge_eval_in
 
-    v = _with_group_options(
-        ctx, {"out": "out", "workdir": "workdir"}, {"out": out, "workdir": workdir}
-    )
+    v = _with_group_options(ctx, {})
     out, workdir = v["out"], v["workdir"]
 
     with user_errors(), _workdir(workdir) as folder:
