@@ -26,6 +26,13 @@ WorkdirOption = Annotated[
 ]
 
 
+def _check_data(label: str, path: Path) -> None:
+    """Refuse a data path that is not there; MADial may also be the benchmark's folder."""
+    there = path.exists() if label == "MADial" else path.is_file()
+    if not there:
+        raise fail(f"no {label} file at {path}")
+
+
 def write_report(out: Path, report: dict[str, Any], table: str) -> None:
     """``out`` (.json) and a Markdown table beside it (.md)."""
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -131,10 +138,9 @@ def _bench_all(
     unknown = [s for s in scales if s not in latency.SCALES]
     if not scales or unknown:
         raise fail(f"--scales takes one or more of {', '.join(latency.SCALES)}")
-    if not data.is_file():
-        raise fail(f"no LoCoMo file at {data} (--data)")
-    if madial is not None and not madial.is_file():
-        raise fail(f"no MADial file at {madial} (--madial)")
+    _check_data("LoCoMo", data)
+    if madial is not None:
+        _check_data("MADial", madial)
     if backend == "neo4j":
         err_console.print("node dedup is measured on the embedded store; the rest on Neo4j")
     reports: dict[str, dict[str, Any]] = {}
@@ -178,7 +184,11 @@ def _summarize(scales: list[str], out_dir: Path) -> None:
 LocomoOption = Annotated[
     Path, typer.Option("--locomo", "--data", help="LoCoMo JSON file (list of conversations)")
 ]
-MadialOption = Annotated[Path, typer.Option("--madial", help="MADial-Bench zh JSON file")]
+MADIAL_HELP = (
+    "MADial-Bench zh: the evaluation's JSON file, or the benchmark's data/ch folder "
+    "(or either of its memory and dialogue files)"
+)
+MadialOption = Annotated[Path, typer.Option("--madial", help=MADIAL_HELP)]
 OutOption = Annotated[
     Path | None, typer.Option(help="write the report here (.json; a .md table beside it)")
 ]
@@ -230,8 +240,8 @@ def _run_retrieval_eval(
 
     _check_backend(backend)
     for label, path in (("LoCoMo", locomo), ("MADial", madial)):
-        if path is not None and not path.is_file():
-            raise fail(f"no {label} file at {path}")
+        if path is not None:
+            _check_data(label, path)
     with user_errors(), _workdir(workdir) as folder:
         try:
             report = run_eval(
@@ -282,9 +292,7 @@ def eval_locomo(
 
 def eval_madial(
     ctx: typer.Context,
-    data: Annotated[
-        Path, typer.Option("--data", "--madial", help="MADial-Bench zh JSON file")
-    ] = DEFAULT_MADIAL,
+    data: Annotated[Path, typer.Option("--data", "--madial", help=MADIAL_HELP)] = DEFAULT_MADIAL,
     out: OutOption = None,
     backend: BackendOption = "sqlite",
     workdir: WorkdirOption = None,
@@ -313,8 +321,7 @@ def eval_embedders(
     locomo, madial, out, workdir = v["locomo"], v["madial"], v["out"], v["workdir"]
 
     for label, path in (("LoCoMo", locomo), ("MADial", madial)):
-        if not path.is_file():
-            raise fail(f"no {label} file at {path}")
+        _check_data(label, path)
     with user_errors(), _workdir(workdir) as folder:
         report = run_embedder_comparison(
             locomo, madial, folder, progress=err_console.print, cost_texts=cost_texts

@@ -274,6 +274,62 @@ def test_madial_keeps_each_user_of_the_file_apart(tmp_path: Path) -> None:
     ]
 
 
+def write_benchmark_layout(folder: Path, data: dict[str, Any], as_list: bool = False) -> None:
+    """``data`` as hejunqing/MADial-Bench publishes it: data/ch's memory file, one
+    ``{id: memory}`` per line, and its dialogue file, one dialogue per line."""
+    folder.mkdir(parents=True, exist_ok=True)
+    memories = [{m["id"]: {k: v for k, v in m.items() if k != "id"}} for m in data["memories"]]
+    for name, records in (
+        ("MADial-Bench-zh-memory.json", memories),
+        ("MADial-Bench-zh-dialogue.json", data["dialogues"]),
+    ):
+        lines = [json.dumps(r, ensure_ascii=False) for r in records]
+        text = json.dumps(records, ensure_ascii=False) if as_list else "\n".join(lines) + "\n"
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_madial_reads_the_benchmark_as_published(tmp_path: Path) -> None:
+    data = two_user_madial()
+    one_file = tmp_path / "madial.json"
+    one_file.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    expected = load_madial(one_file)
+    folder = tmp_path / "MADial-Bench" / "data" / "ch"
+    write_benchmark_layout(folder, data)
+
+    for given in (
+        folder,
+        folder / "MADial-Bench-zh-memory.json",
+        folder / "MADial-Bench-zh-dialogue.json",
+    ):
+        got = load_madial(given)
+        assert got.episodes == expected.episodes and got.questions == expected.questions
+    assert set(load_madial(folder).episodes) == {"madial-zh-1", "madial-zh-2"}
+
+    write_benchmark_layout(tmp_path / "as-list", data, as_list=True)
+    assert load_madial(tmp_path / "as-list").questions == expected.questions
+
+    (folder / "MADial-Bench-zh-dialogue.json").write_text('{"id": 1}\n{"id": 2,\n')
+    with pytest.raises(ValueError, match=r"MADial-Bench-zh-dialogue\.json, line 2: not JSON"):
+        load_madial(folder)
+    (folder / "MADial-Bench-zh-dialogue.json").unlink()
+    with pytest.raises(ValueError, match=r"no MADial-Bench-zh-dialogue\.json in .*side by side"):
+        load_madial(folder / "MADial-Bench-zh-memory.json")
+
+
+@pytest.mark.slow
+def test_eval_madial_measures_the_benchmark_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "ch"
+    write_benchmark_layout(folder, two_user_madial())
+    out = tmp_path / "report.json"
+
+    result = runner.invoke(app, ["eval", "madial", "--data", str(folder), "--out", str(out)])
+
+    assert result.exit_code == 0, result.output
+    section = json.loads(out.read_text(encoding="utf-8"))["sets"]["madial_zh_dev"]
+    assert section["file"] == str(folder) and section["users"] == 2
+    assert section["per_user"]["madial-zh-2"] == {"n": 1, "recall@10": 1.0}
+
+
 @pytest.mark.slow
 def test_a_madial_file_of_two_users_is_measured_per_user(tmp_path: Path) -> None:
     from memory_platform.bench.retrieval_eval import run_eval
