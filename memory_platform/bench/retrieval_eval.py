@@ -131,14 +131,20 @@ def evaluate_set(
     started = time.perf_counter()
     gold_of: dict[str, str] = {}
     texts: dict[str, dict[str, str]] = {}
-    for user, items in data.episodes.items():
+    turns = sum(len(v) for v in data.episodes.values())
+    progress(f"{data.name}: ingesting {turns} episodes of {len(data.episodes)} users")
+    for number, (user, items) in enumerate(data.episodes.items(), start=1):
         mp.delete_user(user)
         ids = mp.add_episodes(user, items)
         for ref, item in zip(ids, items, strict=True):
             gold_of[ref] = item["metadata"]["gold_id"]
             texts.setdefault(user, {})[ref] = item["text"]
+        mp.wait_for_indexing(user, timeout=3600)  # embedding is most of the time: say so
+        progress(
+            f"{data.name}: {user} stored and embedded ({len(items)} episodes, "
+            f"user {number} of {len(data.episodes)}, {time.perf_counter() - started:.0f} s)"
+        )
     mp.wait_for_indexing(timeout=3600)
-    turns = sum(len(v) for v in data.episodes.values())
     report: dict[str, Any] = {
         "categories": data.categories,
         "scored_label": data.scored_label,
@@ -258,7 +264,9 @@ def markdown(report: dict[str, Any]) -> str:
                 )
         lines.append("")
         off = section.get("off_topic")
-        if off is not None:
+        if off is not None and not off["queries"]:
+            lines += ["Off-topic: not measured (no other user to ask).", ""]
+        elif off is not None:
             lines += [
                 f"Off-topic: {off['direct_per_query']:.2f} direct results per question asked "
                 f"of a user whose memory holds nothing relevant ({off['queries']} questions).",

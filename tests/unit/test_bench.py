@@ -337,10 +337,18 @@ def test_a_madial_file_of_two_users_is_measured_per_user(tmp_path: Path) -> None
     madial = tmp_path / "madial.json"
     madial.write_text(json.dumps(two_user_madial(), ensure_ascii=False), encoding="utf-8")
 
-    report = run_eval(None, madial, tmp_path)
+    said: list[str] = []
+    report = run_eval(None, madial, tmp_path, progress=said.append)
 
     section = report["sets"]["madial_zh_dev"]
     assert section["users"] == 2
+    stored = [line.split(" (")[0] for line in said if "stored and embedded" in line]
+    assert stored == [  # before the first figure, one line per user as its embedding ends
+        "madial_zh_dev: madial-zh-1 stored and embedded",
+        "madial_zh_dev: madial-zh-2 stored and embedded",
+    ]
+    assert said.index(next(line for line in said if "stored" in line)) == 1
+    assert "(2 episodes, user 2 of 2," in said[2]
     assert {user: row["n"] for user, row in section["per_user"].items()} == {
         "madial-zh-1": 2,
         "madial-zh-2": 1,
@@ -386,6 +394,24 @@ def test_eval_command_writes_a_report_for_both_sets(tmp_path: Path) -> None:
     assert report["sets"]["madial_zh_dev"]["off_topic"]["queries"] == 2  # asked of LoCoMo
     table = out.with_suffix(".md").read_text(encoding="utf-8")
     assert "| platform |" in table and "per user (questions): locomo-mini-1" in table
+
+
+def test_an_off_topic_figure_of_no_questions_is_not_reported_as_zero() -> None:
+    from memory_platform.bench.retrieval_eval import markdown
+
+    row = {"n": 3, "recall@5": 1.0, "recall@10": 1.0, "mrr": 1.0, "all@10": 1.0}
+    section = {
+        "users": 1,
+        "questions": 3,
+        "ingest": {"episodes": 9, "seconds": 1.0},
+        "methods": {"platform": {"all": row}},
+        "off_topic": {"queries": 0, "direct_per_query": 0.0},  # one user: nobody else to ask
+    }
+    table = markdown({"sets": {"one": section}})
+    assert "Off-topic: not measured (no other user to ask)." in table
+    assert "0.00 direct results" not in table
+    section["off_topic"] = {"queries": 3, "direct_per_query": 0.0}
+    assert "Off-topic: 0.00 direct results per question" in markdown({"sets": {"one": section}})
 
 
 @pytest.mark.slow
