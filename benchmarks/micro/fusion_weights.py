@@ -40,7 +40,7 @@ from memory_platform.retrieval.relevance import (
     query_language,
     relevance_model_for,
 )
-from memory_platform.textutil import lexical_tokens, plain_transcript
+from memory_platform.textutil import plain_transcript, word_tokens
 from memory_platform.timeparse import without_dates
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -104,7 +104,7 @@ def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
     found = r._seed(user, plan.semantic_query, vector, lexical, kinds, True)
     episodes = [c for c in found.values() if c.episode is not None]
     r._relate(user, plan.semantic_query, vector, episodes)
-    words = len(set(lexical_tokens(without_dates(plan.semantic_query))))
+    words = len(set(word_tokens(without_dates(plan.semantic_query))))
     background = Background.of(vector, r._background(query_language(plan.semantic_query)))
     before = {c.id: c.strength for c in episodes}
     r._favour_named_dates(query, episodes, datetime.now(UTC))

@@ -57,9 +57,10 @@ class Row:
     cosine: float
     on_topic: bool
     label: bool
-    words: int = 0
-    """Matched words alone (no character bigrams or single characters): for comparing
-    the matched-words evidence across languages (``benchmarks/micro/zh_off_topic.py``)."""
+    tokens: int = 0
+    """Matched lexical-index tokens (a Chinese word's bigrams and characters included),
+    the evidence before words replaced it: for comparing the two
+    (``benchmarks/micro/zh_off_topic.py``)."""
 
 
 def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> list[Row]:
@@ -71,8 +72,8 @@ def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> 
     rows: list[Row] = []
     for q, vector in zip(data.questions, vectors, strict=True):
         bg = Background.of(vector, backgrounds[query_language(q.question)])
-        tokens = lexical_tokens(q.question)
-        words = set(word_tokens(q.question))
+        words = word_tokens(q.question)
+        tokens = set(lexical_tokens(q.question))
         for user, on_topic in ((q.user_id, True), (other_user, False)):
             dense = mp.store.vector_search(user, VectorKind.EPISODE, vector, k)
             lexical = mp.store.lexical_search(user, q.question, [VectorKind.EPISODE], k)
@@ -85,11 +86,11 @@ def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> 
                     rows.append(
                         Row(
                             bg.lift(cosine),
-                            matched_words(tokens, document),
+                            matched_words(words, document),
                             cosine,
                             on_topic,
                             on_topic and e.metadata.get("gold_id") in q.gold,
-                            len(words & set(word_tokens(document))),
+                            len(tokens & set(lexical_tokens(document))),
                         )
                     )
     return rows

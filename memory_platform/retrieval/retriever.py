@@ -45,7 +45,7 @@ from ..models import (
 )
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
-from ..textutil import lexical_tokens, plain_transcript
+from ..textutil import plain_transcript, word_tokens
 from ..timeparse import dated_spans, without_dates
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import (
@@ -508,7 +508,7 @@ class HybridRetriever:
         background = Background.of(query_vector, self._background(query_language(query)))
         # once per search, not per candidate; a named date is matched against when things
         # happened (_favour_named_dates), so its words are not asked of the text
-        tokens = set(lexical_tokens(without_dates(query)))
+        words = set(word_tokens(without_dates(query)))
         model = self._relevance
         for cand in candidates:
             if cand.memory is not None:
@@ -517,12 +517,12 @@ class HybridRetriever:
                 assert cand.episode is not None
                 document = episode_document(cand.episode)
                 speaker = cand.episode.speaker
-                if speaker and tokens & set(lexical_tokens(speaker)):
+                if speaker and words & set(word_tokens(speaker)):
                     cand.mention = 1.0
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
-            cand.matched = matched_words(tokens, document)
+            cand.matched = matched_words(words, document)
             cosine = cand.similarity if cand.has_similarity else background.mean
-            cand.relevance = model.score(cand.lift, cand.matched, len(tokens), cosine)
+            cand.relevance = model.score(cand.lift, cand.matched, len(words), cosine)
         best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
         for cand in candidates:
             lexical = 0.0 if cand.lexical_rank is None else 2.0 / (2.0 + cand.lexical_rank)

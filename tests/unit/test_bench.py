@@ -628,8 +628,9 @@ def test_bench_on_neo4j_runs_the_embedded_store_beside_it(
 
 
 def test_calibration_rows_count_chinese_words_apart_from_their_parts(platform: Any) -> None:
-    """The relevance fit's rows carry both counts of shared evidence: the lexical index's
-    tokens (a Chinese word also brings its bigrams and characters) and words alone."""
+    """The relevance fit's rows carry both counts of shared evidence: words, which the
+    model is fitted on, and the lexical index's tokens (a Chinese word also brings its
+    bigrams and characters), to compare the two."""
     from memory_platform.bench.calibrate import collect
     from memory_platform.bench.retrieval_eval import EvalQuestion, EvalSet
     from memory_platform.textutil import word_tokens
@@ -646,6 +647,6 @@ def test_calibration_rows_count_chinese_words_apart_from_their_parts(platform: A
 
     gold = [r for r in rows if r.label]
     assert len(gold) == 1 and gold[0].on_topic
-    assert gold[0].words == len(set(word_tokens("公园放风筝")))  # every word of the question
-    assert gold[0].matched > gold[0].words  # the words' bigrams and characters as well
-    assert all(r.words == 0 for r in rows if not r.on_topic)
+    assert gold[0].matched == len(set(word_tokens("公园放风筝")))  # every word of the question
+    assert gold[0].tokens > gold[0].matched  # the words' bigrams and characters as well
+    assert all(r.matched == 0 for r in rows if not r.on_topic)

