@@ -154,8 +154,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
     text = path.read_text(encoding="utf-8")
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
+    except json.JSONDecodeError:  # JSON Lines: one value per line
         records = []
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
@@ -164,7 +163,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}, line {number}: not JSON ({exc.msg})") from exc
-    if whole is not None:
+    else:  # a JSON list, or a file of one line
         records = whole if isinstance(whole, list) else [whole]
     for number, record in enumerate(records, start=1):
         if not isinstance(record, dict):
