@@ -132,7 +132,7 @@ class RetrievalSettings(BaseModel):
         0.7, ge=0, le=1, description="auto mode expands when the best relevance is below this"
     )
     relevance_floor: float = Field(
-        0.1,
+        0.05,
         ge=0,
         le=1,
         description=(

@@ -11,7 +11,14 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta, tzinfo
 
-__all__ = ["ParsedTime", "dated_spans", "normalize_time", "resolve_time_words", "without_dates"]
+__all__ = [
+    "ParsedTime",
+    "dated_spans",
+    "is_calendar_word",
+    "normalize_time",
+    "resolve_time_words",
+    "without_dates",
+]
 
 
 @dataclass(frozen=True)
@@ -520,6 +527,12 @@ def dated_spans(text: str, tz: tzinfo = UTC) -> list[tuple[datetime, datetime]]:
         except (ValueError, OverflowError):  # 2023-02-30: not a date
             continue
     return spans
+
+
+def is_calendar_word(word: str) -> bool:
+    """Whether an English word names a month or a day of the week ("May", "Tue")."""
+    folded = word.casefold().rstrip(".")
+    return folded in _EN_MONTHS or folded in _EN_WEEKDAYS
 
 
 def without_dates(text: str) -> str:

@@ -58,9 +58,10 @@ class Candidate:
     dated: float
     strength: float
     passes: bool
-    relevance: tuple[float, int, int, float] = (0.0, 0, 0, 0.0)
-    """The relevance model's evidence (lift, matched words, query words, cosine), so that
-    another model can decide the floor again (``relevance_loco.py``)."""
+    relevance: tuple[float, int, int, float, bool] = (0.0, 0, 0, 0.0, False)
+    """The relevance model's evidence (lift, matched words, query words, cosine, whether
+    the question names only what the memory never held), so that another model can
+    decide the floor again (``relevance_loco.py``)."""
 
     def strength_with(self, context: float, mention: float) -> float:
         return self.own + context * self.context + mention * self.mention + self.dated
@@ -123,6 +124,7 @@ def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
                 c.matched,
                 words,
                 c.similarity if c.has_similarity else background.mean,
+                c.unknown_names,
             ),
         )
         for c in episodes

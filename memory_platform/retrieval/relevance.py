@@ -18,7 +18,12 @@ document frequencies). Relevance is therefore built from evidence that does comp
   sentences of strangers asked of MADial-Bench's user: 4.57 direct results per question
   with tokens, 1.49 with words; English tokens were words already).
 
-A logistic function of the two gives the probability that the item is a real match
+- **unknown names**: whether the question names people or places (capitalised words)
+  of whom the user's memory holds none (:mod:`.names`): a fixed shift of the log odds,
+  measured on LoCoMo dev rather than fitted with the rest (it all but separates the fit's
+  rows, so a fitted weight would grow without bound and make it a verdict).
+
+A logistic function of the first two gives the probability that the item is a real match
 rather than the best of an unrelated memory. For an embedder it was fitted with (the
 default, multilingual-e5-small, and the e5 + USE ensemble), the raw **cosine** is a third
 term: the background is sixteen sentences, so its mean and spread are noisy, and on that
@@ -171,9 +176,24 @@ class RelevanceModel:
     cosine: float = 0.0
 
     complete: float = 0.5
+    unknown_names: float = -5.9
+    """Log odds added when the question names only people or places the user's memory
+    has never held (:mod:`.names`): the log of how much likelier that is for a question
+    asked of another memory than of its own, on LoCoMo dev with one added to each count,
+    ln((1 + 1) / (760 + 2) / ((965 + 1) / (997 + 2))) = -5.9
+    (``benchmarks/micro/unknown_names.py``). Evidence, not a verdict: a match of
+    relevance 0.999 still keeps 0.6."""
 
-    def score(self, lift: float, matched: int, query_words: int, cosine: float = 0.0) -> float:
-        """The probability from the dense lift, the number of matched words and the cosine.
+    def score(
+        self,
+        lift: float,
+        matched: int,
+        query_words: int,
+        cosine: float = 0.0,
+        unknown_names: bool = False,
+    ) -> float:
+        """The probability from the dense lift, the number of matched words and the cosine,
+        and whether the question names only what the memory has never held.
 
         An item that holds every word of the query is at least ``complete`` (even odds):
         on the dev sets no item of an unrelated memory ever did, and it keeps a short
@@ -184,6 +204,7 @@ class RelevanceModel:
             + self.lift * lift
             + self.matched * math.log1p(max(matched, 0))
             + self.cosine * cosine
+            + (self.unknown_names if unknown_names else 0.0)
         )
         p = 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
         if query_words > 0 and matched >= query_words:

@@ -47,6 +47,7 @@ from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import plain_transcript, word_tokens
 from ..timeparse import dated_spans, without_dates
+from .names import unknown_names
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import (
     BACKGROUND,
@@ -117,6 +118,7 @@ class _Candidate:
     mention: float = 0.0
     lift: float = 0.0
     matched: int = 0
+    unknown_names: bool = False
     own: float = 0.0
     context: float = 0.0
     strength: float = 0.0
@@ -510,19 +512,25 @@ class HybridRetriever:
         # happened (_favour_named_dates), so its words are not asked of the text
         words = set(word_tokens(without_dates(query)))
         model = self._relevance
+        documents = []
         for cand in candidates:
             if cand.memory is not None:
-                document = memory_document(cand.memory)
+                documents.append(memory_document(cand.memory))
             else:
                 assert cand.episode is not None
-                document = episode_document(cand.episode)
+                documents.append(episode_document(cand.episode))
                 speaker = cand.episode.speaker
                 if speaker and words & set(word_tokens(speaker)):
                     cand.mention = 1.0
+        unknown = bool(candidates) and unknown_names(
+            query, user, documents, lambda name: self._known_to_memory(user, name)
+        )
+        for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(words, document)
             cosine = cand.similarity if cand.has_similarity else background.mean
-            cand.relevance = model.score(cand.lift, cand.matched, len(words), cosine)
+            cand.unknown_names = unknown
+            cand.relevance = model.score(cand.lift, cand.matched, len(words), cosine, unknown)
         best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
         for cand in candidates:
             lexical = 0.0 if cand.lexical_rank is None else 2.0 / (2.0 + cand.lexical_rank)
@@ -538,6 +546,12 @@ class HybridRetriever:
                 after.context = max(after.context, before.own)
         for cand in episodes.values():
             cand.strength = cand.own + _CONTEXT * cand.context + _MENTION * cand.mention
+
+    def _known_to_memory(self, user: str, name: str) -> bool:
+        """Whether the user's lexical index holds the name anywhere (memories, turns,
+        speakers): one lookup, made only for a name no candidate holds."""
+        kinds = [VectorKind.MEMORY, VectorKind.EPISODE]
+        return bool(self._store.lexical_search(user, name, kinds, 1))
 
     @staticmethod
     def _favour_named_dates(query: str, candidates: list[_Candidate], now: datetime) -> None:

@@ -191,7 +191,8 @@ def test_the_shipped_relevance_models_are_the_committed_fits(report: str, model_
     fit = json.loads((RESULTS / report).read_text(encoding="utf-8"))
     assert fit["embedder"] == model_name
     assert FITTED[model_name] == RelevanceModel(**fit["coefficients"])
-    assert fit["chosen_floor"] == RetrievalSettings().relevance_floor
+    if model_name == ENSEMBLE_MODEL:  # the default floor is the default embedder's choice
+        assert fit["chosen_floor"] == RetrievalSettings().relevance_floor
 
 
 def test_the_model_agnostic_default_is_the_fit_made_with_one_model_alone() -> None:

@@ -1,0 +1,68 @@
+"""The names a question asks about, and whether a user's memory has ever held them.
+
+"What recipes has Joanna made?" can only be answered from a memory that knows Joanna.
+Asked of a memory that never names her, its best matches are other people's recipes:
+on LoCoMo dev, 965 of 997 questions asked of another conversation's memory name only
+people or places that memory never mentions, against 1 of 760 questions (categories 1-4)
+asked of their own (``benchmarks/micro/unknown_names.py``). Relevance takes that as
+evidence (:data:`~.relevance.UNKNOWN_NAMES_LOGIT`), not as a rule: a strong enough match
+still passes the floor.
+
+A name is a capitalised word of Latin script that does not begin a sentence ("Joanna",
+"Chicago", "LGBTQ"), possessive dropped; months, weekdays, single letters and "I" are
+not names. Chinese has no capitals and is left alone. A name counts as known when the
+lexical index holds it for the user (a speaker field, a memory's words), or when it is a
+word of the user's own id: an agent may call its user by name in a memory that only ever
+says "I".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from ..textutil import plain_transcript, word_tokens
+from ..timeparse import is_calendar_word, without_dates
+
+__all__ = ["named_words", "unknown_names"]
+
+_SENTENCES = re.compile(r"(?<=[.?!。？！])\s+|\n+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_NOT_NAMES = {"i", "i'm", "i've", "i'd", "i'll", "ok"}
+
+
+def named_words(text: str) -> list[str]:
+    """The capitalised words of ``text`` that are not the first of their sentence, in
+    order, each once, without a possessive "'s"; dates and speaker tags are left out."""
+    found: dict[str, None] = {}
+    for sentence in _SENTENCES.split(without_dates(plain_transcript(text))):
+        for found_word in _WORD.findall(sentence)[1:]:
+            word = re.sub(r"['’]s$", "", found_word).strip("'’-")
+            if (
+                len(word) > 1
+                and word[0].isupper()
+                and word.casefold() not in _NOT_NAMES
+                and not is_calendar_word(word)
+            ):
+                found.setdefault(word, None)
+    return list(found)
+
+
+def unknown_names(
+    query: str,
+    user_id: str,
+    documents: Iterable[str],
+    known_to_memory: Callable[[str], bool],
+) -> bool:
+    """Whether ``query`` names something and none of its names is known to the user's
+    memory. ``documents`` are texts already at hand (the search's candidates): a name
+    found in one needs no lookup; ``known_to_memory`` asks the store about the rest."""
+    names = [(name, set(word_tokens(name))) for name in named_words(query)]
+    names = [(name, tokens) for name, tokens in names if tokens]  # "The" is no name
+    if not names:
+        return False
+    own = set(word_tokens(user_id.replace("_", " ").replace("-", " ")))
+    seen = {t for document in documents for t in word_tokens(document)}
+    return not any(
+        tokens <= own or tokens <= seen or known_to_memory(name) for name, tokens in names
+    )
