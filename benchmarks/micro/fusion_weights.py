@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from memory_platform import MemoryPlatform
+from memory_platform.bench.calibrate import store_sets
 from memory_platform.bench.locomo import load_locomo
 from memory_platform.bench.madial import load_madial
 from memory_platform.config import load_settings
@@ -147,10 +148,7 @@ def gather(db: Path | None) -> Gathered:
         path = db or Path(tmp) / "fusion.db"
         with MemoryPlatform(load_settings(backend="sqlite", sqlite_path=path)) as mp:
             if db is None:
-                for data in (locomo, madial):
-                    for user, items in data.episodes.items():
-                        mp.add_episodes(user, items)
-                mp.wait_for_indexing(timeout=3600)
+                store_sets(mp, (locomo, madial))
             questions = []
             for data in (locomo, madial):
                 for q in data.questions:

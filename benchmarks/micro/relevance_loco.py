@@ -128,10 +128,7 @@ def main() -> None:
         path = args.db or Path(tmp) / "loco.db"
         with MemoryPlatform(load_settings(backend="sqlite", sqlite_path=path)) as mp:
             if args.db is None:
-                for data in (locomo, madial):
-                    for user, items in data.episodes.items():
-                        mp.add_episodes(user, items)
-                mp.wait_for_indexing(timeout=3600)
+                calibrate.store_sets(mp, (locomo, madial))
             floor = mp.settings.retrieval.relevance_floor
             shipped = relevance_model_for(mp.embedder.model_name)
 

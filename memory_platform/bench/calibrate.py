@@ -47,7 +47,7 @@ from .locomo import load_locomo
 from .madial import load_madial
 from .retrieval_eval import EvalSet
 
-__all__ = ["Row", "collect", "fit_logistic"]
+__all__ = ["Row", "collect", "fit_logistic", "store_sets"]
 
 
 @dataclass
@@ -63,6 +63,15 @@ class Row:
     """Matched lexical-index tokens (a Chinese word's bigrams and characters included),
     the evidence before words replaced it: for comparing the two
     (``benchmarks/micro/zh_off_topic.py``)."""
+
+
+def store_sets(mp: MemoryPlatform, sets: Sequence[EvalSet]) -> None:
+    """Store every set's episodes, each user as the set names them, and wait until all
+    are embedded: the store the calibration and the dev-set scripts measure."""
+    for data in sets:
+        for user, items in data.episodes.items():
+            mp.add_episodes(user, items)
+    mp.wait_for_indexing(timeout=3600)
 
 
 def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> list[Row]:
@@ -219,10 +228,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         path = args.db or Path(tmp) / "calibrate.db"
         with MemoryPlatform(load_settings(backend="sqlite", sqlite_path=path)) as mp:
             if args.db is None:
-                for data in (locomo, madial):
-                    for user, items in data.episodes.items():
-                        mp.add_episodes(user, items)
-                mp.wait_for_indexing(timeout=3600)
+                store_sets(mp, (locomo, madial))
             rows: list[Row] = []
             for user in en_users:
                 part = EvalSet(
