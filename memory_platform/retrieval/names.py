@@ -2,7 +2,7 @@
 
 "What recipes has Joanna made?" can only be answered from a memory that knows Joanna.
 Asked of a memory that never names her, its best matches are other people's recipes:
-on LoCoMo dev, 965 of 997 questions asked of another conversation's memory name only
+on LoCoMo dev, 962 of 997 questions asked of another conversation's memory name only
 people or places that memory never mentions, against 1 of 760 questions (categories 1-4)
 asked of their own (``benchmarks/micro/unknown_names.py``). Relevance takes that as
 evidence (:data:`~.relevance.UNKNOWN_NAMES_LOGIT`), not as a rule: a strong enough match
@@ -10,7 +10,8 @@ still passes the floor.
 
 A name is a capitalised word of Latin script that does not begin a sentence ("Joanna",
 "Chicago", "LGBTQ"), possessive dropped; months, weekdays, single letters and "I" are
-not names. Chinese has no capitals and is left alone. A name counts as known when the
+not names, nor is anything in a sentence where most words are capitalised (a query an
+agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no capitals and is left alone. A name counts as known when the
 lexical index holds it for the user (a speaker field, a memory's words), or when it is a
 word of the user's own id: an agent may call its user by name in a memory that only ever
 says "I".
@@ -36,7 +37,10 @@ def named_words(text: str) -> list[str]:
     order, each once, without a possessive "'s"; dates and speaker tags are left out."""
     found: dict[str, None] = {}
     for sentence in _SENTENCES.split(without_dates(plain_transcript(text))):
-        for found_word in _WORD.findall(sentence)[1:]:
+        words = _WORD.findall(sentence)[1:]
+        if len(words) >= 3 and 2 * sum(w[0].isupper() for w in words) > len(words):
+            continue  # Title Case or capitals throughout: capitals mark no names here
+        for found_word in words:
             word = re.sub(r"['’]s$", "", found_word).strip("'’-")
             if (
                 len(word) > 1

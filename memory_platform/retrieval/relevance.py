@@ -180,7 +180,7 @@ class RelevanceModel:
     """Log odds added when the question names only people or places the user's memory
     has never held (:mod:`.names`): the log of how much likelier that is for a question
     asked of another memory than of its own, on LoCoMo dev with one added to each count,
-    ln((1 + 1) / (760 + 2) / ((965 + 1) / (997 + 2))) = -5.9
+    ln((1 + 1) / (760 + 2) / ((962 + 1) / (997 + 2))) = -5.9
     (``benchmarks/micro/unknown_names.py``). Evidence, not a verdict: a match of
     relevance 0.999 still keeps 0.6."""
 

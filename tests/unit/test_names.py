@@ -17,6 +17,10 @@ def test_names_are_capitalised_words_that_do_not_begin_a_sentence() -> None:
     assert named_words("Caroline went where?") == []  # the first word of a sentence
     assert named_words('<Bart>:"I met Tom today."') == ["Tom"]  # a speaker tag is no name
     assert named_words("我为什么没心情工作?") == []  # Chinese has no capitals
+    # capitals mean nothing in a Title Case query, or one in capitals throughout
+    assert named_words("User Favourite Food Preferences") == []
+    assert named_words("WHAT DID JOANNA COOK?") == []
+    assert named_words("What did Caroline and Melanie do?") == ["Caroline", "Melanie"]
 
 
 def test_a_name_is_known_from_the_candidates_the_store_or_the_user_id() -> None:
