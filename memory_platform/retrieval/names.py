@@ -5,16 +5,16 @@ Asked of a memory that never names her, its best matches are other people's reci
 on LoCoMo dev, 962 of 997 questions asked of another conversation's memory name only
 people or places that memory never mentions, against 1 of 760 questions (categories 1-4)
 asked of their own (``benchmarks/micro/unknown_names.py``). Relevance takes that as
-evidence (:data:`~.relevance.UNKNOWN_NAMES_LOGIT`), not as a rule: a strong enough match
-still passes the floor.
+evidence (:attr:`~.relevance.RelevanceModel.unknown_names`, a shift of the log odds), not
+as a rule: a strong enough match still passes the floor.
 
 A name is a capitalised word of Latin script that does not begin a sentence ("Joanna",
 "Chicago", "LGBTQ"), possessive dropped; months, weekdays, single letters and "I" are
 not names, nor is anything in a sentence where most words are capitalised (a query an
-agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no capitals and is left alone. A name counts as known when the
-lexical index holds it for the user (a speaker field, a memory's words), or when it is a
-word of the user's own id: an agent may call its user by name in a memory that only ever
-says "I".
+agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no
+capitals and is left alone. A name counts as known when the lexical index holds it for
+the user (a speaker field, a memory's words), or when it is a word of the user's own id:
+an agent may call its user by name in a memory that only ever says "I".
 """
 
 from __future__ import annotations

@@ -17,7 +17,6 @@ document frequencies). Relevance is therefore built from evidence that does comp
   Chinese question unrelated to a Chinese memory passed the floor on those alone (100
   sentences of strangers asked of MADial-Bench's user: 4.57 direct results per question
   with tokens, 1.49 with words; English tokens were words already).
-
 - **unknown names**: whether the question names people or places (capitalised words)
   of whom the user's memory holds none (:mod:`.names`): a fixed shift of the log odds,
   measured on LoCoMo dev rather than fitted with the rest (it all but separates the fit's
