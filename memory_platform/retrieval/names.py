@@ -15,6 +15,13 @@ agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese 
 capitals and is left alone. A name counts as known when the lexical index holds it for
 the user (a speaker field, a memory's words), or when it is a word of the user's own id:
 an agent may call its user by name in a memory that only ever says "I".
+
+The evidence holds only for a memory whose people all have names, as LoCoMo's speakers
+do. Most memories an agent writes speak of their owner as "user", "I" or 我
+(``create_memory`` with such a subject, ``add_messages`` turns spoken by ``user`` and
+``assistant``, notes with no speaker): the owner's name is then unknown to the memory,
+and "What is John's favourite food?" may well ask about the owner. Such a memory's owner
+is *unnamed* (:func:`unnamed_speaker`), and a name it never held says nothing.
 """
 
 from __future__ import annotations
@@ -22,10 +29,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
+from ..layers import MID_TERM_SPEAKER
 from ..textutil import plain_transcript, word_tokens
 from ..timeparse import is_calendar_word, without_dates
 
-__all__ = ["named_words", "unknown_names"]
+__all__ = ["named_words", "unknown_names", "unnamed_speaker"]
 
 _SENTENCES = re.compile(r"(?<=[.?!。？！])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
@@ -70,3 +79,12 @@ def unknown_names(
     return not any(
         tokens <= own or tokens <= seen or known_to_memory(name) for name, tokens in names
     )
+
+
+def unnamed_speaker(speaker: str | None) -> bool:
+    """Whether a turn of this speaker comes from the memory's owner, or the owner's
+    assistant or summaries, without the owner's name: no speaker at all, a word for the
+    user ("user", "I", 我) or for the assistant, or a mid-term summary."""
+    if speaker is None or not speaker.strip() or speaker == MID_TERM_SPEAKER:
+        return True
+    return canonical_subject(speaker) in (SELF_SUBJECT, ASSISTANT_SUBJECT)

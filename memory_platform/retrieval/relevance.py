@@ -18,9 +18,10 @@ document frequencies). Relevance is therefore built from evidence that does comp
   sentences of strangers asked of MADial-Bench's user: 4.57 direct results per question
   with tokens, 1.49 with words; English tokens were words already).
 - **unknown names**: whether the question names people or places (capitalised words)
-  of whom the user's memory holds none (:mod:`.names`): a fixed shift of the log odds,
-  measured on LoCoMo dev rather than fitted with the rest (it all but separates the fit's
-  rows, so a fitted weight would grow without bound and make it a verdict).
+  of whom the user's memory, one that names its owner, holds none (:mod:`.names`): a
+  fixed shift of the log odds, measured on LoCoMo dev rather than fitted with the rest
+  (it all but separates the fit's rows, so a fitted weight would grow without bound and
+  make it a verdict).
 
 A logistic function of the first two gives the probability that the item is a real match
 rather than the best of an unrelated memory. For an embedder it was fitted with (the

@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..builder import memory_time_text, subject_node_id
+from ..builder import SELF_SUBJECT, memory_time_text, subject_node_id
 from ..config import RetrievalSettings
 from ..embeddings import Embedder, clip_query, embed_queries
 from ..errors import InvalidInputError
@@ -47,7 +47,7 @@ from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import plain_transcript, word_tokens
 from ..timeparse import dated_spans, without_dates
-from .names import unknown_names
+from .names import unknown_names, unnamed_speaker
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import (
     BACKGROUND,
@@ -522,8 +522,12 @@ class HybridRetriever:
                 speaker = cand.episode.speaker
                 if speaker and words & set(word_tokens(speaker)):
                     cand.mention = 1.0
-        unknown = bool(candidates) and unknown_names(
-            query, user, documents, lambda name: self._known_to_memory(user, name)
+        unknown = (
+            bool(candidates)
+            and unknown_names(
+                query, user, documents, lambda name: self._known_to_memory(user, name)
+            )
+            and not self._owner_unnamed(user, candidates)
         )
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
@@ -552,6 +556,15 @@ class HybridRetriever:
         speakers): one lookup, made only for a name no candidate holds."""
         kinds = [VectorKind.MEMORY, VectorKind.EPISODE]
         return bool(self._store.lexical_search(user, name, kinds, 1))
+
+    def _owner_unnamed(self, user: str, candidates: list[_Candidate]) -> bool:
+        """Whether the memory speaks of its owner without a name (:mod:`.names`): a
+        candidate turn of the owner or the assistant, or any memory whose subject is the
+        user ("我", "I", "user"; one node, looked up only for a question naming someone
+        the memory never held)."""
+        if any(c.episode is not None and unnamed_speaker(c.episode.speaker) for c in candidates):
+            return True
+        return bool(self._store.get_nodes(user, [subject_node_id(user, SELF_SUBJECT)]))
 
     @staticmethod
     def _favour_named_dates(query: str, candidates: list[_Candidate], now: datetime) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from memory_platform import MemoryPlatform
-from memory_platform.retrieval.names import named_words, unknown_names
+from memory_platform.retrieval.names import named_words, unknown_names, unnamed_speaker
 from memory_platform.retrieval.relevance import RelevanceModel
 
 
@@ -78,3 +78,47 @@ def test_a_question_about_someone_the_memory_never_held_finds_nothing(
         "tim-and-john", "What recipes has Joanna made?", min_relevance=0.0, record_access=False
     )
     assert closest and all(r.relevance < 0.05 for r in closest)
+
+
+def test_a_speaker_is_unnamed_when_it_is_the_owner_the_assistant_or_nobody() -> None:
+    for speaker in (None, "", "user", "User", "I", "我", "用户", "assistant", "mid-term summary"):
+        assert unnamed_speaker(speaker), speaker
+    for speaker in ("Caroline", "Tim", "小明"):
+        assert not unnamed_speaker(speaker), speaker
+
+
+def test_a_memory_that_never_names_its_owner_answers_questions_naming_them(
+    platform: MemoryPlatform,
+) -> None:
+    """An agent writes "user likes sushi" and asks "What is John's favourite food?": the
+    memory cannot know that John is its owner, so the name is no evidence against it."""
+    for args in (
+        {"subject": "user", "memory_type": "fact", "topic": "favourite food", "object": "sushi"},
+        {"subject": "user", "memory_type": "fact", "topic": "lives in", "object": "Berlin"},
+    ):
+        assert platform.execute_tool("agent-user-1", "create_memory", args)["success"]
+    platform.add_messages(
+        "chat-user-2",
+        "s1",
+        [
+            {"role": "user", "content": "I just got back from a climbing trip in the Alps."},
+            {"role": "assistant", "content": "That sounds amazing, how was the weather?"},
+        ],
+    )
+    platform.add_episodes("tim-and-john", [{"text": "I live in Berlin now.", "speaker": "Tim"}])
+    platform.wait_for_indexing()
+
+    def direct(user: str, query: str) -> list[str]:
+        results = platform.search(user, query, record_access=False)
+        return [r.text for r in results if r.layer == "direct"]
+
+    assert direct("agent-user-1", "What is John's favourite food?")[:1] == [
+        "user favourite food sushi"
+    ]
+    assert "user lives in Berlin" in direct("agent-user-1", "Where does John live?")
+    assert direct("chat-user-2", "Tell me about John's climbing trip")[:1] == [
+        "I just got back from a climbing trip in the Alps."
+    ]
+    # a memory whose people all have names still takes a stranger's name as evidence
+    assert direct("tim-and-john", "Where does Tim live?") != []
+    assert direct("tim-and-john", "Where does Joanna live?") == []
