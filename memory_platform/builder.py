@@ -30,6 +30,7 @@ __all__ = [
     "ASSISTANT_SUBJECT",
     "SELF_SUBJECT",
     "TIME_KEYS",
+    "about_owner",
     "build_memory",
     "memory_time_text",
     "subject_node_id",
@@ -41,6 +42,11 @@ ASSISTANT_SUBJECT = "assistant"
 """Content of the node that stands for the AI assistant."""
 
 _SELF_WORDS = {"我", "用户", "本人", "自己", "我自己", "i", "me", "myself", "user", "theuser"}
+_SELF_PREFIXES = tuple(
+    f"{word} " for word in sorted({*_SELF_WORDS - {"theuser"}, "the user"}, key=len, reverse=True)
+)
+"""A self subject as the first words of a memory's text (``_describe`` puts the subject
+first, as written, then a space)."""
 _ASSISTANT_WORDS = {"你", "助手", "ai助手", "ai", "assistant", "you", "theassistant"}
 TIME_KEYS = {"时间", "日期", "time", "date", "when"}
 _SUBJECT_NAMESPACE = uuid.UUID("6f1c2c8e-5b7a-4f0e-9f43-9f3f1f4d2a10")
@@ -61,6 +67,13 @@ def canonical_subject(subject: str) -> str:
     if key in _ASSISTANT_WORDS:
         return ASSISTANT_SUBJECT
     return subject.strip()
+
+
+def about_owner(text: str) -> bool:
+    """Whether a memory's readable text (as :func:`build_memory` writes it, the subject
+    first) is about the user themself: its subject is "user", "I", 我 or the like."""
+    folded = text.casefold()
+    return any(folded.startswith(form) for form in _SELF_PREFIXES)
 
 
 def subject_node_id(user_id: str, subject: str) -> str:

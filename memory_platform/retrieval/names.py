@@ -22,23 +22,38 @@ do. Most memories an agent writes speak of their owner as "user", "I" or 我
 ``assistant``, notes with no speaker): the owner's name is then unknown to the memory,
 and "What is John's favourite food?" may well ask about the owner. Such a memory's owner
 is *unnamed* (:func:`unnamed_speaker`), and a name it never held says nothing.
+
+The owner is itself a name the question and the memory may share. A question in the
+first person ("What is my job?") asks about the owner, as "What is Caroline's job?" asks
+about Caroline, and a memory about the owner ("user works as a nurse") holds the owner
+as "Caroline works as ..." holds Caroline: :func:`asks_about_owner` lets relevance count
+that as the shared word it is, whichever words the two use for the owner. Before, an
+English question in the first person shared no word with a memory about its own asker
+("I", "me" and "my" are stop words), and 用户 in a question was not 我 in a memory.
+Chinese 我 counts where the segmenter splits it off, as it always did, not where it is
+glued to a verb (counting it in 我会开车吗 let six unrelated memories of a user through
+that question; ``benchmarks/micro/owner_questions.py``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
 from ..layers import MID_TERM_SPEAKER
 from ..textutil import plain_transcript, word_tokens
 from ..timeparse import is_calendar_word, without_dates
 
-__all__ = ["named_words", "unknown_names", "unnamed_speaker"]
+__all__ = ["OWNER_WORDS", "asks_about_owner", "named_words", "unknown_names", "unnamed_speaker"]
 
 _SENTENCES = re.compile(r"(?<=[.?!。？！])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _NOT_NAMES = {"i", "i'm", "i've", "i'd", "i'll", "ok"}
+_OWNER = re.compile(r"\b(?:i|me|my|mine|myself|user)\b", re.IGNORECASE)
+OWNER_WORDS = frozenset({"user", "我", "用户", "本人"})
+"""The words (:func:`~memory_platform.textutil.word_tokens`) that stand for the owner
+and are not stop words."""
 
 
 def named_words(text: str) -> list[str]:
@@ -88,3 +103,10 @@ def unnamed_speaker(speaker: str | None) -> bool:
     if speaker is None or not speaker.strip() or speaker == MID_TERM_SPEAKER:
         return True
     return canonical_subject(speaker) in (SELF_SUBJECT, ASSISTANT_SUBJECT)
+
+
+def asks_about_owner(question: str, words: Set[str]) -> bool:
+    """Whether a question asks about the memory's owner: in the first person in English
+    (I, me, my: stop words, not among its ``words``) or with a word for the user among
+    its ``words`` (user, 用户, 我, 本人; 我 only where the segmenter splits it off)."""
+    return bool(words & OWNER_WORDS) or bool(_OWNER.search(question))

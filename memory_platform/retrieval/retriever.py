@@ -29,7 +29,13 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..builder import SELF_SUBJECT, memory_time_text, subject_node_id
+from ..builder import (
+    SELF_SUBJECT,
+    about_owner,
+    canonical_subject,
+    memory_time_text,
+    subject_node_id,
+)
 from ..config import RetrievalSettings
 from ..embeddings import Embedder, clip_query, embed_queries
 from ..errors import InvalidInputError
@@ -47,7 +53,7 @@ from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import plain_transcript, word_tokens
 from ..timeparse import dated_spans, without_dates
-from .names import unknown_names, unnamed_speaker
+from .names import OWNER_WORDS, asks_about_owner, unknown_names, unnamed_speaker
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import (
     BACKGROUND,
@@ -128,6 +134,19 @@ class _Candidate:
         if not self.has_similarity or similarity > self.similarity:
             self.similarity = similarity
             self.has_similarity = True
+
+
+def _about_owner(c: _Candidate) -> bool:
+    """A memory whose subject is the user, or a turn the user said."""
+    if c.memory is not None:
+        return about_owner(c.memory.text)
+    speaker = c.episode.speaker if c.episode is not None else None
+    return speaker is not None and canonical_subject(speaker) == SELF_SUBJECT
+
+
+def _shares_owner_word(words: set[str], document: str) -> bool:
+    """Whether the question's words for the owner are among the item's already."""
+    return bool(words & OWNER_WORDS and words & OWNER_WORDS & set(word_tokens(document)))
 
 
 @dataclass(frozen=True)
@@ -529,12 +548,19 @@ class HybridRetriever:
             )
             and not self._owner_unnamed(user, candidates)
         )
+        # the owner is a word the question and an item about the owner share, whatever
+        # words they use for it ("my" is a stop word, 用户 is not 我; :mod:`.names`)
+        owner_asked = asks_about_owner(query, words)
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(words, document)
+            asked = len(words)
+            if owner_asked and _about_owner(cand) and not _shares_owner_word(words, document):
+                cand.matched += 1
+                asked += 0 if words & OWNER_WORDS else 1
             cosine = cand.similarity if cand.has_similarity else background.mean
             cand.unknown_names = unknown
-            cand.relevance = model.score(cand.lift, cand.matched, len(words), cosine, unknown)
+            cand.relevance = model.score(cand.lift, cand.matched, asked, cosine, unknown)
         best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
         for cand in candidates:
             lexical = 0.0 if cand.lexical_rank is None else 2.0 / (2.0 + cand.lexical_rank)

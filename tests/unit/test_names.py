@@ -5,8 +5,15 @@ from __future__ import annotations
 import math
 
 from memory_platform import MemoryPlatform
-from memory_platform.retrieval.names import named_words, unknown_names, unnamed_speaker
+from memory_platform.builder import about_owner
+from memory_platform.retrieval.names import (
+    asks_about_owner,
+    named_words,
+    unknown_names,
+    unnamed_speaker,
+)
 from memory_platform.retrieval.relevance import RelevanceModel
+from memory_platform.textutil import word_tokens
 
 
 def test_names_are_capitalised_words_that_do_not_begin_a_sentence() -> None:
@@ -122,3 +129,63 @@ def test_a_memory_that_never_names_its_owner_answers_questions_naming_them(
     # a memory whose people all have names still takes a stranger's name as evidence
     assert direct("tim-and-john", "Where does Tim live?") != []
     assert direct("tim-and-john", "Where does Joanna live?") == []
+
+
+def test_the_owner_is_asked_about_in_the_first_person_and_written_as_the_subject() -> None:
+    def asks(question: str) -> bool:
+        return asks_about_owner(question, set(word_tokens(question)))
+
+    assert asks("What is my job?")
+    assert asks("Do I have a pet?")
+    assert asks("What is the user's job?")
+    assert asks("我的工作是什么?")
+    assert asks("用户有孩子吗?")
+    assert not asks("What did Caroline do in May?")
+    assert not asks("Is it raining in Berlin?")
+    assert not asks("我会开车吗?")  # 我 glued to its verb is no word of the question
+    assert about_owner("user works as software engineer")
+    assert about_owner("I work as a nurse")
+    assert about_owner("The user likes jazz (time: 2024)")
+    assert about_owner("我 工作 老师")
+    assert not about_owner("Isabel likes jazz")
+    assert not about_owner("我妈妈 做饭 很好吃")
+
+
+def test_a_first_person_question_finds_the_memory_about_its_asker(
+    platform: MemoryPlatform,
+) -> None:
+    """English "I" and "my" are stop words: without the owner counted as a shared word, a
+    paraphrase in the first person shared nothing with "user dislikes horror movies" and
+    its relevance stayed under the floor (0.009 and 0.017 below)."""
+    for args in (
+        {
+            "subject": "user",
+            "memory_type": "opinion",
+            "topic": "dislikes",
+            "object": "horror movies",
+        },
+        {"subject": "user", "memory_type": "event", "topic": "ran", "object": "a marathon"},
+        {"subject": "user", "memory_type": "fact", "topic": "favourite food", "object": "sushi"},
+    ):
+        assert platform.execute_tool("owner-1", "create_memory", args)["success"]
+    platform.wait_for_indexing()
+
+    def direct(query: str) -> list[str]:
+        results = platform.search("owner-1", query, record_access=False)
+        return [r.text for r in results if r.layer == "direct"]
+
+    assert direct("What kind of films should I avoid recommending?") == [
+        "user dislikes horror movies"
+    ]
+    assert direct("Have I done any long-distance running?") == ["user ran a marathon"]
+    # 用户 in the question and 我 in the memory are the same owner (relevance 0.037 before)
+    assert platform.execute_tool(
+        "owner-1",
+        "create_memory",
+        {"subject": "我", "memory_type": "事实", "topic": "女儿", "object": "三岁"},
+    )["success"]
+    platform.wait_for_indexing()
+    assert direct("用户有孩子吗?")[:1] == ["我 女儿 三岁"]
+    # the owner is one shared word, not a match by itself
+    assert direct("What is the capital of Australia?") == []
+    assert direct("Which university did I go to?") == []

@@ -1,0 +1,142 @@
+"""Questions about the memory's owner, asked of memories an agent wrote about its user.
+
+Agents write ``create_memory`` with the user as subject ("user", "I", 我) and search with
+the user's own words ("What is my job?") or their own ("What is the user's job?"). The
+dev sets cannot show this path: LoCoMo's and MADial's memories are turns and events, and
+LoCoMo's questions name their people. This small hand-written set (ten memories and
+twenty questions per language, each fact asked in the first person and about "the
+user", and sixteen questions about the owner that no memory answers) is a check, not a
+fit: nothing was tuned on it. ::
+
+    .venv/bin/python benchmarks/micro/owner_questions.py
+
+Prints, per language, how many questions find their memory as a direct result (and
+first), and the direct results per question that nothing answers.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from memory_platform import MemoryPlatform
+from memory_platform.config import load_settings
+
+MEMORIES = {
+    "en": [
+        ("user", "fact", "favourite food", "sushi", {}),
+        ("user", "event", "adopted", "a dog named Rex", {"time": "2025-10-01"}),
+        ("user", "fact", "works as", "software engineer", {}),
+        ("user", "fact", "lives in", "Berlin", {}),
+        ("user", "opinion", "dislikes", "horror movies", {}),
+        ("user", "event", "ran", "a marathon", {"time": "2024-04-10"}),
+        ("user", "fact", "allergic to", "peanuts", {}),
+        ("user", "relation", "sister", "Anna", {}),
+        ("user", "event", "broke", "left arm", {"time": "2024-01-15"}),
+        ("user", "opinion", "likes", "jazz music", {}),
+    ],
+    "zh": [
+        ("我", "事实", "喜欢的运动", "游泳", {}),
+        ("我", "事件", "养了", "一只猫", {}),
+        ("我", "事实", "工作", "老师", {}),
+        ("我", "事件", "搬家", "到上海", {"时间": "2025-03-01"}),
+        ("我", "观点", "讨厌", "下雨天", {}),
+        ("我", "事实", "过敏", "花粉", {}),
+        ("我", "事件", "考试", "没通过", {"时间": "2025-06-20"}),
+        ("我", "事实", "女儿", "三岁", {}),
+        ("我", "观点", "喜欢", "喝绿茶", {}),
+        ("我", "事实", "开的车", "特斯拉", {}),
+    ],
+}
+QUESTIONS = {
+    "en": [
+        ("What do I like to eat?", 0),
+        ("What does the user like to eat?", 0),
+        ("Do I have a pet?", 1),
+        ("Does the user have a pet?", 1),
+        ("What is my job?", 2),
+        ("What is the user's job?", 2),
+        ("Where do I live?", 3),
+        ("Where does the user live?", 3),
+        ("What kind of films should I avoid recommending?", 4),
+        ("Which films does the user not enjoy?", 4),
+        ("Have I done any long-distance running?", 5),
+        ("Has the user done any long-distance running?", 5),
+        ("Any food allergies I should know about?", 6),
+        ("Is the user allergic to anything?", 6),
+        ("Do I have any siblings?", 7),
+        ("Does the user have siblings?", 7),
+        ("Have I had any injuries?", 8),
+        ("Has the user had any injuries?", 8),
+        ("What music do I enjoy?", 9),
+        ("What kind of music does the user like?", 9),
+    ],
+    "zh": [
+        ("我平时喜欢什么运动?", 0),
+        ("用户平时喜欢什么运动?", 0),
+        ("我有宠物吗?", 1),
+        ("用户有宠物吗?", 1),
+        ("我是做什么工作的?", 2),
+        ("用户是做什么工作的?", 2),
+        ("我现在住在哪里?", 3),
+        ("用户现在住在哪个城市?", 3),
+        ("我喜欢什么样的天气?", 4),
+        ("用户喜欢什么样的天气?", 4),
+        ("春天我要注意什么?", 5),
+        ("用户对什么过敏?", 5),
+        ("我最近有什么不顺心的事?", 6),
+        ("用户最近遇到过什么挫折?", 6),
+        ("我有孩子吗?", 7),
+        ("用户有孩子吗?", 7),
+        ("我爱喝什么?", 8),
+        ("用户喜欢喝什么饮料?", 8),
+        ("我开什么车?", 9),
+        ("用户的车是什么牌子的?", 9),
+    ],
+}
+UNANSWERED = {
+    "en": [
+        "What is my favourite colour?", "Where did I park my car?",
+        "When is my dentist appointment?", "What is the user's phone number?",
+        "Do I speak French?", "What did I have for breakfast today?",
+        "What is the user's shoe size?", "Which university did I go to?",
+    ],
+    "zh": [
+        "我的生日是哪天?", "我会弹钢琴吗?", "我上周去哪里旅游了?", "用户的电话号码是多少?",
+        "我大学读的什么专业?", "用户的鞋码是多少?", "我昨天晚饭吃了什么?", "我会说法语吗?",
+    ],
+}  # fmt: skip
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(backend="sqlite", sqlite_path=Path(tmp) / "owner.db")
+        with MemoryPlatform(settings) as mp:
+            user = "owner-questions"
+            ids: dict[str, list[str]] = {}
+            for language, memories in MEMORIES.items():
+                ids[language] = [
+                    mp.create_memory(user, s, t, topic, obj, attributes)
+                    for s, t, topic, obj, attributes in memories
+                ]
+            mp.wait_for_indexing()
+            for language, questions in QUESTIONS.items():
+                found = first = 0
+                for question, index in questions:
+                    results = mp.search(user, question, record_access=False)
+                    direct = [r.id for r in results if r.layer == "direct"]
+                    found += ids[language][index] in direct
+                    first += direct[:1] == [ids[language][index]]
+                unanswered = [
+                    sum(r.layer == "direct" for r in mp.search(user, q, record_access=False))
+                    for q in UNANSWERED[language]
+                ]
+                print(
+                    f"{language}: found directly {found} of {len(questions)} (first {first}); "
+                    f"questions nothing answers: {sum(unanswered) / len(unanswered):.2f} "
+                    "direct results each"
+                )
+
+
+if __name__ == "__main__":
+    main()
