@@ -9,13 +9,21 @@ session's date as the time), and each question of categories 1-4 whose evidence 
 have observations is asked with ``mp.search`` and its defaults: recall@10 over those
 evidence turns (a turn is found when a direct result is one of its observations), with
 the floor and without it, and the direct results per question asked of the next
-conversation's user. Only dev data is read. ::
+conversation's user. Only dev data is read.
 
-    .venv/bin/python benchmarks/micro/observation_memories.py   # about 7 minutes
+With ``--first-person`` each conversation belongs to its first speaker, as an agent's
+memory belongs to its user: that speaker's observations are written with the subject
+"user", and only the questions about that speaker (naming them, not the other) are asked,
+with the name put in the first person ("What did Caroline research?" becomes "What did I
+research?"). ::
+
+    .venv/bin/python benchmarks/micro/observation_memories.py                  # about 7 minutes
+    .venv/bin/python benchmarks/micro/observation_memories.py --first-person
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import tempfile
@@ -27,9 +35,39 @@ from memory_platform.bench.locomo import normalize_dia_ids, session_time
 from memory_platform.config import load_settings
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.json"
+_VERBS = {"does": "do", "has": "have", "is": "am", "was": "was"}
+
+
+_PRONOUNS = {"she": "I", "he": "I", "her": "my", "his": "my", "him": "me", "herself": "myself"}
+
+
+def first_person(question: str, name: str) -> str:
+    """The question with ``name``, and the third person that stands for it, in the first
+    person ("Caroline's" -> "my", "does Caroline" -> "do I", "her" -> "my")."""
+    text = re.sub(rf"\b{re.escape(name)}['’]s\b", "my", question)
+    text = re.sub(
+        rf"\b(does|has|is|was) {re.escape(name)}\b",
+        lambda m: f"{_VERBS[m.group(1)]} I",
+        text,
+    )
+    text = re.sub(rf"\b{re.escape(name)}\b", "I", text)
+    text = re.sub(
+        r"\b(she|he|her|his|him|herself)\b", lambda m: _PRONOUNS[m.group(1).lower()], text
+    )
+    return text[:1].upper() + text[1:]
+
+
+def about_the_user(fact: str, name: str) -> str:
+    """An observation of the owner as an agent writes it: the name is "the user"."""
+    return re.sub(rf"\b{re.escape(name)}\b", "the user", fact)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--first-person", action="store_true", help="the first speaker is the memory's user"
+    )
+    args = parser.parse_args()
     conversations = json.loads(DATA.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(backend="sqlite", sqlite_path=Path(tmp) / "observations.db")
@@ -41,6 +79,8 @@ def main() -> None:
                 user = f"observations-{sample['sample_id']}"
                 users.append(user)
                 held: set[str] = set()
+                owner = sample["conversation"]["speaker_a"] if args.first_person else None
+                other = sample["conversation"]["speaker_b"]
                 for key, by_speaker in sample["observation"].items():
                     n = re.search(r"session_(\d+)", key).group(1)  # type: ignore[union-attr]
                     when = session_time(sample["conversation"][f"session_{n}_date_time"])
@@ -49,9 +89,11 @@ def main() -> None:
                             turns = normalize_dia_ids([dia] if isinstance(dia, str) else dia)
                             held |= turns
                             rest = text.removeprefix(speaker).strip() or text
+                            if speaker == owner:
+                                rest = about_the_user(rest, speaker)
                             memory_id = mp.create_memory(
                                 user,
-                                subject=speaker,
+                                subject="user" if speaker == owner else speaker,
                                 memory_type="fact",
                                 topic=rest[:1000],
                                 attributes={"time": when.date().isoformat()},
@@ -60,8 +102,13 @@ def main() -> None:
                             evidence_of[memory_id] = turns
                 for qa in sample["qa"]:
                     gold = normalize_dia_ids(qa.get("evidence", [])) & held
+                    question = qa["question"]
+                    if owner is not None:
+                        if owner not in question or other in question:
+                            continue
+                        question = first_person(question, owner)
                     if int(qa["category"]) in (1, 2, 3, 4) and gold:
-                        questions.append((user, qa["question"], int(qa["category"]), gold))
+                        questions.append((user, question, int(qa["category"]), gold))
             mp.wait_for_indexing(timeout=3600)
             next_user = {u: users[(i + 1) % len(users)] for i, u in enumerate(users)}
             for floor in (None, 0.0):
