@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "bootstrap_interval",
     "cpu_description",
     "latency_summary",
     "machine_description",
@@ -94,6 +95,30 @@ def ranking_metrics(ranked: Sequence[str], relevant: set[str]) -> dict[str, floa
         "mrr": 0.0 if first is None else 1.0 / (first + 1),
         "all@10": float(relevant <= top10),
     }
+
+
+def bootstrap_interval(
+    values: Sequence[float], *, level: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """A percentile bootstrap interval of the mean of ``values`` (one per question).
+
+    It says how far the mean could move had other questions of the same users been asked;
+    it cannot say how far other users would move it (a per-user breakdown shows that).
+    Paired figures (one method against another on the same questions) take the interval
+    of the per-question differences. Seeded, so a report is reproducible.
+    """
+    import numpy as np
+
+    data = np.asarray(values, dtype=np.float64)
+    if data.size == 0:
+        raise ValueError("no values to resample")
+    if not 0.0 < level < 1.0:
+        raise ValueError("level must lie between 0 and 1")
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    return float(low), float(high)
 
 
 def latency_summary(samples_ms: Sequence[float]) -> dict[str, float]:

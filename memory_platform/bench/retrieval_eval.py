@@ -30,7 +30,7 @@ from ..config import load_settings
 from ..embeddings import embed_queries
 from ..models import VectorKind
 from ..platform import MemoryPlatform
-from .metrics import machine_description, ranking_metrics
+from .metrics import bootstrap_interval, machine_description, ranking_metrics
 
 __all__ = ["EvalQuestion", "EvalSet", "bigram_bm25", "evaluate_set", "markdown", "run_eval"]
 
@@ -93,25 +93,54 @@ def bigram_bm25(
 
 
 def _summarise(
-    rank: Ranker,
-    questions: Sequence[EvalQuestion],
-    scored: tuple[int, ...],
-    by_user: dict[str, list[float]] | None = None,
-) -> dict[str, Any]:
-    """Mean metrics per category and over the scored ones; with ``by_user``, each scored
-    question's recall@10 is also collected under its user."""
+    rank: Ranker, questions: Sequence[EvalQuestion], scored: tuple[int, ...]
+) -> tuple[dict[str, Any], list[float]]:
+    """Mean metrics per category and over the scored ones (with the 95% bootstrap interval
+    of recall@10), and each scored question's recall@10 in question order."""
     per_cat: dict[str, list[dict[str, float]]] = defaultdict(list)
+    recalls: list[float] = []
     for q in questions:
         scores = ranking_metrics(rank(q), set(q.gold))
         per_cat[str(q.category)].append(scores)
         if q.category in scored:
             per_cat["all"].append(scores)
-            if by_user is not None:
-                by_user.setdefault(q.user_id, []).append(scores["recall@10"])
-    return {
+            recalls.append(scores["recall@10"])
+    summary: dict[str, Any] = {
         cat: {"n": len(rows), **{k: round(sum(r[k] for r in rows) / len(rows), 4) for k in rows[0]}}
         for cat, rows in sorted(per_cat.items())
     }
+    if recalls:
+        summary["all"]["recall@10 95% CI"] = _rounded(bootstrap_interval(recalls))
+    return summary, recalls
+
+
+def _rounded(interval: tuple[float, float]) -> list[float]:
+    return [round(interval[0], 4), round(interval[1], 4)]
+
+
+AFTER_USE = "platform, after one pass of use"
+
+
+def _differences(recalls: dict[str, list[float]]) -> dict[str, dict[str, Any]]:
+    """The platform's recall@10 against each baseline, and after use against before, as
+    the mean of per-question differences with its 95% bootstrap interval: whether a
+    margin is more than the luck of which questions were asked."""
+    platform = recalls.get("platform")
+    if platform is None:
+        return {}
+    pairs = [(f"platform - {name}", platform, values) for name, values in recalls.items()]
+    pairs = [p for p in pairs if p[0] not in ("platform - platform", f"platform - {AFTER_USE}")]
+    if AFTER_USE in recalls:
+        pairs.append(("after one pass of use - platform", recalls[AFTER_USE], platform))
+    out: dict[str, dict[str, Any]] = {}
+    for label, first, second in pairs:
+        diffs = [a - b for a, b in zip(first, second, strict=True)]
+        if diffs:
+            out[label] = {
+                "mean": round(sum(diffs) / len(diffs), 4),
+                "95% CI": _rounded(bootstrap_interval(diffs)),
+            }
+    return out
 
 
 def evaluate_set(
@@ -186,17 +215,21 @@ def evaluate_set(
     if platform_only:
         methods = {"platform": methods["platform"]}
     report["methods"] = {}
-    by_user: dict[str, list[float]] = {}
+    recalls: dict[str, list[float]] = {}
     for name, rank in methods.items():
         clock = time.perf_counter()
-        report["methods"][name] = _summarise(
-            rank, data.questions, data.scored_categories, by_user if name == "platform" else None
+        report["methods"][name], recalls[name] = _summarise(
+            rank, data.questions, data.scored_categories
         )
         report["methods"][name]["seconds"] = round(time.perf_counter() - clock, 2)
         progress(f"{data.name} {name}: recall@10 {report['methods'][name]['all']['recall@10']:.3f}")
 
     # per conversation: how far the figure moves from one user to the next (and what a
     # backend comparison must hold for each of them, not only on average)
+    by_user: dict[str, list[float]] = {}
+    scored = [q for q in data.questions if q.category in data.scored_categories]
+    for q, recall in zip(scored, recalls["platform"], strict=True):
+        by_user.setdefault(q.user_id, []).append(recall)
     report["per_user"] = {
         user: {"n": len(values), "recall@10": round(sum(values) / len(values), 4)}
         for user, values in by_user.items()
@@ -209,11 +242,12 @@ def evaluate_set(
     for q in data.questions:  # one pass of ordinary use, access recorded
         mp.search(q.user_id, q.question)
     mp.wait_for_access()
-    report["methods"]["platform, after one pass of use"] = _summarise(
+    report["methods"][AFTER_USE], recalls[AFTER_USE] = _summarise(
         platform(False), data.questions, data.scored_categories
     )
-    after = report["methods"]["platform, after one pass of use"]["all"]["recall@10"]
+    after = report["methods"][AFTER_USE]["all"]["recall@10"]
     progress(f"{data.name} after use: recall@10 {after:.3f}")
+    report["differences"] = _differences(recalls)
     return report
 
 
@@ -263,6 +297,7 @@ def markdown(report: dict[str, Any]) -> str:
                     f"{row['recall@10']:.3f} | {row['mrr']:.3f} | {row['all@10']:.3f} |"
                 )
         lines.append("")
+        lines += _interval_lines(section)
         off = section.get("off_topic")
         if off is not None and not off["queries"]:
             lines += ["Off-topic: not measured (no other user to ask).", ""]
@@ -279,6 +314,27 @@ def markdown(report: dict[str, Any]) -> str:
             )
             lines += [f"Platform recall@10 per user (questions): {figures}.", ""]
     return "\n".join(lines).rstrip()
+
+
+def _interval_lines(section: dict[str, Any]) -> list[str]:
+    """The platform's recall@10 interval and the paired differences, where the report has
+    them (reports before 2026-11-25 do not)."""
+    platform = section["methods"].get("platform", {}).get("all", {})
+    interval = platform.get("recall@10 95% CI")
+    if interval is None:
+        return []
+    text = (
+        f"Recall@10 ({section.get('scored_label', 'all')}), with its 95% bootstrap interval "
+        f"over questions: platform {platform['recall@10']:.3f} "
+        f"({interval[0]:.3f}-{interval[1]:.3f})"
+    )
+    differences = section.get("differences", {})
+    if differences:
+        text += "; per question, " + "; ".join(
+            f"{label} {d['mean']:+.3f} ({d['95% CI'][0]:+.3f} to {d['95% CI'][1]:+.3f})"
+            for label, d in differences.items()
+        )
+    return [text + ".", ""]
 
 
 def run_eval(

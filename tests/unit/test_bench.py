@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from memory_platform.bench.locomo import load_locomo, normalize_dia_ids, session_time
 from memory_platform.bench.madial import load_madial
 from memory_platform.bench.metrics import (
+    bootstrap_interval,
     cpu_description,
     latency_summary,
     peak_rss_mb,
@@ -110,6 +111,53 @@ def test_metrics() -> None:
     assert summary["median_ms"] == 3.0 and summary["p95_ms"] == 100.0 and summary["n"] == 5
     with pytest.raises(ValueError, match="no relevant"):
         ranking_metrics(["a"], set())
+
+
+def test_the_bootstrap_interval_holds_the_mean_and_narrows_with_more_questions() -> None:
+    few = [1.0, 0.0] * 20  # 40 questions, half found
+    many = few * 25  # the same rate over 1,000 questions
+    low, high = bootstrap_interval(few)
+    assert low < 0.5 < high and high - low > 0.2  # 40 questions cannot pin 0.5 down
+    low_many, high_many = bootstrap_interval(many)
+    assert low_many < 0.5 < high_many and high_many - low_many < (high - low) / 3
+    assert bootstrap_interval(few) == (low, high)  # seeded: a report is reproducible
+    assert bootstrap_interval([0.7] * 9) == pytest.approx((0.7, 0.7))
+    with pytest.raises(ValueError, match="no values"):
+        bootstrap_interval([])
+    with pytest.raises(ValueError, match="level"):
+        bootstrap_interval(few, level=1.0)
+
+
+def test_paired_differences_say_whether_a_margin_is_more_than_luck() -> None:
+    from memory_platform.bench.retrieval_eval import _differences, markdown
+
+    platform = [1.0] * 30 + [0.0] * 10
+    recalls = {
+        "bm25 (words)": [1.0] * 30 + [0.0] * 10,  # the same questions found: no margin
+        "dense": [0.0] * 30 + [1.0] * 10,  # platform finds 30, dense 10 others
+        "platform": platform,
+        "platform, after one pass of use": [*platform[:-1], 1.0],  # one more found after use
+    }
+    differences = _differences(recalls)
+    assert set(differences) == {
+        "platform - bm25 (words)", "platform - dense", "after one pass of use - platform",
+    }  # fmt: skip
+    assert differences["platform - bm25 (words)"] == {"mean": 0.0, "95% CI": [0.0, 0.0]}
+    low, high = differences["platform - dense"]["95% CI"]
+    assert differences["platform - dense"]["mean"] == 0.5 and 0.0 < low < 0.5 < high
+    assert differences["after one pass of use - platform"]["mean"] == 0.025
+
+    row = {"n": 40, "recall@5": 0.75, "recall@10": 0.75, "mrr": 0.7, "all@10": 0.75}
+    section = {
+        "users": 1, "questions": 40, "ingest": {"episodes": 9, "seconds": 1.0},
+        "methods": {"platform": {"all": {**row, "recall@10 95% CI": [0.6, 0.875]}}},
+        "differences": differences,
+    }  # fmt: skip
+    table = markdown({"sets": {"one": section}})
+    assert "platform 0.750 (0.600-0.875)" in table
+    assert f"platform - dense +0.500 ({low:+.3f} to {high:+.3f})" in table
+    del section["methods"]["platform"]["all"]["recall@10 95% CI"]  # a report of before
+    assert "bootstrap" not in markdown({"sets": {"one": section}})
 
 
 def test_a_probe_process_reports_its_own_peak_memory_not_its_parents() -> None:
@@ -392,6 +440,16 @@ def test_eval_command_writes_a_report_for_both_sets(tmp_path: Path) -> None:
     mean = sum(row["recall@10"] * row["n"] for row in per_user.values()) / 6
     assert mean == pytest.approx(platform["recall@10"], abs=1e-3)
     assert report["sets"]["madial_zh_dev"]["off_topic"]["queries"] == 2  # asked of LoCoMo
+    low, high = platform["recall@10 95% CI"]
+    assert 0.0 <= low <= platform["recall@10"] <= high <= 1.0
+    differences = report["sets"]["locomo_dev"]["differences"]
+    assert set(differences) == {
+        "platform - bm25 (words)", "platform - bm25 (bigrams)", "platform - dense",
+        "after one pass of use - platform",
+    }  # fmt: skip
+    for difference in differences.values():
+        low, high = difference["95% CI"]
+        assert -1.0 <= low <= difference["mean"] <= high <= 1.0
     table = out.with_suffix(".md").read_text(encoding="utf-8")
     assert "| platform |" in table and "per user (questions): locomo-mini-1" in table
 
