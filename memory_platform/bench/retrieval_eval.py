@@ -251,12 +251,11 @@ def evaluate_set(
     return report
 
 
-def _off_topic(
-    mp: MemoryPlatform, data: EvalSet, other_users: Sequence[str]
-) -> dict[str, float | int]:
+def _off_topic(mp: MemoryPlatform, data: EvalSet, other_users: Sequence[str]) -> dict[str, Any]:
+    """Direct results per question asked of a user whose memory holds nothing relevant,
+    with the 95% bootstrap interval over questions."""
     users = list(data.episodes)
-    direct = 0
-    asked = 0
+    counts: list[int] = []
     for q in data.questions:
         if other_users:
             targets = list(other_users)
@@ -266,9 +265,14 @@ def _off_topic(
             continue
         for target in targets:
             results = mp.search(target, q.question, record_access=False)
-            direct += sum(1 for r in results if r.layer == "direct")
-            asked += 1
-    return {"queries": asked, "direct_per_query": round(direct / asked, 3) if asked else 0.0}
+            counts.append(sum(1 for r in results if r.layer == "direct"))
+    if not counts:
+        return {"queries": 0, "direct_per_query": 0.0}
+    return {
+        "queries": len(counts),
+        "direct_per_query": round(sum(counts) / len(counts), 3),
+        "95% CI": [round(x, 3) for x in bootstrap_interval(counts)],
+    }
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -302,9 +306,14 @@ def markdown(report: dict[str, Any]) -> str:
         if off is not None and not off["queries"]:
             lines += ["Off-topic: not measured (no other user to ask).", ""]
         elif off is not None:
+            interval = off.get("95% CI")
+            spread = (
+                "" if interval is None else f" (95% interval {interval[0]:.2f}-{interval[1]:.2f})"
+            )
             lines += [
-                f"Off-topic: {off['direct_per_query']:.2f} direct results per question asked "
-                f"of a user whose memory holds nothing relevant ({off['queries']} questions).",
+                f"Off-topic: {off['direct_per_query']:.2f} direct results per question{spread} "
+                "asked of a user whose memory holds nothing relevant "
+                f"({off['queries']} questions).",
                 "",
             ]
         per_user = section.get("per_user", {})

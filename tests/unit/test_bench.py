@@ -429,7 +429,8 @@ def test_eval_command_writes_a_report_for_both_sets(tmp_path: Path) -> None:
         for method in section["methods"].values():
             for key in ("recall@5", "recall@10", "mrr", "all@10"):
                 assert 0.0 <= method["all"][key] <= 1.0
-        assert 0 <= section["off_topic"]["direct_per_query"] <= 10
+        off = section["off_topic"]
+        assert 0 <= off["95% CI"][0] <= off["direct_per_query"] <= off["95% CI"][1] <= 10
     platform = report["sets"]["locomo_dev"]["methods"]["platform"]["all"]
     assert platform["n"] == 6
     per_user = report["sets"]["locomo_dev"]["per_user"]  # each conversation's own figure
@@ -469,7 +470,13 @@ def test_an_off_topic_figure_of_no_questions_is_not_reported_as_zero() -> None:
     assert "Off-topic: not measured (no other user to ask)." in table
     assert "0.00 direct results" not in table
     section["off_topic"] = {"queries": 3, "direct_per_query": 0.0}
-    assert "Off-topic: 0.00 direct results per question" in markdown({"sets": {"one": section}})
+    assert "Off-topic: 0.00 direct results per question asked" in markdown(
+        {"sets": {"one": section}}
+    )
+    section["off_topic"] = {"queries": 3, "direct_per_query": 0.333, "95% CI": [0.0, 1.0]}
+    assert "Off-topic: 0.33 direct results per question (95% interval 0.00-1.00) asked" in (
+        markdown({"sets": {"one": section}})
+    )
 
 
 @pytest.mark.slow
