@@ -24,6 +24,7 @@ __all__ = [
     "normalize_name",
     "plain_transcript",
     "tokens_document",
+    "transcript_speakers",
     "user_token",
     "word_tokens",
 ]
@@ -116,7 +117,8 @@ def word_tokens(text: str) -> tuple[str, ...]:
 
 
 _SPEAKER_TAG = re.compile(
-    r"^\s*(?:<[^<>\n]{1,40}>\s*[:：]|[^\W\d][\w .-]{0,23}(?::(?=[\s\"'“‘「])|：))\s*"
+    r"^\s*(?:<(?P<bracketed>[^<>\n]{1,40})>\s*[:：]"
+    r"|(?P<bare>[^\W\d][\w .-]{0,23})(?::(?=[\s\"'“‘「])|：))\s*"
 )
 _QUOTES = "\"'“”‘’「」『』"
 
@@ -135,6 +137,21 @@ def plain_transcript(text: str) -> str:
         if spoken:
             lines.append(spoken)
     return "\n".join(lines) or text
+
+
+def transcript_speakers(text: str) -> list[str]:
+    """Who speaks in a pasted conversation: its speaker tags (``<Bart>:``, ``Caroline:``,
+    ``小明：``) in order, each once, when one of them starts two or more lines. Labels
+    ("Note: ...", "Topic: ...\nQuestion: ...") tag a line each; in a conversation
+    someone speaks again."""
+    tags = []
+    for line in text.splitlines():
+        m = _SPEAKER_TAG.match(line)
+        if m is not None and (tag := (m["bracketed"] or m["bare"]).strip()):
+            tags.append(tag)
+    if len(set(tags)) == len(tags):
+        return []
+    return list(dict.fromkeys(tags))
 
 
 def tokens_document(text: str) -> str:

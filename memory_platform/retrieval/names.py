@@ -12,9 +12,19 @@ A name is a capitalised word of Latin script that does not begin a sentence ("Jo
 "Chicago", "LGBTQ"), possessive dropped; months, weekdays, single letters and "I" are
 not names, nor is anything in a sentence where most words are capitalised (a query an
 agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no
-capitals and is left alone. A name counts as known when the lexical index holds it for
-the user (a speaker field, a memory's words), or when it is a word of the user's own id:
-an agent may call its user by name in a memory that only ever says "I".
+capitals and is left alone.
+
+A query that is a pasted conversation also names its speakers, in any script
+(``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant. A
+tag counts only when one speaker starts two or more lines: labels ("Topic: ...",
+"Note: ...") tag a line each. MADial-Bench's dialogues are such conversations: asked of
+LoCoMo's memories, whose people all have names, they met 0.00 to 0.58 direct results
+each (0.45 for the first conversation, the evaluation's figure) and now meet none;
+asked of their own user's memory, which names Bart, nothing changes (recall@10 0.776).
+
+A name counts as known when the lexical index holds it for the user (a speaker field, a
+memory's words), or when it is a word of the user's own id: an agent may call its user
+by name in a memory that only ever says "I".
 
 The evidence holds only for a memory whose people all have names, as LoCoMo's speakers
 do. Most memories an agent writes speak of their owner as "user", "I" or 我
@@ -42,10 +52,17 @@ from collections.abc import Callable, Iterable, Set
 
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
 from ..layers import MID_TERM_SPEAKER
-from ..textutil import plain_transcript, word_tokens
+from ..textutil import plain_transcript, transcript_speakers, word_tokens
 from ..timeparse import is_calendar_word, without_dates
 
-__all__ = ["OWNER_WORDS", "asks_about_owner", "named_words", "unknown_names", "unnamed_speaker"]
+__all__ = [
+    "OWNER_WORDS",
+    "asks_about_owner",
+    "named_words",
+    "speaker_names",
+    "unknown_names",
+    "unnamed_speaker",
+]
 
 _SENTENCES = re.compile(r"(?<=[.?!。？！])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
@@ -76,6 +93,20 @@ def named_words(text: str) -> list[str]:
     return list(found)
 
 
+def speaker_names(text: str) -> list[str]:
+    """The people a pasted conversation is between (its speaker tags, in any script),
+    less the user and the assistant and what no name is: a single letter ("Q:", "A:"),
+    a day or a month ("Monday:")."""
+    return [
+        speaker
+        for speaker in transcript_speakers(text)
+        if len(speaker) > 1
+        and speaker.casefold() not in _NOT_NAMES
+        and not is_calendar_word(speaker)
+        and not unnamed_speaker(speaker)
+    ]
+
+
 def unknown_names(
     query: str,
     user_id: str,
@@ -85,7 +116,8 @@ def unknown_names(
     """Whether ``query`` names something and none of its names is known to the user's
     memory. ``documents`` are texts already at hand (the search's candidates): a name
     found in one needs no lookup; ``known_to_memory`` asks the store about the rest."""
-    names = [(name, set(word_tokens(name))) for name in named_words(query)]
+    asked = named_words(query) + speaker_names(query)
+    names = [(name, set(word_tokens(name))) for name in dict.fromkeys(asked)]
     names = [(name, tokens) for name, tokens in names if tokens]  # "The" is no name
     if not names:
         return False

@@ -9,6 +9,7 @@ from memory_platform.builder import about_owner
 from memory_platform.retrieval.names import (
     asks_about_owner,
     named_words,
+    speaker_names,
     unknown_names,
     unnamed_speaker,
 )
@@ -28,6 +29,23 @@ def test_names_are_capitalised_words_that_do_not_begin_a_sentence() -> None:
     assert named_words("User Favourite Food Preferences") == []
     assert named_words("WHAT DID JOANNA COOK?") == []
     assert named_words("What did Caroline and Melanie do?") == ["Caroline", "Melanie"]
+
+
+def test_a_pasted_conversation_names_its_speakers_not_its_labels() -> None:
+    dialogue = '<Bart>:"我要表演魔术！"\n<Assistant>:"太棒了！"\n<Bart>:"我有点紧张。"'
+    assert speaker_names(dialogue) == ["Bart"]  # the assistant is no name
+    assert speaker_names("Caroline: hi\nMelanie: hey\nCaroline: guess what") == [
+        "Caroline",
+        "Melanie",
+    ]
+    assert speaker_names("小明：你好\n我：你好\n小明：我考了满分") == ["小明"]
+    assert speaker_names("User: hi\nAssistant: hello\nUser: what did I eat?") == []
+    # labels tag one line each; a conversation's speakers come back
+    assert speaker_names("Topic: food\nQuestion: what does the user like?") == []
+    assert speaker_names("Note: buy milk") == []
+    assert speaker_names("Q: where?\nA: Berlin\nQ: when?") == []  # single letters
+    assert speaker_names("Monday: gym\nTuesday: swim\nMonday: run") == []  # days
+    assert named_words(dialogue) == []  # what was said names nobody
 
 
 def test_a_name_is_known_from_the_candidates_the_store_or_the_user_id() -> None:
@@ -85,6 +103,38 @@ def test_a_question_about_someone_the_memory_never_held_finds_nothing(
         "tim-and-john", "What recipes has Joanna made?", min_relevance=0.0, record_access=False
     )
     assert closest and all(r.relevance < 0.05 for r in closest)
+
+
+def test_a_conversation_between_strangers_is_evidence_against_a_memory_of_named_people(
+    platform: MemoryPlatform,
+) -> None:
+    """A pasted conversation is about its speakers: asked of a memory whose people all
+    have names and never include them, its matches take the names' log odds."""
+    magic = "I performed a magic trick at the school party."
+    platform.add_episodes(
+        "tim-and-john",
+        [{"text": magic, "speaker": "Tim"}, {"text": "Wow, I love magic!", "speaker": "John"}],
+    )
+    platform.wait_for_indexing()
+    lines = ("I will do a magic trick at the party!", "That's great.", "I am a bit nervous.")
+
+    def relevance(query: str) -> float:
+        results = platform.search("tim-and-john", query, min_relevance=0.0, record_access=False)
+        return next(r.relevance for r in results if r.text == magic)
+
+    def tagged(*tags: str) -> str:
+        return "\n".join(f"{tag}: {line}" for tag, line in zip(tags, lines, strict=True))
+
+    def said_by(speaker: str) -> str:
+        return tagged(f"<{speaker}>", "<Assistant>", f"<{speaker}>")
+
+    plain = relevance("\n".join(lines))
+    assert plain > 0.5  # the same words, no one named
+    assert relevance(said_by("Tim")) >= plain  # a speaker the memory knows
+    logit = math.log(plain / (1 - plain)) + RelevanceModel().unknown_names
+    assert math.isclose(relevance(said_by("Bart")), 1 / (1 + math.exp(-logit)), rel_tol=1e-3)
+    # one label a line is no conversation: no one is named
+    assert math.isclose(relevance(tagged("Plan", "Reply", "Mood")), plain, rel_tol=1e-3)
 
 
 def test_a_speaker_is_unnamed_when_it_is_the_owner_the_assistant_or_nobody() -> None:
