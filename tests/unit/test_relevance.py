@@ -192,7 +192,21 @@ def test_the_shipped_relevance_models_are_the_committed_fits(report: str, model_
     assert fit["embedder"] == model_name
     assert FITTED[model_name] == RelevanceModel(**fit["coefficients"])
     if model_name == ENSEMBLE_MODEL:  # the default floor is the default embedder's choice
-        assert fit["chosen_floor"] == RetrievalSettings().relevance_floor
+        shipped = RetrievalSettings().relevance_floor
+        assert fit["shipped_floor"] == shipped
+        assert fit["lowest_floor"] <= shipped  # the rule admits it
+        for curve in fit["curves"].values():
+            at_shipped = next(point for point in curve if point["floor"] == shipped)
+            assert at_shipped["off_topic_direct"] <= fit["max_off_topic"]
+
+
+def test_the_calibration_table_is_rendered_from_its_report() -> None:
+    """The committed table says what the committed numbers say, the floor line included."""
+    from memory_platform.bench.calibrate import markdown
+
+    report = json.loads((RESULTS / "relevance_calibration.json").read_text(encoding="utf-8"))
+    table = (RESULTS / "relevance_calibration.md").read_text(encoding="utf-8")
+    assert markdown(report) + "\n" == table
 
 
 def test_the_model_agnostic_default_is_the_fit_made_with_one_model_alone() -> None:
