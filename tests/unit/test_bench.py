@@ -406,6 +406,28 @@ def test_a_madial_file_of_two_users_is_measured_per_user(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
+def test_a_madial_file_of_two_users_is_also_asked_of_its_other_user(tmp_path: Path) -> None:
+    """With LoCoMo in the run, MADial's questions are asked of an English memory; a file
+    holding both MADial users also reports them asked of each other, in Chinese."""
+    from memory_platform.bench.retrieval_eval import markdown, run_eval
+
+    locomo = tmp_path / "mini.json"
+    locomo.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
+    madial = tmp_path / "madial.json"
+    madial.write_text(json.dumps(two_user_madial(), ensure_ascii=False), encoding="utf-8")
+
+    report = run_eval(locomo, madial, tmp_path)
+
+    section = report["sets"]["madial_zh_dev"]
+    assert section["off_topic"]["queries"] == 3  # each asked of the LoCoMo user
+    assert section["off_topic_same_set"]["queries"] == 3  # and of the other MADial user
+    assert "off_topic_same_set" not in report["sets"]["locomo_dev"]  # its own users already
+    table = markdown(report)
+    assert "Off-topic within the set: " in table
+    assert "asked of the next user of the same set instead (3 questions)." in table
+
+
+@pytest.mark.slow
 def test_eval_command_writes_a_report_for_both_sets(tmp_path: Path) -> None:
     locomo = tmp_path / "mini.json"
     two = [*MINI_LOCOMO, {**MINI_LOCOMO[0], "sample_id": "mini-2"}]  # two conversations
