@@ -67,6 +67,9 @@ __all__ = [
 _SENTENCES = re.compile(r"(?<=[.?!。？！])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _NOT_NAMES = {"i", "i'm", "i've", "i'd", "i'll", "ok"}
+_ROLES = {"human", "system", "bot", "model", "tool", "function", "agent", "narrator", "系统"}
+"""Speaker tags that name a role, not a person (LangChain's transcripts say "Human:" and
+"AI:"; the user and the assistant are :func:`unnamed_speaker`'s)."""
 _OWNER = re.compile(r"\b(?:i|me|my|mine|myself|user)\b", re.IGNORECASE)
 OWNER_WORDS = frozenset({"user", "我", "用户", "本人"})
 """The words (:func:`~memory_platform.textutil.word_tokens`) that stand for the owner
@@ -95,13 +98,13 @@ def named_words(text: str) -> list[str]:
 
 def speaker_names(text: str) -> list[str]:
     """The people a pasted conversation is between (its speaker tags, in any script),
-    less the user and the assistant and what no name is: a single letter ("Q:", "A:"),
-    a day or a month ("Monday:")."""
+    less the user, the assistant and other roles ("Human:", "System:") and what no name
+    is: a single letter ("Q:", "A:"), a day or a month ("Monday:")."""
     return [
         speaker
         for speaker in transcript_speakers(text)
         if len(speaker) > 1
-        and speaker.casefold() not in _NOT_NAMES
+        and speaker.casefold() not in _NOT_NAMES | _ROLES
         and not is_calendar_word(speaker)
         and not unnamed_speaker(speaker)
     ]

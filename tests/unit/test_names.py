@@ -40,6 +40,7 @@ def test_a_pasted_conversation_names_its_speakers_not_its_labels() -> None:
     ]
     assert speaker_names("小明：你好\n我：你好\n小明：我考了满分") == ["小明"]
     assert speaker_names("User: hi\nAssistant: hello\nUser: what did I eat?") == []
+    assert speaker_names("Human: hi\nAI: hello\nHuman: and?") == []  # LangChain's roles
     # labels tag one line each; a conversation's speakers come back
     assert speaker_names("Topic: food\nQuestion: what does the user like?") == []
     assert speaker_names("Note: buy milk") == []
