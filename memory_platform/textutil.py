@@ -64,6 +64,17 @@ def _cut_cjk(run: str) -> list[str]:
     return [w for w in rjieba.cut_for_search(run, True) if w.strip()]
 
 
+def first_cjk_word(text: str) -> tuple[str, str] | None:
+    """The first word of a text that begins in Chinese, with jieba's part-of-speech tag
+    for it (``nr`` for a person's name: "小红在学校" gives ("小红", "nr"))."""
+    if not text or _HAS_CJK.match(text) is None:
+        return None
+    import rjieba
+
+    tagged = rjieba.tag(text[:12])  # a name is short; the rest of the note changes no tag
+    return (str(tagged[0][0]), str(tagged[0][1])) if tagged else None
+
+
 def _stem(word: str) -> str:
     """A deliberately small English stemmer: plurals, -ing and -ed."""
     if len(word) > 4 and word.endswith("ies"):

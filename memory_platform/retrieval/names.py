@@ -33,6 +33,15 @@ do. Most memories an agent writes speak of their owner as "user", "I" or 我
 and "What is John's favourite food?" may well ask about the owner. Such a memory's owner
 is *unnamed* (:func:`unnamed_speaker`), and a name it never held says nothing.
 
+Notes with no speaker are the owner's unnamed words unless most of them begin with one
+and the same name (:func:`notes_name_their_person`): "Bart在圣诞节晚会上跳舞" is a note
+about Bart, as MADial-Bench writes every user's memory (77 of its dev user's 83 notes
+begin with "Bart"). Such a memory names its person, and a dialogue of someone it never
+held (``<Lisa>:``) asks about a stranger. A memory whose notes mostly begin with "I",
+"user", 我, no subject at all, or different names each, keeps its owner unnamed. The
+cost: an owner who writes mostly about one friend, by name, and then pastes a
+conversation under a name of their own that no note holds.
+
 The owner is itself a name the question and the memory may share. A question in the
 first person ("What is my job?") asks about the owner, as "What is Caroline's job?" asks
 about Caroline, and a memory about the owner ("user works as a nurse") holds the owner
@@ -48,17 +57,20 @@ that question; ``benchmarks/micro/owner_questions.py``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Set
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence, Set
 
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
 from ..layers import MID_TERM_SPEAKER
-from ..textutil import plain_transcript, transcript_speakers, word_tokens
+from ..textutil import first_cjk_word, plain_transcript, transcript_speakers, word_tokens
 from ..timeparse import is_calendar_word, without_dates
 
 __all__ = [
     "OWNER_WORDS",
     "asks_about_owner",
     "named_words",
+    "note_subject",
+    "notes_name_their_person",
     "speaker_names",
     "unknown_names",
     "unnamed_speaker",
@@ -145,3 +157,34 @@ def asks_about_owner(question: str, words: Set[str]) -> bool:
     (I, me, my: stop words, not among its ``words``) or with a word for the user among
     its ``words`` (user, 用户, 我, 本人; 我 only where the segmenter splits it off)."""
     return bool(words & OWNER_WORDS) or bool(_OWNER.search(question))
+
+
+def note_subject(text: str) -> str | None:
+    """The name a note begins with, if its first word is one: a capitalised word of Latin
+    script that is no stop word, no word for the owner, no month or day ("Caroline went
+    ...", "Bart在..."), or a Chinese person's name as jieba tags it (``nr``: "小红在...")."""
+    text = text.lstrip(" \t\n\"'“‘「")
+    first = _WORD.match(text)
+    if first is not None:
+        word = re.sub(r"['’]s$", "", first.group(0))
+        return (
+            word
+            if len(word) > 1
+            and word[0].isupper()
+            and word.casefold() not in _NOT_NAMES | OWNER_WORDS
+            and word_tokens(word)  # a stop word ("The", "We") names nobody
+            and not is_calendar_word(word)
+            else None
+        )
+    tagged = first_cjk_word(text)
+    if tagged is not None and tagged[1].startswith("nr") and tagged[0] not in OWNER_WORDS:
+        return tagged[0]
+    return None
+
+
+def notes_name_their_person(notes: Sequence[str]) -> bool:
+    """Whether most of these notes (turns with no speaker) begin with one and the same
+    name (:func:`note_subject`): a memory of notes about a named person, whose owner is
+    that person, not unnamed."""
+    subjects = Counter(s.casefold() for s in map(note_subject, notes) if s)
+    return bool(subjects) and 2 * subjects.most_common(1)[0][1] > len(notes)

@@ -51,9 +51,15 @@ from ..models import (
 )
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
-from ..textutil import plain_transcript, word_tokens
+from ..textutil import has_cjk, plain_transcript, word_tokens
 from ..timeparse import dated_spans, without_dates
-from .names import OWNER_WORDS, asks_about_owner, unknown_names, unnamed_speaker
+from .names import (
+    OWNER_WORDS,
+    asks_about_owner,
+    notes_name_their_person,
+    unknown_names,
+    unnamed_speaker,
+)
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import (
     BACKGROUND,
@@ -92,6 +98,9 @@ measured with the weights best on the other four (``benchmarks/micro/fusion_weig
 ``benchmarks/results/fusion_weights.md``). The plateau is broad (context 0.3-0.6 with
 mention 0.3-0.5 all within 0.004) and 0.5 / 0.4 sits in its middle; MADial's memories have
 neither sessions nor speakers."""
+_NAME_HITS = 10
+"""Lexical hits read for a Chinese name the candidates do not hold: an item holding the
+name matches its word and every character of it, so it ranks among the first."""
 
 
 @dataclass(frozen=True)
@@ -578,17 +587,32 @@ class HybridRetriever:
             cand.strength = cand.own + _CONTEXT * cand.context + _MENTION * cand.mention
 
     def _known_to_memory(self, user: str, name: str) -> bool:
-        """Whether the user's lexical index holds the name anywhere (memories, turns,
-        speakers): one lookup, made only for a name no candidate holds."""
+        """Whether the user's memory holds the name anywhere (memories, turns, speakers):
+        one lexical lookup, made only for a name no candidate holds. The index also
+        holds a Chinese word's characters, so a Chinese name (小红) must stand in the text
+        of a hit: any note with 红 in it would match."""
         kinds = [VectorKind.MEMORY, VectorKind.EPISODE]
-        return bool(self._store.lexical_search(user, name, kinds, 1))
+        if not has_cjk(name):
+            return bool(self._store.lexical_search(user, name, kinds, 1))
+        hits = self._store.lexical_search(user, name, kinds, _NAME_HITS)
+        ids = {kind: [h.ref_id for h in hits if h.kind == kind] for kind in kinds}
+        documents = [
+            *(memory_document(m) for m in self._store.get_memories(user, ids[VectorKind.MEMORY])),
+            *(episode_document(e) for e in self._store.get_episodes(user, ids[VectorKind.EPISODE])),
+        ]
+        return any(name in document for document in documents)
 
     def _owner_unnamed(self, user: str, candidates: list[_Candidate]) -> bool:
         """Whether the memory speaks of its owner without a name (:mod:`.names`): a
-        candidate turn of the owner or the assistant, or any memory whose subject is the
-        user ("我", "I", "user"; one node, looked up only for a question naming someone
-        the memory never held)."""
-        if any(c.episode is not None and unnamed_speaker(c.episode.speaker) for c in candidates):
+        candidate turn of the owner or the assistant, candidate notes (no speaker) that
+        do not mostly begin with one name, or any memory whose subject is the user ("我",
+        "I", "user"; one node, looked up only for a question naming someone the memory
+        never held)."""
+        turns = [c.episode for c in candidates if c.episode is not None]
+        notes = [turn.text for turn in turns if not (turn.speaker or "").strip()]
+        if any(unnamed_speaker(turn.speaker) for turn in turns if (turn.speaker or "").strip()):
+            return True
+        if notes and not notes_name_their_person(notes):
             return True
         return bool(self._store.get_nodes(user, [subject_node_id(user, SELF_SUBJECT)]))
 
