@@ -595,11 +595,13 @@ class HybridRetriever:
         if not has_cjk(name):
             return bool(self._store.lexical_search(user, name, kinds, 1))
         hits = self._store.lexical_search(user, name, kinds, _NAME_HITS)
-        ids = {kind: [h.ref_id for h in hits if h.kind == kind] for kind in kinds}
-        documents = [
-            *(memory_document(m) for m in self._store.get_memories(user, ids[VectorKind.MEMORY])),
-            *(episode_document(e) for e in self._store.get_episodes(user, ids[VectorKind.EPISODE])),
-        ]
+        memory_ids = [h.ref_id for h in hits if h.kind == VectorKind.MEMORY]
+        episode_ids = [h.ref_id for h in hits if h.kind == VectorKind.EPISODE]
+        documents: list[str] = []
+        if memory_ids:  # a read only for a kind the hits hold (a round trip on Neo4j)
+            documents += map(memory_document, self._store.get_memories(user, memory_ids))
+        if episode_ids:
+            documents += map(episode_document, self._store.get_episodes(user, episode_ids))
         return any(name in document for document in documents)
 
     def _owner_unnamed(self, user: str, candidates: list[_Candidate]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -12,6 +13,7 @@ from memory_platform import MemoryPlatform, Settings
 from memory_platform.embeddings import Embedder, embed_queries
 from memory_platform.models import LinkType, MemoryLink, VectorKind
 from memory_platform.retrieval import SearchResult
+from memory_platform.retrieval.relevance import RelevanceModel
 from memory_platform.store import GraphStore
 from memory_platform.store.base import SeedQuery, Seeds
 
@@ -597,6 +599,41 @@ def test_use_orders_comparable_matches_but_never_outranks_relevance(
 
     assert results[0].id == coffee
     assert results[0].components.access == 0.0 and results[1].components.access > 0.5
+
+
+def test_notes_about_a_named_person_take_a_strangers_conversation_as_evidence(
+    mp: MemoryPlatform, users
+) -> None:
+    """Notes with no speaker that mostly begin with one name (as MADial-Bench writes each
+    user's memory) name their person: a conversation of someone they never held takes
+    the names' log odds, one of the person they name does not, and notes that never name
+    anyone keep their owner unnamed. A Chinese name counts as held only where it stands
+    in a text, not where its characters do (明 in 明天 is not 小明)."""
+    magic = "在圣诞节晚会上表演了魔术，感到非常开心。"
+    others = ("明天要去公园野餐。", "穿上了红色的裙子参加生日派对。")
+    xiaohong, diary = users(), users()
+    mp.add_episodes(xiaohong, [{"text": "小红" + t} for t in (magic, *others)])
+    mp.add_episodes(diary, [{"text": t} for t in (magic, *others)])
+    assert mp.wait_for_indexing(xiaohong) and mp.wait_for_indexing(diary)
+    lines = ("元旦快到了，我好紧张！", "怎么了？", "我要上台表演。")
+
+    def said_by(speaker: str) -> str:
+        tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
+        return "\n".join(f'{tag}:"{line}"' for tag, line in zip(tags, lines, strict=True))
+
+    def relevance(user: str, query: str) -> float:
+        results = mp.search(user, query, min_relevance=0.0, record_access=False)
+        return next(r.relevance for r in results if r.text.endswith(magic))
+
+    shift = RelevanceModel().unknown_names
+    for user in (xiaohong, diary):
+        plain = relevance(user, "\n".join(lines))
+        assert 0.01 < plain < 0.99
+        logit = math.log(plain / (1 - plain)) + (shift if user == xiaohong else 0.0)
+        assert math.isclose(
+            relevance(user, said_by("小明")), 1 / (1 + math.exp(-logit)), rel_tol=1e-3
+        )
+    assert relevance(xiaohong, said_by("小红")) >= relevance(xiaohong, "\n".join(lines))
 
 
 def test_both_backends_find_the_same_words_and_chinese_bigrams(store: GraphStore, users) -> None:
