@@ -200,13 +200,14 @@ def test_the_shipped_relevance_models_are_the_committed_fits(report: str, model_
             assert at_shipped["off_topic_direct"] <= fit["max_off_topic"]
 
 
-def test_the_calibration_table_is_rendered_from_its_report() -> None:
+@pytest.mark.parametrize("report", ["relevance_calibration", "e5/relevance_calibration"])
+def test_the_calibration_table_is_rendered_from_its_report(report: str) -> None:
     """The committed table says what the committed numbers say, the floor line included."""
     from memory_platform.bench.calibrate import markdown
 
-    report = json.loads((RESULTS / "relevance_calibration.json").read_text(encoding="utf-8"))
-    table = (RESULTS / "relevance_calibration.md").read_text(encoding="utf-8")
-    assert markdown(report) + "\n" == table
+    numbers = json.loads((RESULTS / f"{report}.json").read_text(encoding="utf-8"))
+    table = (RESULTS / f"{report}.md").read_text(encoding="utf-8")
+    assert markdown(numbers) + "\n" == table
 
 
 def test_the_model_agnostic_default_is_the_fit_made_with_one_model_alone() -> None:
