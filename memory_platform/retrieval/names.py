@@ -88,6 +88,12 @@ OWNER_WORDS = frozenset({"user", "我", "用户", "本人"})
 and are not stop words."""
 
 
+def _nameable(word: str) -> bool:
+    """Whether a word may be a name at all: more than one letter, not "I" or "OK", no
+    month or day (what every way of finding names here leaves out)."""
+    return len(word) > 1 and word.casefold() not in _NOT_NAMES and not is_calendar_word(word)
+
+
 def named_words(text: str) -> list[str]:
     """The capitalised words of ``text`` that are not the first of their sentence, in
     order, each once, without a possessive "'s"; dates and speaker tags are left out."""
@@ -98,12 +104,7 @@ def named_words(text: str) -> list[str]:
             continue  # Title Case or capitals throughout: capitals mark no names here
         for found_word in words:
             word = re.sub(r"['’]s$", "", found_word).strip("'’-")
-            if (
-                len(word) > 1
-                and word[0].isupper()
-                and word.casefold() not in _NOT_NAMES
-                and not is_calendar_word(word)
-            ):
+            if word[0:1].isupper() and _nameable(word):
                 found.setdefault(word, None)
     return list(found)
 
@@ -115,10 +116,7 @@ def speaker_names(text: str) -> list[str]:
     return [
         speaker
         for speaker in transcript_speakers(text)
-        if len(speaker) > 1
-        and speaker.casefold() not in _NOT_NAMES | _ROLES
-        and not is_calendar_word(speaker)
-        and not unnamed_speaker(speaker)
+        if _nameable(speaker) and speaker.casefold() not in _ROLES and not unnamed_speaker(speaker)
     ]
 
 
@@ -169,11 +167,10 @@ def note_subject(text: str) -> str | None:
         word = re.sub(r"['’]s$", "", first.group(0))
         return (
             word
-            if len(word) > 1
-            and word[0].isupper()
-            and word.casefold() not in _NOT_NAMES | OWNER_WORDS
+            if word[0].isupper()
+            and _nameable(word)
+            and word.casefold() not in OWNER_WORDS
             and word_tokens(word)  # a stop word ("The", "We") names nobody
-            and not is_calendar_word(word)
             else None
         )
     tagged = first_cjk_word(text)
