@@ -5,13 +5,15 @@ the user's own words ("What is my job?") or their own ("What is the user's job?"
 dev sets cannot show this path: LoCoMo's and MADial's memories are turns and events, and
 LoCoMo's questions name their people. This small hand-written set (ten memories and
 twenty questions per language, each fact asked in the first person and about "the
-user", and sixteen questions about the owner that no memory answers) is a check, not a
-fit: nothing was tuned on it. ::
+user", sixteen questions about the owner that no memory answers, and ten about other
+people) is a check, not a fit: nothing was tuned on it. ::
 
     .venv/bin/python benchmarks/micro/owner_questions.py
 
 Prints, per language, how many questions find their memory as a direct result (and
-first), and the direct results per question that nothing answers.
+first), the direct results per question that nothing answers, and per question about
+someone else (Lisa, John: a stranger to this memory); then the same once a memory records
+what the owner is called ((user, name, Alice), (我, 名字, 小芳)).
 """
 
 from __future__ import annotations
@@ -106,6 +108,47 @@ UNANSWERED = {
         "我大学读的什么专业?", "用户的鞋码是多少?", "我昨天晚饭吃了什么?", "我会说法语吗?",
     ],
 }  # fmt: skip
+OTHERS = {
+    "en": [
+        "What does John like to eat?",
+        "Does Maria have a pet?",
+        "What is Peter's job?",
+        "Where does Emma live?",
+        "Which films does Tom dislike?",
+        "Is Lucy allergic to anything?",
+        "Has Mark ever run a marathon?",
+        "What music does Sarah enjoy?",
+        "<John>: I finally ran my first marathon!\n<Assistant>: Congratulations!\n"
+        "<John>: Thanks, my legs still hurt. Next I want to adopt a dog.",
+        "<Maria>: I can't stand horror movies.\n<Assistant>: What do you watch instead?\n"
+        "<Maria>: Mostly jazz concerts, and I cook sushi at home.",
+    ],
+    "zh": [
+        "Lisa平时喜欢什么运动?",
+        "Tom有宠物吗?",
+        "Emma是做什么工作的?",
+        "Mark现在住在哪里?",
+        "Lucy对什么过敏?",
+        "Peter有孩子吗?",
+        "Sarah爱喝什么?",
+        "Jack开什么车?",
+        "<Lisa>: 我最近搬家到上海了\n<Assistant>: 新家怎么样?\n<Lisa>: 挺好的，就是下雨天太多",
+        "<Tom>: 我家的猫总是掉毛\n<Assistant>: 可以常给它梳毛\n<Tom>: 好的，我每天游泳回来就梳",
+    ],
+}
+"""Questions about other people (named in Latin script, as the dev sets name theirs;
+the last two pasted conversations), asked of the same memory: about a stranger to it."""
+NAMES = {"en": ("user", "fact", "name", "Alice", {}), "zh": ("我", "事实", "名字", "小芳", {})}
+"""What the owner is called, recorded as an agent records it (``OWNER_NAME_TOPICS``)."""
+OWNER_BY_NAME = {"en": ("What does Alice like to eat?", 0), "zh": ("小芳喜欢喝什么?", 8)}
+
+
+def direct_per_question(mp: MemoryPlatform, user: str, questions: list[str]) -> float:
+    """Direct results per question."""
+    found = [
+        sum(r.layer == "direct" for r in mp.search(user, q, record_access=False)) for q in questions
+    ]
+    return sum(found) / len(found)
 
 
 def main() -> None:
@@ -134,7 +177,27 @@ def main() -> None:
                 print(
                     f"{language}: found directly {found} of {len(questions)} (first {first}); "
                     f"questions nothing answers: {sum(unanswered) / len(unanswered):.2f} "
-                    "direct results each"
+                    "direct results each; questions about other people: "
+                    f"{direct_per_question(mp, user, OTHERS[language]):.2f}"
+                )
+            for s, t, topic, obj, attributes in NAMES.values():
+                mp.create_memory(user, s, t, topic, obj, attributes)
+            mp.wait_for_indexing()
+            for language, questions in QUESTIONS.items():
+                found = sum(
+                    ids[language][index]
+                    in [
+                        r.id for r in mp.search(user, q, record_access=False) if r.layer == "direct"
+                    ]
+                    for q, index in [*questions, OWNER_BY_NAME[language]]
+                )
+                print(
+                    f"{language}, the owner's name recorded ({NAMES[language][3]}): "
+                    f"found directly {found} of {len(questions) + 1} (one question names the "
+                    "owner); questions nothing answers: "
+                    f"{direct_per_question(mp, user, UNANSWERED[language]):.2f}; "
+                    f"questions about other people: "
+                    f"{direct_per_question(mp, user, OTHERS[language]):.2f}"
                 )
 
 

@@ -12,7 +12,8 @@ A name is a capitalised word of Latin script that does not begin a sentence ("Jo
 "Chicago", "LGBTQ"), possessive dropped; months, weekdays, single letters and "I" are
 not names, nor is anything in a sentence where most words are capitalised (a query an
 agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no
-capitals and is left alone.
+capitals: its own names are left alone, but a capitalised word of Latin script in a
+Chinese sentence is a name wherever it stands ("Lisa喜欢什么?", "我和Lisa去了公园").
 
 A query that is a pasted conversation also names its speakers, in any script
 (``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant. A
@@ -31,7 +32,11 @@ do. Most memories an agent writes speak of their owner as "user", "I" or 我
 (``create_memory`` with such a subject, ``add_messages`` turns spoken by ``user`` and
 ``assistant``, notes with no speaker): the owner's name is then unknown to the memory,
 and "What is John's favourite food?" may well ask about the owner. Such a memory's owner
-is *unnamed* (:func:`unnamed_speaker`), and a name it never held says nothing.
+is *unnamed* (:func:`unnamed_speaker`), and a name it never held says nothing, unless
+the memory also records what its owner is called: a memory about the owner under a name
+topic (:data:`OWNER_NAME_TOPICS`: (我, 名字, 小明), (user, name, Alice)) names the owner,
+and a conversation or question about someone else (``<Lisa>:``) is then a stranger's.
+Recording a nickname the same way makes it known too.
 
 Notes with no speaker are the owner's unnamed words unless most of them begin with one
 and the same name (:func:`notes_name_their_person`): "Bart在圣诞节晚会上跳舞" is a note
@@ -62,15 +67,25 @@ from collections.abc import Callable, Iterable, Sequence, Set
 
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
 from ..layers import MID_TERM_SPEAKER
-from ..textutil import first_cjk_word, plain_transcript, transcript_speakers, word_tokens
+from ..textutil import (
+    first_cjk_word,
+    has_cjk,
+    normalize_name,
+    plain_transcript,
+    transcript_speakers,
+    word_tokens,
+)
 from ..timeparse import is_calendar_word, without_dates
 
 __all__ = [
+    "OWNER_NAME_TOPICS",
     "OWNER_WORDS",
     "asks_about_owner",
     "named_words",
+    "names_the_owner",
     "note_subject",
     "notes_name_their_person",
+    "question_names",
     "speaker_names",
     "unknown_names",
     "unnamed_speaker",
@@ -78,11 +93,23 @@ __all__ = [
 
 _SENTENCES = re.compile(r"(?<=[.?!。？！])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_FIRST_WORD = re.compile(r"[\s\"'“‘「(\[]*[A-Za-z][A-Za-z'’\-]*(?P<after>.?)")
 _NOT_NAMES = {"i", "i'm", "i've", "i'd", "i'll", "ok"}
 _ROLES = {"human", "system", "bot", "model", "tool", "function", "agent", "narrator", "系统"}
 """Speaker tags that name a role, not a person (LangChain's transcripts say "Human:" and
 "AI:"; the user and the assistant are :func:`unnamed_speaker`'s)."""
 _OWNER = re.compile(r"\b(?:i|me|my|mine|myself|user)\b", re.IGNORECASE)
+OWNER_NAME_TOPICS = frozenset(
+    normalize_name(topic)
+    for topic in (
+        "name", "full name", "first name", "nickname", "alias",
+        "名字", "姓名", "全名", "昵称", "外号", "小名", "别名", "称呼", "英文名", "中文名",
+    )
+)  # fmt: skip
+"""Topics (as :func:`~memory_platform.textutil.normalize_name` folds them) under which a
+memory about the owner records what the owner is called: (我, 名字, 小明), (user, name,
+Alice), (user, nickname, Al). Such a memory names its owner, whatever else the memory
+says of them without a name."""
 OWNER_WORDS = frozenset({"user", "我", "用户", "本人"})
 """The words (:func:`~memory_platform.textutil.word_tokens`) that stand for the owner
 and are not stop words."""
@@ -99,7 +126,9 @@ def named_words(text: str) -> list[str]:
     order, each once, without a possessive "'s"; dates and speaker tags are left out."""
     found: dict[str, None] = {}
     for sentence in _SENTENCES.split(without_dates(plain_transcript(text))):
-        words = _WORD.findall(sentence)[1:]
+        words = _WORD.findall(sentence)
+        if words and _begins_sentence(sentence):
+            words = words[1:]
         if len(words) >= 3 and 2 * sum(w[0].isupper() for w in words) > len(words):
             continue  # Title Case or capitals throughout: capitals mark no names here
         for found_word in words:
@@ -107,6 +136,14 @@ def named_words(text: str) -> list[str]:
             if word[0:1].isupper() and _nameable(word):
                 found.setdefault(word, None)
     return list(found)
+
+
+def _begins_sentence(sentence: str) -> bool:
+    """Whether a sentence begins with a word of Latin script that its capital may owe to
+    its place: English ("What did Lisa eat?"), not Chinese, whose sentences capitalise
+    nothing ("Lisa喜欢什么?", "我和Lisa去了公园": Lisa is a name either way)."""
+    m = _FIRST_WORD.match(sentence)
+    return m is not None and not has_cjk(m["after"])
 
 
 def speaker_names(text: str) -> list[str]:
@@ -120,6 +157,19 @@ def speaker_names(text: str) -> list[str]:
     ]
 
 
+def question_names(query: str) -> list[str]:
+    """The names a question asks about: its capitalised words (:func:`named_words`) and,
+    for a pasted conversation, its speakers (:func:`speaker_names`), each once."""
+    return list(dict.fromkeys(named_words(query) + speaker_names(query)))
+
+
+def names_the_owner(name: str, owner_name_memories: Iterable[str]) -> bool:
+    """Whether ``name`` is what the owner is called in one of these texts (memories about
+    the owner under a name topic, :data:`OWNER_NAME_TOPICS`): all its words stand there."""
+    tokens = set(word_tokens(name))
+    return bool(tokens) and any(tokens <= set(word_tokens(text)) for text in owner_name_memories)
+
+
 def unknown_names(
     query: str,
     user_id: str,
@@ -129,8 +179,7 @@ def unknown_names(
     """Whether ``query`` names something and none of its names is known to the user's
     memory. ``documents`` are texts already at hand (the search's candidates): a name
     found in one needs no lookup; ``known_to_memory`` asks the store about the rest."""
-    asked = named_words(query) + speaker_names(query)
-    names = [(name, set(word_tokens(name))) for name in dict.fromkeys(asked)]
+    names = [(name, set(word_tokens(name))) for name in question_names(query)]
     names = [(name, tokens) for name, tokens in names if tokens]  # "The" is no name
     if not names:
         return False

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -47,6 +47,7 @@ from ..models import (
     Memory,
     MemoryStatus,
     MemoryType,
+    NodeType,
     VectorKind,
 )
 from ..store import SHARED_NODE, GraphStore
@@ -54,9 +55,12 @@ from ..store.base import SeedQuery, episode_document, memory_document, relation_
 from ..textutil import has_cjk, plain_transcript, word_tokens
 from ..timeparse import dated_spans, without_dates
 from .names import (
+    OWNER_NAME_TOPICS,
     OWNER_WORDS,
     asks_about_owner,
+    names_the_owner,
     notes_name_their_person,
+    question_names,
     unknown_names,
     unnamed_speaker,
 )
@@ -153,9 +157,9 @@ def _about_owner(c: _Candidate) -> bool:
     return speaker is not None and canonical_subject(speaker) == SELF_SUBJECT
 
 
-def _shares_owner_word(words: set[str], document: str) -> bool:
+def _shares_owner_word(words: set[str], document: str, owner_words: Set[str]) -> bool:
     """Whether the question's words for the owner are among the item's already."""
-    return bool(words & OWNER_WORDS and words & OWNER_WORDS & set(word_tokens(document)))
+    return bool(words & owner_words and words & owner_words & set(word_tokens(document)))
 
 
 @dataclass(frozen=True)
@@ -550,23 +554,35 @@ class HybridRetriever:
                 speaker = cand.episode.speaker
                 if speaker and words & set(word_tokens(speaker)):
                     cand.mention = 1.0
+        # what the owner is called, where a memory records it: read only for a question
+        # that names someone (:meth:`_owner_name_texts`)
+        names = question_names(query) if candidates else []
+        called = self._owner_name_texts(user) if names else []
         unknown = (
-            bool(candidates)
+            bool(names)
             and unknown_names(
                 query, user, documents, lambda name: self._known_to_memory(user, name)
             )
-            and not self._owner_unnamed(user, candidates)
+            and (bool(called) or not self._owner_unnamed(user, candidates))
         )
         # the owner is a word the question and an item about the owner share, whatever
-        # words they use for it ("my" is a stop word, 用户 is not 我; :mod:`.names`)
-        owner_asked = asks_about_owner(query, words)
+        # words they use for it ("my" is a stop word, 用户 is not 我, and "Alice" is the
+        # user where a memory records that name; :mod:`.names`)
+        owner_words = OWNER_WORDS | {
+            token for name in names if names_the_owner(name, called) for token in word_tokens(name)
+        }
+        owner_asked = asks_about_owner(query, words) or bool(words & owner_words)
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(words, document)
             asked = len(words)
-            if owner_asked and _about_owner(cand) and not _shares_owner_word(words, document):
+            if (
+                owner_asked
+                and _about_owner(cand)
+                and not _shares_owner_word(words, document, owner_words)
+            ):
                 cand.matched += 1
-                asked += 0 if words & OWNER_WORDS else 1
+                asked += 0 if words & owner_words else 1
             cosine = cand.similarity if cand.has_similarity else background.mean
             cand.unknown_names = unknown
             cand.relevance = model.score(cand.lift, cand.matched, asked, cosine, unknown)
@@ -609,7 +625,8 @@ class HybridRetriever:
         candidate turn of the owner or the assistant, candidate notes (no speaker) that
         do not mostly begin with one name, or any memory whose subject is the user ("我",
         "I", "user"; one node, looked up only for a question naming someone the memory
-        never held)."""
+        never held). A memory that records what the owner is called
+        (:meth:`_owner_name_texts`) names the owner whatever this says."""
         turns = [c.episode for c in candidates if c.episode is not None]
         notes = [turn.text for turn in turns if not (turn.speaker or "").strip()]
         if any(unnamed_speaker(turn.speaker) for turn in turns if (turn.speaker or "").strip()):
@@ -617,6 +634,18 @@ class HybridRetriever:
         if notes and not notes_name_their_person(notes):
             return True
         return bool(self._store.get_nodes(user, [subject_node_id(user, SELF_SUBJECT)]))
+
+    def _owner_name_texts(self, user: str) -> list[str]:
+        """The texts of the memories that record what the owner is called: about the
+        owner, under a name topic (:data:`.names.OWNER_NAME_TOPICS`: (我, 名字, 小明),
+        (user, name, Alice)). One indexed read where there are none (most memories);
+        three where there are (the topic nodes, their memories, those memories)."""
+        topics = self._store.find_nodes(user, NodeType.TOPIC, sorted(OWNER_NAME_TOPICS))
+        if not topics:
+            return []
+        by_node = self._store.memories_for_nodes(user, [node.id for node in topics])
+        memory_ids = sorted({m for ids in by_node.values() for m in ids})
+        return [m.text for m in self._store.get_memories(user, memory_ids) if about_owner(m.text)]
 
     @staticmethod
     def _favour_named_dates(query: str, candidates: list[_Candidate], now: datetime) -> None:

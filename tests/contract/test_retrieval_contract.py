@@ -636,6 +636,51 @@ def test_notes_about_a_named_person_take_a_strangers_conversation_as_evidence(
     assert relevance(xiaohong, said_by("小红")) >= relevance(xiaohong, "\n".join(lines))
 
 
+def test_a_memory_of_the_owners_name_names_the_owner(mp: MemoryPlatform, users) -> None:
+    """Memories an agent writes about its user ("user", 我) leave the owner unnamed, so a
+    question naming someone else may be about the owner and takes no evidence. Once a
+    memory records what the owner is called ((user, name, Alice), (我, 名字, 小芳)), a
+    question or conversation about anyone else takes the names' log odds, one of 小芳
+    does not, and a question naming Alice asks about the owner, as "my" does."""
+    user = users()
+    food = mp.create_memory(user, "user", "fact", "favourite food", "sushi")
+    swim = mp.create_memory(user, "我", "事实", "喜欢的运动", "游泳")
+    mp.create_memory(user, "user", "fact", "works as", "nurse")
+    assert mp.wait_for_indexing(user)
+    lines = ("最近天气真热", "是啊", "我想去水里凉快一下")
+
+    def said_by(speaker: str) -> str:
+        tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
+        return "\n".join(f'{tag}:"{line}"' for tag, line in zip(tags, lines, strict=True))
+
+    def relevance(query: str, memory_id: str) -> float:
+        results = mp.search(user, query, min_relevance=0.0, record_access=False)
+        return next(r.relevance for r in results if r.id == memory_id)
+
+    stranger, lisa, xiaofang = (
+        ("What is John's favourite food?", food),
+        (said_by("Lisa"), swim),
+        (said_by("小芳"), swim),
+    )
+    alice = ("What does Alice like to eat?", food)
+    asked = [stranger, lisa, xiaofang, alice]
+    before = {key: relevance(*key) for key in asked}
+    for value in before.values():
+        assert 0.001 < value < 0.999  # the shift below is measurable
+    mp.create_memory(user, "user", "fact", "name", "Alice")
+    mp.create_memory(user, "我", "事实", "名字", "小芳")
+    assert mp.wait_for_indexing(user)
+    after = {key: relevance(*key) for key in asked}
+
+    shift = RelevanceModel().unknown_names
+    for key in (stranger, lisa):
+        logit = math.log(before[key] / (1 - before[key])) + shift
+        assert math.isclose(after[key], 1 / (1 + math.exp(-logit)), rel_tol=1e-3)
+    assert math.isclose(after[xiaofang], before[xiaofang])
+    assert after[alice] > 10 * before[alice]  # the owner's name is a word for the owner
+    assert after[alice] >= mp.settings.retrieval.relevance_floor
+
+
 def test_both_backends_find_the_same_words_and_chinese_bigrams(store: GraphStore, users) -> None:
     from memory_platform.models import Episode, VectorKind
 

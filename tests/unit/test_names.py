@@ -9,8 +9,10 @@ from memory_platform.builder import about_owner
 from memory_platform.retrieval.names import (
     asks_about_owner,
     named_words,
+    names_the_owner,
     note_subject,
     notes_name_their_person,
+    question_names,
     speaker_names,
     unknown_names,
     unnamed_speaker,
@@ -31,6 +33,34 @@ def test_names_are_capitalised_words_that_do_not_begin_a_sentence() -> None:
     assert named_words("User Favourite Food Preferences") == []
     assert named_words("WHAT DID JOANNA COOK?") == []
     assert named_words("What did Caroline and Melanie do?") == ["Caroline", "Melanie"]
+
+
+def test_a_capitalised_word_in_a_chinese_sentence_is_a_name_wherever_it_stands() -> None:
+    # Chinese capitalises nothing, so its place says nothing about a Latin word's capital
+    assert named_words("Lisa喜欢什么运动?") == ["Lisa"]
+    assert named_words("我和Lisa去了公园") == ["Lisa"]
+    assert named_words('<Bart>:"我昨天和Jimmy去公园"') == ["Jimmy"]
+    assert named_words("“Lisa说了什么？”") == ["Lisa"]
+    # an English sentence still begins with a capital, whatever follows it
+    assert named_words("Lisa went to 北京. Then John came.") == ["John"]
+    assert named_words("OK，我们走吧") == []  # no name
+
+
+def test_a_question_names_its_capitalised_words_and_its_speakers_once() -> None:
+    dialogue = '<Lisa>:"我和Tom去了公园"\n<Assistant>:"好玩吗？"\n<Lisa>:"Tom摔倒了"'
+    assert question_names(dialogue) == ["Tom", "Lisa"]
+    assert question_names("What did Caroline tell Melanie?") == ["Caroline", "Melanie"]
+    assert question_names("我为什么没心情工作?") == []
+
+
+def test_a_name_is_the_owners_where_a_memory_of_the_owners_name_holds_it() -> None:
+    called = ["user name Alice Smith", "我 名字 小芳"]
+    assert names_the_owner("Alice", called)
+    assert names_the_owner("Alice Smith", called)
+    assert names_the_owner("小芳", called)
+    assert not names_the_owner("Al", called)  # a word, not a part of one
+    assert not names_the_owner("Bob", called)
+    assert not names_the_owner("Alice", [])
 
 
 def test_a_pasted_conversation_names_its_speakers_not_its_labels() -> None:
