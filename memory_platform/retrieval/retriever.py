@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections import OrderedDict
@@ -554,23 +555,28 @@ class HybridRetriever:
                 speaker = cand.episode.speaker
                 if speaker and words & set(word_tokens(speaker)):
                     cand.mention = 1.0
-        # what the owner is called, where a memory records it: read only for a question
-        # that names someone (:meth:`_owner_name_texts`)
         names = question_names(query) if candidates else []
-        called = self._owner_name_texts(user) if names else []
+        # what the owner is called: read at most once, and only where it is needed
+        called = functools.cache(lambda: self._owner_name_texts(user))
         unknown = (
             bool(names)
             and unknown_names(
                 query, user, documents, lambda name: self._known_to_memory(user, name)
             )
-            and (bool(called) or not self._owner_unnamed(user, candidates))
+            and (not self._owner_unnamed(user, candidates) or bool(called()))
         )
         # the owner is a word the question and an item about the owner share, whatever
         # words they use for it ("my" is a stop word, 用户 is not 我, and "Alice" is the
-        # user where a memory records that name; :mod:`.names`)
-        owner_words = OWNER_WORDS | {
-            token for name in names if names_the_owner(name, called) for token in word_tokens(name)
-        }
+        # user where a memory records that name; :mod:`.names`); the names are read only
+        # where an item about the owner could share them
+        owner_words = set(OWNER_WORDS)
+        if names and any(_about_owner(c) for c in candidates):
+            owner_words |= {
+                token
+                for name in names
+                if names_the_owner(name, called())
+                for token in word_tokens(name)
+            }
         owner_asked = asks_about_owner(query, words) or bool(words & owner_words)
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
