@@ -601,6 +601,18 @@ def test_use_orders_comparable_matches_but_never_outranks_relevance(
     assert results[0].components.access == 0.0 and results[1].components.access > 0.5
 
 
+def _pasted(lines: tuple[str, str, str], speaker: str) -> str:
+    """Three lines of a conversation as pasted into a query: the speaker, the assistant,
+    the speaker again (so the tag names a speaker, not a label)."""
+    tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
+    return "\n".join(f'{tag}:"{line}"' for tag, line in zip(tags, lines, strict=True))
+
+
+def _shifted(probability: float, log_odds: float) -> float:
+    """A probability with ``log_odds`` added to its logit."""
+    return 1 / (1 + math.exp(-(math.log(probability / (1 - probability)) + log_odds)))
+
+
 def test_notes_about_a_named_person_take_a_strangers_conversation_as_evidence(
     mp: MemoryPlatform, users
 ) -> None:
@@ -617,10 +629,6 @@ def test_notes_about_a_named_person_take_a_strangers_conversation_as_evidence(
     assert mp.wait_for_indexing(xiaohong) and mp.wait_for_indexing(diary)
     lines = ("元旦快到了，我好紧张！", "怎么了？", "我要上台表演。")
 
-    def said_by(speaker: str) -> str:
-        tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
-        return "\n".join(f'{tag}:"{line}"' for tag, line in zip(tags, lines, strict=True))
-
     def relevance(user: str, query: str) -> float:
         results = mp.search(user, query, min_relevance=0.0, record_access=False)
         return next(r.relevance for r in results if r.text.endswith(magic))
@@ -629,11 +637,9 @@ def test_notes_about_a_named_person_take_a_strangers_conversation_as_evidence(
     for user in (xiaohong, diary):
         plain = relevance(user, "\n".join(lines))
         assert 0.01 < plain < 0.99
-        logit = math.log(plain / (1 - plain)) + (shift if user == xiaohong else 0.0)
-        assert math.isclose(
-            relevance(user, said_by("小明")), 1 / (1 + math.exp(-logit)), rel_tol=1e-3
-        )
-    assert relevance(xiaohong, said_by("小红")) >= relevance(xiaohong, "\n".join(lines))
+        expected = _shifted(plain, shift if user == xiaohong else 0.0)
+        assert math.isclose(relevance(user, _pasted(lines, "小明")), expected, rel_tol=1e-3)
+    assert relevance(xiaohong, _pasted(lines, "小红")) >= relevance(xiaohong, "\n".join(lines))
 
 
 def test_a_memory_of_the_owners_name_names_the_owner(mp: MemoryPlatform, users) -> None:
@@ -649,18 +655,14 @@ def test_a_memory_of_the_owners_name_names_the_owner(mp: MemoryPlatform, users) 
     assert mp.wait_for_indexing(user)
     lines = ("最近天气真热", "是啊", "我想去水里凉快一下")
 
-    def said_by(speaker: str) -> str:
-        tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
-        return "\n".join(f'{tag}:"{line}"' for tag, line in zip(tags, lines, strict=True))
-
     def relevance(query: str, memory_id: str) -> float:
         results = mp.search(user, query, min_relevance=0.0, record_access=False)
         return next(r.relevance for r in results if r.id == memory_id)
 
     stranger, lisa, xiaofang = (
         ("What is John's favourite food?", food),
-        (said_by("Lisa"), swim),
-        (said_by("小芳"), swim),
+        (_pasted(lines, "Lisa"), swim),
+        (_pasted(lines, "小芳"), swim),
     )
     alice = ("What does Alice like to eat?", food)
     asked = [stranger, lisa, xiaofang, alice]
@@ -674,9 +676,8 @@ def test_a_memory_of_the_owners_name_names_the_owner(mp: MemoryPlatform, users) 
 
     shift = RelevanceModel().unknown_names
     for key in (stranger, lisa):
-        logit = math.log(before[key] / (1 - before[key])) + shift
-        assert math.isclose(after[key], 1 / (1 + math.exp(-logit)), rel_tol=1e-3)
-    assert math.isclose(after[xiaofang], before[xiaofang])
+        assert math.isclose(after[key], _shifted(before[key], shift), rel_tol=1e-3)
+    assert math.isclose(after[xiaofang], before[xiaofang], rel_tol=1e-3)
     assert after[alice] > 10 * before[alice]  # the owner's name is a word for the owner
     assert after[alice] >= mp.settings.retrieval.relevance_floor
 
