@@ -33,7 +33,8 @@ _PROMPT = {
  "memories": [{"subject": "我/人名", "memory_type": "事件/事实/关系/观点", "topic": "主题", "object": "客体(可省略)",
                "attributes": {"时间": "..."}, "importance": 0-1, "sensitive": true/false}]}
 WorldModel=关于世界、领域或用户的稳定认知;ExperientialKnowledge=从交互中总结的方法和经验;OtherKnowledge=其他值得记住的信息。
-score 表示重要性:越重要越高。涉及健康、财务、账号密码、证件号码等隐私的条目标记 "sensitive": true。没有可提取的内容时返回空列表。""",
+score 表示重要性:越重要越高。涉及健康、财务、账号密码、证件号码等隐私的条目标记 "sensitive": true。
+用户说出自己的名字或昵称时,记为 {"subject": "我", "memory_type": "事实", "topic": "名字"(或 "昵称"), "object": 名字本身}。没有可提取的内容时返回空列表。""",
     "en": """You maintain a user's long-term memory after a conversation ends. Read the transcript and output one JSON object:
 {"knowledge": [{"content": "one complete statement", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": integer 0-100, "sensitive": true/false}],
  "memories": [{"subject": "I / a name", "memory_type": "event/fact/relation/opinion", "topic": "...", "object": "... (optional)",
@@ -41,7 +42,8 @@ score 表示重要性:越重要越高。涉及健康、财务、账号密码、�
 WorldModel = stable beliefs about the world, a domain or the user; ExperientialKnowledge = methods and lessons learned
 from the interaction; OtherKnowledge = anything else worth remembering. score = importance, higher is more important.
 Mark items about health, finances, credentials or identity numbers "sensitive": true.
-Return empty lists when there is nothing to keep.""",
+When the user says what they are called, record it as {"subject": "I", "memory_type": "fact", "topic": "name"
+(or "nickname"), "object": the name itself}. Return empty lists when there is nothing to keep.""",
 }
 
 
