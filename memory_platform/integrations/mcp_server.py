@@ -36,6 +36,15 @@ from ..platform import MemoryPlatform
 
 __all__ = ["USER_HEADER", "MemoryMcp", "build_server", "http_app", "run_stdio"]
 
+INSTRUCTIONS = (
+    "Long-term memory: create, link and search the user's memories. When the user says "
+    'what they are called, store it with create_memory {"subject": "user", '
+    '"memory_type": "fact", "topic": "name", "object": <the name>} (a nickname as '
+    '"nickname"): searches then tell questions about other people from questions about '
+    "the user."
+)
+"""What a host's model is told about this server at the start (MCP ``instructions``)."""
+
 USER_HEADER = "x-memory-user"
 KEY_HEADER = "x-api-key"
 RECENT_URI = "memory://recent"
@@ -296,7 +305,7 @@ def build_server(tools: MemoryMcp, user_of: UserOf) -> Server[Any]:
     return Server(
         "memory-platform",
         version=__version__,
-        instructions="Long-term memory: create, link and search the user's memories.",
+        instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,

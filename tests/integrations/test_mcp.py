@@ -47,7 +47,7 @@ def result_of(call: Any) -> dict[str, Any]:
 
 async def exercise(client: Client) -> dict[str, Any]:
     """Every tool and resource once, as a host would; returns what was seen."""
-    seen: dict[str, Any] = {}
+    seen: dict[str, Any] = {"instructions": client.instructions}
     seen["tools"] = {t.name for t in (await client.list_tools()).tools}
     mood = result_of(
         await client.call_tool(
@@ -114,6 +114,8 @@ async def exercise(client: Client) -> dict[str, Any]:
 def check(seen: dict[str, Any]) -> None:
     mood, sleep = seen["ids"]
     assert seen["tools"] == TOOLS
+    # the host's model is told how to record the user's name, which names the owner
+    assert '"topic": "name"' in seen["instructions"]
     assert seen["link"]["success"] and seen["link"]["relation"] == "CAUSES"
     assert [r["id"] for r in seen["search"]["results"]][:1] == [mood]
     assert seen["get"]["memory"]["memory"]["id"] == mood
