@@ -175,11 +175,15 @@ def unknown_names(
     user_id: str,
     documents: Iterable[str],
     known_to_memory: Callable[[str], bool],
+    *,
+    asked: Sequence[str] | None = None,
 ) -> bool:
     """Whether ``query`` names something and none of its names is known to the user's
     memory. ``documents`` are texts already at hand (the search's candidates): a name
-    found in one needs no lookup; ``known_to_memory`` asks the store about the rest."""
-    names = [(name, set(word_tokens(name))) for name in question_names(query)]
+    found in one needs no lookup; ``known_to_memory`` asks the store about the rest.
+    ``asked`` are the query's :func:`question_names` where the caller has them already."""
+    asked = question_names(query) if asked is None else asked
+    names = [(name, set(word_tokens(name))) for name in asked]
     names = [(name, tokens) for name, tokens in names if tokens]  # "The" is no name
     if not names:
         return False

@@ -561,7 +561,11 @@ class HybridRetriever:
         unknown = (
             bool(names)
             and unknown_names(
-                query, user, documents, lambda name: self._known_to_memory(user, name)
+                query,
+                user,
+                documents,
+                lambda name: self._known_to_memory(user, name),
+                asked=names,
             )
             and (not self._owner_unnamed(user, candidates) or bool(called()))
         )
@@ -577,7 +581,7 @@ class HybridRetriever:
                 if names_the_owner(name, called())
                 for token in word_tokens(name)
             }
-        owner_asked = asks_about_owner(query, words) or bool(words & owner_words)
+        owner_asked = bool(words & owner_words) or asks_about_owner(query, words)
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(words, document)
