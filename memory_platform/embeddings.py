@@ -258,7 +258,9 @@ class _EngineThread:
     thread. Once a second thread (the background indexer) had called it, the two teams
     outnumbered two cores, OpenMP stopped spinning between parallel regions, and every
     later query embedding took three to four times as long (measured: 14 ms, then 44-54 ms
-    for the rest of the process). A forked child (a prefork worker) starts its own thread.
+    for the rest of the process, with libgomp's spinning default, before
+    :func:`_engine_threads_sleep_when_idle`). One team also bounds the threads and memory
+    the engine holds. A forked child (a prefork worker) starts its own thread.
     """
 
     def __init__(self) -> None:

@@ -24,7 +24,9 @@ DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.jso
 SETTINGS = {"64 texts a call": 10**9, "2,048 tokens a call": None}
 
 
-def _texts(kind: str) -> list[str]:
+def sample_texts(kind: str) -> list[str]:
+    """LoCoMo conv-30's first 192 turns between their neighbours (``"turns"``, as episodes
+    are embedded) or 32 stretches of 4,000 characters of its dialogue (``"long"``)."""
     conversation = json.loads(DATA.read_text(encoding="utf-8"))[1]["conversation"]
     turns = [
         f"{turn['speaker']}: {turn['text']}"
@@ -46,7 +48,7 @@ def _child(kind: str, budget: str) -> None:
         embeddings.E5_TOKENS_PER_CALL = int(budget)
     embedder = embeddings.default_ensemble()
     embedder.embed(["warm up"])
-    texts = _texts(kind)
+    texts = sample_texts(kind)
     started = time.perf_counter()
     for start in range(0, len(texts), 64):  # the indexer's batch
         embedder.embed(texts[start : start + 64])

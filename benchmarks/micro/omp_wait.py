@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from e5_calls import sample_texts  # this folder, on the path of a script run from it
+
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.json"
 SETTINGS: dict[str, dict[str, str]] = {
     "libgomp's default (GOMP_SPINCOUNT=300000)": {"GOMP_SPINCOUNT": "300000"},
@@ -37,17 +39,6 @@ SETTINGS: dict[str, dict[str, str]] = {
     "OMP_WAIT_POLICY=PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE"},
 }
 ROUNDS = 3
-
-
-def _turns() -> list[str]:
-    conversation = json.loads(DATA.read_text(encoding="utf-8"))[1]["conversation"]
-    turns = [
-        f"{turn['speaker']}: {turn['text']}"
-        for key, session in conversation.items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
-    ]
-    return ["\n".join(turns[max(0, i - 1) : i + 2]) for i in range(len(turns))]
 
 
 def _questions() -> list[str]:
@@ -67,7 +58,7 @@ def _measure() -> None:
         started = time.perf_counter()
         embeddings.embed_queries(embedder, [question])  # what every search does first
         latencies.append((time.perf_counter() - started) * 1000)
-    texts = _turns()[:192]
+    texts = sample_texts("turns")
     started = time.perf_counter()
     for start in range(0, len(texts), 64):
         embedder.embed(texts[start : start + 64])
@@ -89,7 +80,7 @@ def _contend() -> None:
     from memory_platform import embeddings
 
     embedder = embeddings.default_ensemble()
-    texts = _turns()
+    texts = sample_texts("turns")
     print("ready", flush=True)
     while True:
         for start in range(0, len(texts), 64):
