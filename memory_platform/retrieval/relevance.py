@@ -21,7 +21,8 @@ document frequencies). Relevance is therefore built from evidence that does comp
   of whom the user's memory, one that names its owner, holds none (:mod:`.names`): a
   fixed shift of the log odds, measured on LoCoMo dev rather than fitted with the rest
   (it all but separates the fit's rows, so a fitted weight would grow without bound and
-  make it a verdict).
+  make it a verdict). A pasted conversation between such strangers is the one verdict:
+  its relevance is 0 (:func:`~.names.strangers_conversation`).
 
 A logistic function of the first two gives the probability that the item is a real match
 rather than the best of an unrelated memory. For an embedder it was fitted with (the
@@ -182,7 +183,8 @@ class RelevanceModel:
     asked of another memory than of its own, on LoCoMo dev with one added to each count,
     ln((1 + 1) / (760 + 2) / ((962 + 1) / (997 + 2))) = -5.9
     (``benchmarks/micro/unknown_names.py``). Evidence, not a verdict: a match of
-    relevance 0.999 still keeps 0.6."""
+    relevance 0.999 still keeps 0.6. (A pasted conversation of strangers is a verdict,
+    decided by the retriever: :func:`~.names.strangers_conversation`.)"""
 
     def score(
         self,

@@ -21,7 +21,7 @@ import functools
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -61,7 +61,10 @@ from .names import (
     asks_about_owner,
     names_the_owner,
     notes_name_their_person,
+    notes_person,
+    owner_names,
     question_names,
+    strangers_conversation,
     unknown_names,
     unnamed_speaker,
 )
@@ -208,6 +211,36 @@ class _Request:
     max_results: int
     floor: float
     now: datetime
+
+
+def _notes(candidates: Iterable[_Candidate]) -> list[str]:
+    """The texts of the candidate turns that have no speaker (notes)."""
+    return [
+        c.episode.text
+        for c in candidates
+        if c.episode is not None and not (c.episode.speaker or "").strip()
+    ]
+
+
+def _people(
+    candidates: list[_Candidate], owner_name_texts: Callable[[], list[str]]
+) -> Iterator[str]:
+    """What a memory calls its people, as far as this search has read it, lazily (the
+    owner's recorded name costs a read): the named speakers of its candidate turns, the
+    name its candidate notes mostly begin with, and what the owner is called."""
+    yield from sorted(
+        {
+            c.episode.speaker
+            for c in candidates
+            if c.episode is not None
+            and c.episode.speaker
+            and not unnamed_speaker(c.episode.speaker)
+        }
+    )
+    person = notes_person(_notes(candidates))
+    if person:
+        yield person
+    yield from owner_names(owner_name_texts())
 
 
 def _vector_kinds(kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
@@ -569,6 +602,9 @@ class HybridRetriever:
             )
             and (not self._owner_unnamed(user, candidates) or bool(called()))
         )
+        # a conversation pasted between people the memory never held, and that never says
+        # what the memory calls its people, is someone else's: nothing here is a match
+        strangers = unknown and strangers_conversation(query, _people(candidates, called))
         # the owner is a word the question and an item about the owner share, whatever
         # words they use for it ("my" is a stop word, 用户 is not 我, and "Alice" is the
         # user where a memory records that name; :mod:`.names`); the names are read only
@@ -595,7 +631,9 @@ class HybridRetriever:
                 asked += 0 if words & owner_words else 1
             cosine = cand.similarity if cand.has_similarity else background.mean
             cand.unknown_names = unknown
-            cand.relevance = model.score(cand.lift, cand.matched, asked, cosine, unknown)
+            cand.relevance = (
+                0.0 if strangers else model.score(cand.lift, cand.matched, asked, cosine, unknown)
+            )
         best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
         for cand in candidates:
             lexical = 0.0 if cand.lexical_rank is None else 2.0 / (2.0 + cand.lexical_rank)
@@ -638,9 +676,9 @@ class HybridRetriever:
         never held). A memory that records what the owner is called
         (:meth:`_owner_name_texts`) names the owner whatever this says."""
         turns = [c.episode for c in candidates if c.episode is not None]
-        notes = [turn.text for turn in turns if not (turn.speaker or "").strip()]
         if any(unnamed_speaker(turn.speaker) for turn in turns if (turn.speaker or "").strip()):
             return True
+        notes = _notes(candidates)
         if notes and not notes_name_their_person(notes):
             return True
         return bool(self._store.get_nodes(user, [subject_node_id(user, SELF_SUBJECT)]))

@@ -613,14 +613,16 @@ def _shifted(probability: float, log_odds: float) -> float:
     return 1 / (1 + math.exp(-(math.log(probability / (1 - probability)) + log_odds)))
 
 
-def test_notes_about_a_named_person_take_a_strangers_conversation_as_evidence(
+def test_notes_about_a_named_person_hold_no_match_for_a_strangers_conversation(
     mp: MemoryPlatform, users
 ) -> None:
     """Notes with no speaker that mostly begin with one name (as MADial-Bench writes each
-    user's memory) name their person: a conversation of someone they never held takes
-    the names' log odds, one of the person they name does not, and notes that never name
-    anyone keep their owner unnamed. A Chinese name counts as held only where it stands
-    in a text, not where its characters do (明 in 明天 is not 小明)."""
+    user's memory) name their person: a conversation of someone they never held finds
+    no match in them, one of the person they name is searched as usual, and notes that
+    never name anyone keep their owner unnamed. A stranger's conversation that says the
+    person's name, which Chinese text does without any name being found in it, takes
+    the names' log odds instead. A Chinese name counts as held only where it stands in a
+    text, not where its characters do (明 in 明天 is not 小明)."""
     magic = "在圣诞节晚会上表演了魔术，感到非常开心。"
     others = ("明天要去公园野餐。", "穿上了红色的裙子参加生日派对。")
     xiaohong, diary = users(), users()
@@ -629,25 +631,33 @@ def test_notes_about_a_named_person_take_a_strangers_conversation_as_evidence(
     assert mp.wait_for_indexing(xiaohong) and mp.wait_for_indexing(diary)
     lines = ("元旦快到了，我好紧张！", "怎么了？", "我要上台表演。")
 
-    def relevance(user: str, query: str) -> float:
-        results = mp.search(user, query, min_relevance=0.0, record_access=False)
-        return next(r.relevance for r in results if r.text.endswith(magic))
+    def found(user: str, query: str) -> list[SearchResult]:
+        return mp.search(user, query, min_relevance=0.0, record_access=False)
 
-    shift = RelevanceModel().unknown_names
-    for user in (xiaohong, diary):
-        plain = relevance(user, "\n".join(lines))
-        assert 0.01 < plain < 0.99
-        expected = _shifted(plain, shift if user == xiaohong else 0.0)
-        assert math.isclose(relevance(user, _pasted(lines, "小明")), expected, rel_tol=1e-3)
+    def relevance(user: str, query: str) -> float:
+        return next(r.relevance for r in found(user, query) if r.text.endswith(magic))
+
+    stranger = _pasted(lines, "小明")
+    plain = relevance(diary, "\n".join(lines))
+    assert 0.01 < plain < 0.99
+    assert math.isclose(relevance(diary, stranger), plain, rel_tol=1e-3)  # owner unnamed
+    assert found(xiaohong, stranger) == []
     assert relevance(xiaohong, _pasted(lines, "小红")) >= relevance(xiaohong, "\n".join(lines))
+    says = (lines[0], lines[1], "小红也要上台表演。")
+    says_xiaohong = _pasted(says, "小明")
+    plain = relevance(xiaohong, "\n".join(says))
+    expected = _shifted(plain, RelevanceModel().unknown_names)
+    assert expected < plain - 0.05  # the shift is measurable
+    assert math.isclose(relevance(xiaohong, says_xiaohong), expected, rel_tol=1e-3)
 
 
 def test_a_memory_of_the_owners_name_names_the_owner(mp: MemoryPlatform, users) -> None:
     """Memories an agent writes about its user ("user", 我) leave the owner unnamed, so a
     question naming someone else may be about the owner and takes no evidence. Once a
     memory records what the owner is called ((user, name, Alice), (我, 名字, 小芳)), a
-    question or conversation about anyone else takes the names' log odds, one of 小芳
-    does not, and a question naming Alice asks about the owner, as "my" does."""
+    question about anyone else takes the names' log odds, a conversation of anyone else
+    finds no match, one of 小芳 is searched as before, and a question naming Alice asks
+    about the owner, as "my" does."""
     user = users()
     food = mp.create_memory(user, "user", "fact", "favourite food", "sushi")
     swim = mp.create_memory(user, "我", "事实", "喜欢的运动", "游泳")
@@ -672,11 +682,12 @@ def test_a_memory_of_the_owners_name_names_the_owner(mp: MemoryPlatform, users) 
     mp.create_memory(user, "user", "fact", "name", "Alice")
     mp.create_memory(user, "我", "事实", "名字", "小芳")
     assert mp.wait_for_indexing(user)
-    after = {key: relevance(*key) for key in asked}
+    after = {key: relevance(*key) for key in asked if key != lisa}
 
     shift = RelevanceModel().unknown_names
-    for key in (stranger, lisa):
-        assert math.isclose(after[key], _shifted(before[key], shift), rel_tol=1e-3)
+    assert math.isclose(after[stranger], _shifted(before[stranger], shift), rel_tol=1e-3)
+    # Lisa's conversation is a stranger's: nothing about 小芳 is a match for it
+    assert not any(r.id == swim for r in mp.search(user, lisa[0], min_relevance=0.0))
     assert math.isclose(after[xiaofang], before[xiaofang], rel_tol=1e-3)
     assert after[alice] > 10 * before[alice]  # the owner's name is a word for the owner
     assert after[alice] >= mp.settings.retrieval.relevance_floor

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 from memory_platform import MemoryPlatform
 from memory_platform.builder import about_owner
@@ -12,8 +13,12 @@ from memory_platform.retrieval.names import (
     names_the_owner,
     note_subject,
     notes_name_their_person,
+    notes_person,
+    owner_names,
     question_names,
+    says_name,
     speaker_names,
+    strangers_conversation,
     unknown_names,
     unnamed_speaker,
 )
@@ -138,11 +143,12 @@ def test_a_question_about_someone_the_memory_never_held_finds_nothing(
     assert closest and all(r.relevance < 0.05 for r in closest)
 
 
-def test_a_conversation_between_strangers_is_evidence_against_a_memory_of_named_people(
+def test_a_conversation_between_strangers_finds_nothing_in_a_memory_of_named_people(
     platform: MemoryPlatform,
 ) -> None:
     """A pasted conversation is about its speakers: asked of a memory whose people all
-    have names and never include them, its matches take the names' log odds."""
+    have names and never include them, nothing in it is a match, however many words
+    the two share. A conversation of a person the memory knows is searched as usual."""
     magic = "I performed a magic trick at the school party."
     platform.add_episodes(
         "tim-and-john",
@@ -164,8 +170,10 @@ def test_a_conversation_between_strangers_is_evidence_against_a_memory_of_named_
     plain = relevance("\n".join(lines))
     assert plain > 0.5  # the same words, no one named
     assert relevance(said_by("Tim")) >= plain  # a speaker the memory knows
-    logit = math.log(plain / (1 - plain)) + RelevanceModel().unknown_names
-    assert math.isclose(relevance(said_by("Bart")), 1 / (1 + math.exp(-logit)), rel_tol=1e-3)
+    # no match at all: not even a search without a floor returns them
+    stranger = said_by("Bart")
+    assert platform.search("tim-and-john", stranger, record_access=False) == []
+    assert platform.search("tim-and-john", stranger, min_relevance=0, record_access=False) == []
     # one label a line is no conversation: no one is named
     assert math.isclose(relevance(tagged("Plan", "Reply", "Mood")), plain, rel_tol=1e-3)
 
@@ -190,6 +198,9 @@ def test_a_note_begins_with_a_name_in_either_script() -> None:
 
 
 def test_notes_name_their_person_when_most_begin_with_one_name() -> None:
+    assert notes_person(["Bart跳舞。", "Bart吃冰淇淋。", "爸爸送了礼物。"]) == "bart"
+    assert notes_person(["小红跳舞。", "小红唱歌。", "Bart来了。"]) == "小红"
+    assert notes_person(["Bart跳舞。", "爸爸送了礼物。"]) is None
     assert notes_name_their_person(["Bart跳舞。", "Bart吃冰淇淋。", "爸爸送了礼物。"])
     assert notes_name_their_person(["小红跳舞。", "小红唱歌。", "Bart来了。"])
     assert not notes_name_their_person(["Bart跳舞。", "爸爸送了礼物。"])  # half is not most
@@ -300,3 +311,34 @@ def test_a_first_person_question_finds_the_memory_about_its_asker(
     # the owner is one shared word, not a match by itself
     assert direct("What is the capital of Australia?") == []
     assert direct("Which university did I go to?") == []
+
+
+def test_what_the_owner_is_called_is_a_memory_of_the_owners_name_less_its_topic() -> None:
+    assert owner_names(["我 名字 小芳", "user name Alice Smith", "user nickname Al"]) == [
+        "小芳",
+        "alice",
+        "smith",
+        "al",
+    ]
+    assert owner_names([]) == []
+
+
+def test_a_conversation_of_strangers_says_none_of_the_memorys_people() -> None:
+    strangers = '<Lisa>:"我们去游泳吧"\n<Assistant>:"好呀"\n<Lisa>:"我带泳镜"'
+    assert strangers_conversation(strangers, ["小红", "bart"])
+    # a Chinese name said, though no name is found in Chinese text, glued or not
+    assert says_name('<Lisa>:"我和小红去游泳了"', "小红")
+    assert says_name("小红去哪里了", "小红")
+    assert not strangers_conversation(strangers.replace("我们", "我和小红"), ["小红"])
+    # a name in Latin script is said as a word, in any case, not as part of one
+    assert says_name("I saw bart at school", "bart")
+    assert not says_name("I saw Bartholomew at school", "bart")
+    assert not strangers_conversation(strangers + '\n<Lisa>:"bart也来"', ["bart"])
+
+    # a question is no conversation, whoever it names, and the memory's people (which
+    # may cost a read) are not asked for
+    def unread() -> Iterator[str]:
+        raise AssertionError("read")
+        yield ""
+
+    assert not strangers_conversation("What does Lisa like to swim?", unread())
