@@ -16,7 +16,8 @@ capitals: its own names are left alone, but a capitalised word of Latin script i
 Chinese sentence is a name wherever it stands ("Lisa喜欢什么?", "我和Lisa去了公园").
 
 A query that is a pasted conversation also names its speakers, in any script
-(``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant. A
+(``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant, and
+none where the user speaks in it ("User: ...", "ChatGPT: ..." is the owner's own). A
 tag counts only when one speaker starts two or more lines: labels ("Topic: ...",
 "Note: ...") tag a line each. MADial-Bench's dialogues are such conversations: asked of
 LoCoMo's memories, whose people all have names, they met 0.00 to 0.58 direct results
@@ -166,12 +167,23 @@ def _begins_sentence(sentence: str) -> bool:
 def speaker_names(text: str) -> list[str]:
     """The people a pasted conversation is between (its speaker tags, in any script),
     less the user, the assistant and other roles ("Human:", "System:") and what no name
-    is: a single letter ("Q:", "A:"), a day or a month ("Monday:")."""
+    is: a single letter ("Q:", "A:"), a day or a month ("Monday:"). None at all where the
+    owner speaks in it ("User:", "Me:", "Human:", 我：): the owner's own conversation is
+    the owner's, whoever else is in it ("User: ...", "ChatGPT: ...")."""
+    speakers = transcript_speakers(text)
+    if any(_owner_speaks(speaker) for speaker in speakers):
+        return []
     return [
         speaker
-        for speaker in transcript_speakers(text)
+        for speaker in speakers
         if _nameable(speaker) and speaker.casefold() not in _ROLES and not unnamed_speaker(speaker)
     ]
+
+
+def _owner_speaks(speaker: str) -> bool:
+    """Whether a speaker tag stands for the memory's owner: a word for the user, or
+    LangChain's "Human"."""
+    return speaker.casefold() == "human" or canonical_subject(speaker) == SELF_SUBJECT
 
 
 def question_names(query: str) -> list[str]:

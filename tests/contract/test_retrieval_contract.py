@@ -688,6 +688,10 @@ def test_a_memory_of_the_owners_name_names_the_owner(mp: MemoryPlatform, users) 
     assert math.isclose(after[stranger], _shifted(before[stranger], shift), rel_tol=1e-3)
     # Lisa's conversation is a stranger's: nothing about 小芳 is a match for it
     assert not any(r.id == swim for r in mp.search(user, lisa[0], min_relevance=0.0))
+    # but where the owner speaks, the conversation is the owner's, whoever else is in it
+    tags = ("User", "ChatGPT", "User")
+    own = "\n".join(f"{tag}: {line}" for tag, line in zip(tags, lines, strict=True))
+    assert relevance(own, swim) >= relevance("\n".join(lines), swim)
     assert math.isclose(after[xiaofang], before[xiaofang], rel_tol=1e-3)
     assert after[alice] > 10 * before[alice]  # the owner's name is a word for the owner
     assert after[alice] >= mp.settings.retrieval.relevance_floor

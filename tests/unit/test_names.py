@@ -75,7 +75,7 @@ def test_a_pasted_conversation_names_its_speakers_not_its_labels() -> None:
         "Caroline",
         "Melanie",
     ]
-    assert speaker_names("小明：你好\n我：你好\n小明：我考了满分") == ["小明"]
+    assert speaker_names("小明：你好\n小红：你好\n小明：我考了满分") == ["小明", "小红"]
     assert speaker_names("User: hi\nAssistant: hello\nUser: what did I eat?") == []
     assert speaker_names("Human: hi\nAI: hello\nHuman: and?") == []  # LangChain's roles
     # labels tag one line each; a conversation's speakers come back
@@ -84,6 +84,11 @@ def test_a_pasted_conversation_names_its_speakers_not_its_labels() -> None:
     assert speaker_names("Q: where?\nA: Berlin\nQ: when?") == []  # single letters
     assert speaker_names("Monday: gym\nTuesday: swim\nMonday: run") == []  # days
     assert named_words(dialogue) == []  # what was said names nobody
+    # where the owner speaks, the conversation is the owner's, whoever else is in it
+    assert speaker_names("User: hi\nChatGPT: hello\nUser: what do I like?") == []
+    assert speaker_names("Me: hi\nLisa: hey\nMe: guess what") == []
+    assert speaker_names("Human: hi\nClaude: hello\nHuman: and?") == []
+    assert speaker_names("我：你好\n小明：你好\n我：我考了满分") == []
 
 
 def test_a_name_is_known_from_the_candidates_the_store_or_the_user_id() -> None:
