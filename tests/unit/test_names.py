@@ -179,6 +179,9 @@ def test_a_conversation_between_strangers_finds_nothing_in_a_memory_of_named_peo
     stranger = said_by("Bart")
     assert platform.search("tim-and-john", stranger, record_access=False) == []
     assert platform.search("tim-and-john", stranger, min_relevance=0, record_access=False) == []
+    # a stranger's conversation that says a speaker of the memory (in any case) is evidence
+    says_tim = stranger.replace("I am a bit nervous.", "tim will watch, I am a bit nervous.")
+    assert 0 < relevance(says_tim) < plain
     # one label a line is no conversation: no one is named
     assert math.isclose(relevance(tagged("Plan", "Reply", "Mood")), plain, rel_tol=1e-3)
 
