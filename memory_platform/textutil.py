@@ -18,8 +18,10 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = [
+    "first_cjk_word",
     "fts_query",
     "has_cjk",
+    "leading_cjk_words",
     "lexical_tokens",
     "normalize_name",
     "plain_transcript",
@@ -64,15 +66,22 @@ def _cut_cjk(run: str) -> list[str]:
     return [w for w in rjieba.cut_for_search(run, True) if w.strip()]
 
 
+def leading_cjk_words(text: str) -> list[tuple[str, str]]:
+    """The first words of a text that begins in Chinese (its first 12 characters), each
+    with jieba's part-of-speech tag; none for a text that does not begin in Chinese."""
+    if not text or _HAS_CJK.match(text) is None:
+        return []
+    import rjieba
+
+    # a name is short; the rest of the note changes no tag
+    return [(str(word), str(tag)) for word, tag in rjieba.tag(text[:12])]
+
+
 def first_cjk_word(text: str) -> tuple[str, str] | None:
     """The first word of a text that begins in Chinese, with jieba's part-of-speech tag
     for it (``nr`` for a person's name: "小红在学校" gives ("小红", "nr"))."""
-    if not text or _HAS_CJK.match(text) is None:
-        return None
-    import rjieba
-
-    tagged = rjieba.tag(text[:12])  # a name is short; the rest of the note changes no tag
-    return (str(tagged[0][0]), str(tagged[0][1])) if tagged else None
+    words = leading_cjk_words(text)
+    return words[0] if words else None
 
 
 def _stem(word: str) -> str:

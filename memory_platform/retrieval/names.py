@@ -42,8 +42,11 @@ Recording a nickname the same way makes it known too.
 Notes with no speaker are the owner's unnamed words unless most of them begin with one
 and the same name (:func:`notes_name_their_person`): "Bart在圣诞节晚会上跳舞" is a note
 about Bart, as MADial-Bench writes every user's memory (77 of its dev user's 83 notes
-begin with "Bart"). Such a memory names its person, and a dialogue of someone it never
-held (``<Lisa>:``) asks about a stranger. A memory whose notes mostly begin with "I",
+begin with "Bart"). A Chinese name counts where jieba tags it a name (小红) and also
+where it does not (乐乐, an adjective to jieba; 张婷婷, two words), as the same first
+words, up to a verb or function word, of most notes (:func:`notes_person`). Such a
+memory names its person, and a dialogue of someone it never held (``<Lisa>:``) asks
+about a stranger. A memory whose notes mostly begin with "I",
 "user", 我, no subject at all, or different names each, keeps its owner unnamed. The
 cost: an owner who writes mostly about one friend, by name, and then pastes a
 conversation under a name of their own that no note holds.
@@ -84,6 +87,7 @@ from ..layers import MID_TERM_SPEAKER
 from ..textutil import (
     first_cjk_word,
     has_cjk,
+    leading_cjk_words,
     normalize_name,
     plain_transcript,
     transcript_speakers,
@@ -261,15 +265,69 @@ def note_subject(text: str) -> str | None:
     return None
 
 
+_NOT_PERSONS = frozenset(
+    {
+        "妈妈", "爸爸", "爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "哥哥", "姐姐",
+        "弟弟", "妹妹", "老师", "同学", "朋友", "同事", "老板", "老公", "老婆", "丈夫",
+        "妻子", "孩子", "儿子", "女儿", "宝宝", "家人", "大家", "邻居", "室友", "男友",
+        "女友", "男朋友", "女朋友",
+    }
+)  # fmt: skip
+"""Words for relatives and roles: notes that mostly begin with 妈妈 are about the owner's
+mother, and say nothing of what the owner is called."""
+_NOT_IN_NAMES = ("c", "d", "e", "f", "m", "o", "p", "r", "t", "u", "v", "y", "zg")
+"""jieba's tags (their first letters) of words no name holds: conjunctions, adverbs,
+localities, numerals, prepositions, pronouns, time words, particles, verbs."""
+
+
+_NOUNS = frozenset({"n", "ng", "nt", "ns", "s", "vn"})
+"""jieba's tags of common nouns and places (学校, 公园, 北京), which begin notes about
+them rather than about a person."""
+
+
+def _leading_name(text: str) -> str | None:
+    """A note's first words up to its first function word or verb, as a name of two to
+    four Chinese characters: what a note about a Chinese name begins with though jieba
+    does not tag it ``nr`` (乐乐 is an adjective to it, 朵朵 a measure word, 张婷婷 two
+    words, 可可 a verb). Not a common noun or place (学校, 公园), unless doubled as
+    children's names are (豆豆), nor a word for a relative (妈妈); :func:`notes_person`
+    takes it only where most notes begin with the same one."""
+    leading = leading_cjk_words(text)
+    if leading and _doubled(leading[0][0]) and not leading[0][1].startswith(("d", "r", "t")):
+        # a doubled name (可可, 果果), whatever jieba takes it for, but for an adverb or
+        # a time word (常常, 天天)
+        name = leading[0][0]
+        return None if name in _NOT_PERSONS else name
+    words: list[tuple[str, str]] = []
+    for word, tag in leading:
+        if tag.startswith(_NOT_IN_NAMES) or not has_cjk(word):
+            break
+        words.append((word, tag))
+    name = "".join(word for word, _ in words)
+    if not 2 <= len(name) <= 4 or name in _NOT_PERSONS or name in OWNER_WORDS:
+        return None
+    if any(tag in _NOUNS for _, tag in words):
+        return None
+    return name
+
+
+def _doubled(word: str) -> bool:
+    """Whether a word is one Chinese character twice, as children's names often are."""
+    return len(word) == 2 and word[0] == word[1] and has_cjk(word)
+
+
 def notes_person(notes: Sequence[str]) -> str | None:
     """The name most of these notes (turns with no speaker) begin with
     (:func:`note_subject`, case folded), or None where most begin with none or with
-    different names."""
-    subjects = Counter(s.casefold() for s in map(note_subject, notes) if s)
-    if not subjects:
-        return None
-    name, count = subjects.most_common(1)[0]
-    return name if 2 * count > len(notes) else None
+    different names. Chinese names jieba does not know are found by what the notes
+    share: the same first words (:func:`_leading_name`) in most of them."""
+    for subject_of in (note_subject, _leading_name):
+        subjects = Counter(s.casefold() for s in map(subject_of, notes) if s)
+        if subjects:
+            name, count = subjects.most_common(1)[0]
+            if 2 * count > len(notes):
+                return name
+    return None
 
 
 def notes_name_their_person(notes: Sequence[str]) -> bool:

@@ -651,6 +651,23 @@ def test_notes_about_a_named_person_hold_no_match_for_a_strangers_conversation(
     assert math.isclose(relevance(xiaohong, says_xiaohong), expected, rel_tol=1e-3)
 
 
+def test_notes_about_a_chinese_nickname_name_their_person(mp: MemoryPlatform, users) -> None:
+    """乐乐 is no name to jieba (an adjective), but notes that mostly begin with it are
+    about 乐乐: a stranger's conversation finds nothing in them, 乐乐's finds the match."""
+    user = users()
+    notes = ("在圣诞节晚会上表演了魔术，感到非常开心。", "和妈妈去公园野餐。", "穿上了红裙子。")
+    mp.add_episodes(user, [{"text": "乐乐" + note} for note in notes])
+    assert mp.wait_for_indexing(user)
+    lines = ("元旦快到了，我好紧张！", "怎么了？", "我要上台表演魔术。")
+
+    def found(speaker: str) -> list[str]:
+        results = mp.search(user, _pasted(lines, speaker), record_access=False)
+        return [r.text for r in results if r.layer == "direct"]
+
+    assert found("小明") == []
+    assert "乐乐" + notes[0] in found("乐乐")
+
+
 def test_a_memory_of_the_owners_name_names_the_owner(mp: MemoryPlatform, users) -> None:
     """Memories an agent writes about its user ("user", 我) leave the owner unnamed, so a
     question naming someone else may be about the owner and takes no evidence. Once a

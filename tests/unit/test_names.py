@@ -321,6 +321,29 @@ def test_a_first_person_question_finds_the_memory_about_its_asker(
     assert direct("Which university did I go to?") == []
 
 
+def test_notes_name_a_chinese_person_jieba_does_not_know_by_what_most_of_them_share() -> None:
+    starts = ("在圣诞节晚会上跳舞。", "和妈妈一起去公园。", "参加了运动会。", "喜欢吃冰淇淋。")
+    # jieba takes 乐乐 for an adjective, 豆豆 for a noun, 可可 for a verb, 朵朵 for a
+    # measure word and 张婷婷 for two words
+    for name in ("乐乐", "豆豆", "可可", "朵朵", "张婷婷", "小美", "佳佳"):
+        assert notes_person([name + start for start in starts]) == name, name
+    # notes about a thing, a place, a relative, a time or the owner name nobody
+    for notes in (
+        ["学校举办了运动会。", "学校组织了春游。", "学校的食堂很好吃。"],
+        ["北京的冬天很冷。", "北京下雪了。", "北京的烤鸭很好吃。"],
+        ["妈妈做了红烧肉。", "妈妈生病了。", "妈妈送给我一本书。"],
+        ["今天很开心。", "今天下雨了。", "今天去爬山。"],
+        ["天天加班。", "天天下雨。", "天天吃外卖。"],
+        ["常常去跑步。", "常常熬夜。", "常常忘记带伞。"],
+        ["我在公园散步。", "我在家看电视。", "我在学校上课。"],
+        ["用户喜欢喝茶。", "用户养了猫。", "用户是老师。"],
+        ["在公园散步。", "在家看电视。", "在学校上课。"],
+    ):
+        assert notes_person(notes) is None, notes
+    # one name in only half the notes is not most of them
+    assert notes_person(["乐乐跳舞。", "学校开运动会。"]) is None
+
+
 def test_what_the_owner_is_called_is_a_memory_of_the_owners_name_less_its_topic() -> None:
     assert owner_names(["我 名字 小芳", "user name Alice Smith", "user nickname Al"]) == [
         "小芳",
