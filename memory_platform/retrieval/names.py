@@ -54,13 +54,14 @@ conversation under a name of their own that no note holds.
 A question naming a stranger is evidence; a pasted conversation of strangers is a
 verdict (:func:`strangers_conversation`). Its speakers are who it is about, and a memory
 that names its people (speakers, the person its notes begin with, the owner's recorded
-name) and holds none of them, nor hears any of them said in the conversation, holds
-nothing of theirs: no item is a match, however many words the two share. Between two
+name), holds none of its speakers and hears none of its own people said in it holds
+nothing of theirs: no item is a match, however many words the two share, and whoever
+else the conversation mentions (a friend both people have). Between two
 halves of MADial's dev user, one renamed, a dialogue got 1.30 to 1.75 direct results per
 question from the other person's half as evidence, none as a verdict. "Said" reads
 Chinese as written (``<Lisa>: 我和小红去游泳了`` says 小红, whom no name finder here
 would find). The price grows with it: a conversation tagged with a name the memory
-never held, asked of its own owner's memory, now finds nothing (recall@10 0.02 on
+never held, asked of its own owner's memory, now finds nothing (recall@10 0.00 on
 MADial, 0.51 as evidence); recording that name as the owner's, (我, 名字, Lisa), makes it
 known again (0.73).
 
@@ -359,9 +360,11 @@ def says_name(query: str, name: str) -> bool:
 
 
 def strangers_conversation(query: str, person_names: Iterable[str]) -> bool:
-    """Whether ``query``, already found to name only people the memory never held
-    (:func:`unknown_names`), is a conversation of strangers: pasted with its speakers
-    (:func:`speaker_names`), and saying none of the names the memory calls its person
-    (``person_names``: :func:`notes_person`, :func:`owner_names`), which a conversation
-    in Chinese may say without any name being found in it ("<Lisa>: 我和小红去游泳了")."""
+    """Whether ``query``, whose speakers are already found to be people the memory never
+    held (:func:`unknown_names`), is a conversation of strangers: pasted with its
+    speakers (:func:`speaker_names`), and saying none of the names the memory calls its
+    people (``person_names``: speakers, :func:`notes_person`, :func:`owner_names`), which
+    a conversation in Chinese may say without any name being found in it
+    ("<Lisa>: 我和小红去游泳了"). Others it mentions do not count: a friend both people
+    have makes the conversation no less a stranger's."""
     return bool(speaker_names(query)) and not any(says_name(query, n) for n in person_names)

@@ -64,6 +64,7 @@ from .names import (
     notes_person,
     owner_names,
     question_names,
+    speaker_names,
     strangers_conversation,
     unknown_names,
     unnamed_speaker,
@@ -589,22 +590,31 @@ class HybridRetriever:
                 if speaker and words & set(word_tokens(speaker)):
                     cand.mention = 1.0
         names = question_names(query) if candidates else []
-        # what the owner is called: read at most once, and only where it is needed
+        # what the owner is called, whether a name is known, whether the owner is named:
+        # each read at most once, and only where it is needed
         called = functools.cache(lambda: self._owner_name_texts(user))
-        unknown = (
-            bool(names)
-            and unknown_names(
-                query,
-                user,
-                documents,
-                lambda name: self._known_to_memory(user, name),
-                asked=names,
-            )
-            and (not self._owner_unnamed(user, candidates) or bool(called()))
+        known = functools.cache(lambda name: self._known_to_memory(user, name))
+        owner_named = functools.cache(
+            lambda: not self._owner_unnamed(user, candidates) or bool(called())
         )
-        # a conversation pasted between people the memory never held, and that never says
-        # what the memory calls its people, is someone else's: nothing here is a match
-        strangers = unknown and strangers_conversation(query, _people(candidates, called))
+
+        def none_known(asked: list[str]) -> bool:
+            """Whether these names are some and none is known to a memory that names
+            its owner."""
+            return (
+                bool(asked)
+                and unknown_names(query, user, documents, known, asked=asked)
+                and owner_named()
+            )
+
+        unknown = none_known(names)
+        # a conversation is about its speakers: pasted between people the memory never
+        # held, and never saying what the memory calls its people, it is someone else's,
+        # whoever else it mentions (a friend both people have): nothing here is a match
+        speakers = speaker_names(query) if names else []
+        strangers = (unknown or none_known(speakers)) and strangers_conversation(
+            query, _people(candidates, called)
+        )
         # the owner is a word the question and an item about the owner share, whatever
         # words they use for it ("my" is a stop word, 用户 is not 我, and "Alice" is the
         # user where a memory records that name; :mod:`.names`); the names are read only

@@ -153,11 +153,15 @@ def test_a_conversation_between_strangers_finds_nothing_in_a_memory_of_named_peo
 ) -> None:
     """A pasted conversation is about its speakers: asked of a memory whose people all
     have names and never include them, nothing in it is a match, however many words
-    the two share. A conversation of a person the memory knows is searched as usual."""
+    the two share, and whoever else it mentions. A conversation of a person the memory
+    knows is searched as usual."""
     magic = "I performed a magic trick at the school party."
     platform.add_episodes(
         "tim-and-john",
-        [{"text": magic, "speaker": "Tim"}, {"text": "Wow, I love magic!", "speaker": "John"}],
+        [
+            {"text": magic, "speaker": "Tim"},
+            {"text": "Wow, I love magic! Did Nate see it?", "speaker": "John"},
+        ],
     )
     platform.wait_for_indexing()
     lines = ("I will do a magic trick at the party!", "That's great.", "I am a bit nervous.")
@@ -179,6 +183,9 @@ def test_a_conversation_between_strangers_finds_nothing_in_a_memory_of_named_peo
     stranger = said_by("Bart")
     assert platform.search("tim-and-john", stranger, record_access=False) == []
     assert platform.search("tim-and-john", stranger, min_relevance=0, record_access=False) == []
+    # a friend both know, named in it, does not make the stranger's conversation theirs
+    says_nate = stranger.replace("I am a bit nervous.", "I hope Nate will watch.")
+    assert platform.search("tim-and-john", says_nate, min_relevance=0, record_access=False) == []
     # a stranger's conversation that says a speaker of the memory (in any case) is evidence
     says_tim = stranger.replace("I am a bit nervous.", "tim will watch, I am a bit nervous.")
     assert 0 < relevance(says_tim) < plain
