@@ -1,0 +1,205 @@
+"""Where the recall that is still missing sits: ranking, or the candidates.
+
+Each dev question is searched as the evaluation searches it, but without a floor, without
+graph expansion and for 100 results, and each gold item is placed: in the first ten, at
+11-20, 21-50, 51-100, or not among the candidates at all. For LoCoMo, each gold turn
+outside the first ten is also placed against them: in the same session as one of them,
+within two turns of one, next to one (what adding a match's neighbouring turns to the
+candidates could reach at most). Last, two changes of the query vector that need no
+index change are measured on the dense channel alone, episodes only: pseudo-relevance
+feedback (the query moved toward the mean of its first k hits, weight a, then searched
+again) and, for a pasted conversation, each turn embedded alone (best or mean cosine
+over the turns). Only dev data is read. ::
+
+    .venv/bin/python benchmarks/micro/recall_headroom.py --db eval.db  # a store of `eval --workdir`
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from memory_platform import MemoryPlatform
+from memory_platform.bench.locomo import load_locomo
+from memory_platform.bench.madial import load_madial
+from memory_platform.bench.retrieval_eval import EvalQuestion, EvalSet
+from memory_platform.config import load_settings
+from memory_platform.embeddings import clip_query, embed_queries
+from memory_platform.models import VectorKind
+from memory_platform.textutil import plain_transcript
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+OUT = Path(__file__).resolve().parents[1] / "results" / "recall_headroom.md"
+BANDS = ("1-10", "11-20", "21-50", "51-100", "not a candidate")
+FEEDBACK = ((3, 0.3), (5, 0.3), (5, 0.5), (10, 0.3))
+"""(k, a) of the pseudo-relevance feedback tried."""
+
+
+def _band(rank: int | None) -> str:
+    if rank is None:
+        return BANDS[-1]
+    return next(b for b, top in zip(BANDS, (10, 20, 50, 100), strict=False) if rank <= top)
+
+
+def _turn(gold_id: str) -> tuple[int, int] | None:
+    """(session, turn) of a LoCoMo dia_id such as D3:5."""
+    try:
+        session, turn = gold_id.removeprefix("D").split(":")
+        return int(session), int(turn)
+    except ValueError:
+        return None
+
+
+class Golds:
+    """The gold id of each stored episode, read once per user."""
+
+    def __init__(self, mp: MemoryPlatform) -> None:
+        self._mp = mp
+        self._ids: dict[tuple[str, str], str | None] = {}
+
+    def __call__(self, user: str, refs: Sequence[str]) -> list[str | None]:
+        missing = [r for r in refs if (user, r) not in self._ids]
+        for episode in self._mp.store.get_episodes(user, missing) if missing else []:
+            self._ids[(user, episode.id)] = episode.metadata.get("gold_id")
+        return [self._ids.get((user, r)) for r in refs]
+
+
+def placement(mp: MemoryPlatform, data: EvalSet) -> tuple[Counter[str], Counter[str]]:
+    """Gold items by band of rank, and LoCoMo's missed gold turns by nearness to the
+    first ten."""
+    bands: Counter[str] = Counter()
+    near: Counter[str] = Counter()
+    for q in _scored(data):
+        found = mp.search(
+            q.user_id, q.question, max_results=100, expand_depth=0, min_relevance=0.0,
+            record_access=False,
+        )  # fmt: skip
+        ranked = [r.metadata.get("gold_id") for r in found]
+        top = [t for t in map(_turn, (g for g in ranked[:10] if g)) if t]
+        for gold in q.gold:
+            rank = ranked.index(gold) + 1 if gold in ranked else None
+            bands[_band(rank)] += 1
+            where = _turn(gold)
+            if (rank is not None and rank <= 10) or where is None or data.name != "locomo_dev":
+                continue
+            gaps = [abs(where[1] - t[1]) for t in top if t[0] == where[0]]
+            gap = min(gaps, default=None)
+            near["next to one" if gap == 1 else "within two" if gap == 2 else
+                 "same session" if gap is not None else "another session"] += 1  # fmt: skip
+    return bands, near
+
+
+def _scored(data: EvalSet) -> list[EvalQuestion]:
+    return [q for q in data.questions if q.category in data.scored_categories]
+
+
+def dense_variants(mp: MemoryPlatform, data: EvalSet) -> dict[str, float]:
+    """Dense recall@10 (episodes) of the query vector as searched, with pseudo-relevance
+    feedback, and, for conversations, of each turn embedded alone."""
+    golds = Golds(mp)
+    questions = _scored(data)
+    vectors = embed_queries(
+        mp.embedder, [clip_query(plain_transcript(q.question)) for q in questions]
+    )
+
+    def recall(rank: Callable[[EvalQuestion, npt.NDArray[np.float32]], list[str]]) -> float:
+        got = [
+            len(set(golds(q.user_id, rank(q, v))) & q.gold) / len(q.gold)
+            for q, v in zip(questions, vectors, strict=True)
+        ]
+        return round(float(np.mean(got)), 3)
+
+    def search(q: EvalQuestion, v: npt.ArrayLike, k: int = 10) -> list[str]:
+        return [h.ref_id for h in mp.store.vector_search(q.user_id, VectorKind.EPISODE, v, k)]
+
+    def feedback(k: int, a: float) -> Callable[[EvalQuestion, npt.NDArray[np.float32]], list[str]]:
+        def rank(q: EvalQuestion, v: npt.NDArray[np.float32]) -> list[str]:
+            first = search(q, v, k)
+            stored = mp.store.get_vectors(q.user_id, VectorKind.EPISODE, first)
+            moved = (1 - a) * v + a * np.mean([stored[r] for r in first if r in stored], axis=0)
+            return search(q, moved / np.linalg.norm(moved))
+
+        return rank
+
+    out = {"as searched": recall(search)}
+    for k, a in FEEDBACK:
+        out[f"feedback k={k}, a={a}"] = recall(feedback(k, a))
+    if data.name == "madial_zh_dev":
+        out |= _per_turn(mp, questions, golds)
+    return out
+
+
+def _per_turn(mp: MemoryPlatform, questions: list[EvalQuestion], golds: Golds) -> dict[str, float]:
+    """Each turn of a pasted conversation embedded alone, against every episode."""
+    user = questions[0].user_id
+    refs = [
+        h.ref_id
+        for h in mp.store.vector_search(
+            user, VectorKind.EPISODE, np.ones(mp.embedder.dimension), 1000
+        )
+    ]
+    stored = mp.store.get_vectors(user, VectorKind.EPISODE, refs)
+    matrix = np.array([stored[r] for r in refs])
+    ids = golds(user, refs)
+    best: list[float] = []
+    mean: list[float] = []
+    for q in questions:
+        turns = [t for t in plain_transcript(q.question).split("\n") if t.strip()]
+        sims = embed_queries(mp.embedder, turns) @ matrix.T
+        for pooled, into in ((sims.max(axis=0), best), (sims.mean(axis=0), mean)):
+            top = {ids[i] for i in np.argsort(-pooled)[:10]}
+            into.append(len(top & q.gold) / len(q.gold))
+    return {
+        "each turn alone, best cosine": round(float(np.mean(best)), 3),
+        "each turn alone, mean cosine": round(float(np.mean(mean)), 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, required=True, help="a store of `eval --workdir`")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    sets = [load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json")]
+    lines = [
+        "Where the missing recall sits (`benchmarks/micro/recall_headroom.py`, on the store "
+        "of `memory-platform eval`): each gold item's rank in a search without floor or "
+        "expansion, for 100 results.",
+        "",
+        "| set | " + " | ".join(BANDS) + " |",
+        "|---|" + "---|" * len(BANDS),
+    ]
+    near: Counter[str] = Counter()
+    variants: dict[str, dict[str, float]] = {}
+    with MemoryPlatform(load_settings(backend="sqlite", sqlite_path=args.db)) as mp:
+        for data in sets:
+            bands, close = placement(mp, data)
+            near += close
+            lines.append(f"| {data.name} | " + " | ".join(str(bands[b]) for b in BANDS) + " |")
+            variants[data.name] = dense_variants(mp, data)
+    lines += [
+        "",
+        "LoCoMo's gold turns outside the first ten, by how near they are to one of them: "
+        + ", ".join(f"{where} {n}" for where, n in near.most_common())
+        + ".",
+        "",
+        "Dense recall@10 (episodes alone) of changes to the query vector:",
+        "",
+        "| query vector | " + " | ".join(variants) + " |",
+        "|---|" + "---|" * len(variants),
+    ]
+    names = list(dict.fromkeys(k for v in variants.values() for k in v))
+    for name in names:
+        cells = [f"{v[name]:.3f}" if name in v else "–" for v in variants.values()]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
