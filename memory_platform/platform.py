@@ -745,7 +745,8 @@ class MemoryPlatform:
             record_access: count this search as an access of the direct matches returned.
             min_relevance: the relevance floor for this search (0-1); by default
                 ``retrieval.relevance_floor``. Nothing below it is a match, and then
-                nothing is returned.
+                nothing is returned; nor is an item of relevance 0 (every item, for a
+                conversation of strangers) at a floor of 0.
             include_sensitive: also return items marked sensitive (see
                 :mod:`memory_platform.privacy`); only when the user asked for them.
 
