@@ -66,15 +66,20 @@ def _cut_cjk(run: str) -> list[str]:
     return [w for w in rjieba.cut_for_search(run, True) if w.strip()]
 
 
-def leading_cjk_words(text: str) -> list[tuple[str, str]]:
+def leading_cjk_words(text: str) -> tuple[tuple[str, str], ...]:
     """The first words of a text that begins in Chinese (its first 12 characters), each
-    with jieba's part-of-speech tag; none for a text that does not begin in Chinese."""
+    with jieba's part-of-speech tag; none for a text that does not begin in Chinese.
+    Cached: a search asks for the same notes' first words more than once."""
     if not text or _HAS_CJK.match(text) is None:
-        return []
+        return ()
+    return _tagged_start(text[:12])  # a name is short; the rest changes no tag
+
+
+@lru_cache(maxsize=4096)
+def _tagged_start(start: str) -> tuple[tuple[str, str], ...]:
     import rjieba
 
-    # a name is short; the rest of the note changes no tag
-    return [(str(word), str(tag)) for word, tag in rjieba.tag(text[:12])]
+    return tuple((str(word), str(tag)) for word, tag in rjieba.tag(start))
 
 
 def first_cjk_word(text: str) -> tuple[str, str] | None:
