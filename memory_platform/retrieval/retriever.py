@@ -58,8 +58,10 @@ from ..timeparse import dated_spans, without_dates
 from .names import (
     OWNER_NAME_TOPICS,
     OWNER_WORDS,
+    among_people,
     asks_about_owner,
     names_the_owner,
+    names_the_user_id,
     notes_name_their_person,
     notes_person,
     owner_names,
@@ -609,12 +611,20 @@ class HybridRetriever:
 
         unknown = none_known(names)
         # a conversation is about its speakers: pasted between people the memory never
-        # held, and never saying what the memory calls its people, it is someone else's,
-        # whoever else it mentions (a friend both people have): nothing here is a match
+        # held, or held only as others it mentions (a sibling, a friend), and never
+        # saying what the memory calls its people, it is someone else's, whoever else it
+        # mentions (a friend both people have): nothing here is a match
         speakers = speaker_names(query) if names else []
-        strangers = (unknown or none_known(speakers)) and strangers_conversation(
-            query, _people(candidates, called)
-        )
+        people = functools.cache(lambda: list(_people(candidates, called)))
+        strangers = (
+            unknown
+            or none_known(speakers)
+            or (
+                bool(speakers)
+                and owner_named()
+                and self._none_of_its_people(user, speakers, people())
+            )
+        ) and strangers_conversation(query, people())
         # the owner is a word the question and an item about the owner share, whatever
         # words they use for it ("my" is a stop word, 用户 is not 我, and "Alice" is the
         # user where a memory records that name; :mod:`.names`); the names are read only
@@ -659,6 +669,18 @@ class HybridRetriever:
                 after.context = max(after.context, before.own)
         for cand in episodes.values():
             cand.strength = cand.own + _CONTEXT * cand.context + _MENTION * cand.mention
+
+    def _none_of_its_people(self, user: str, speakers: list[str], people: list[str]) -> bool:
+        """Whether a memory that says who its people are (``people``: :func:`_people`,
+        none where the candidates do not tell) has none of these speakers among them:
+        not one of them, not a word of the user's id, and no speaker of any stored turn
+        (one indexed read each, for a speaker the candidates do not show speaking)."""
+        return bool(people) and not any(
+            among_people(speaker, people)
+            or names_the_user_id(speaker, user)
+            or self._store.find_episodes(user, speaker, limit=1)
+            for speaker in speakers
+        )
 
     def _known_to_memory(self, user: str, name: str) -> bool:
         """Whether the user's memory holds the name anywhere (memories, turns, speakers):

@@ -651,6 +651,27 @@ def test_notes_about_a_named_person_hold_no_match_for_a_strangers_conversation(
     assert math.isclose(relevance(xiaohong, says_xiaohong), expected, rel_tol=1e-3)
 
 
+def test_a_conversation_of_someone_notes_only_mention_finds_nothing_in_them(
+    mp: MemoryPlatform, users
+) -> None:
+    """Notes about 小红 that mention her friend 小明 hold him, but he is not their
+    person: his conversation finds nothing in them, as a stranger's does, and hers is
+    searched as usual."""
+    user = users()
+    magic = "小红在圣诞节晚会上表演了魔术，感到非常开心。"
+    notes = (magic, "小红和好朋友小明一起去公园野餐。", "小红穿上了红色的裙子。")
+    mp.add_episodes(user, [{"text": note} for note in notes])
+    assert mp.wait_for_indexing(user)
+    lines = ("元旦快到了，我好紧张！", "怎么了？", "我要上台表演魔术。")
+
+    def found(speaker: str) -> list[str]:
+        results = mp.search(user, _pasted(lines, speaker), min_relevance=0, record_access=False)
+        return [r.text for r in results]
+
+    assert found("小明") == []
+    assert magic in found("小红")
+
+
 def test_notes_about_a_chinese_nickname_name_their_person(mp: MemoryPlatform, users) -> None:
     """乐乐 is no name to jieba (an adjective), but notes that mostly begin with it are
     about 乐乐: a stranger's conversation finds nothing in them, 乐乐's finds the match."""

@@ -5,12 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from memory_platform import MemoryPlatform
+from memory_platform import MemoryPlatform, Settings
 from memory_platform.builder import about_owner
+from memory_platform.embeddings import Embedder
 from memory_platform.retrieval.names import (
+    among_people,
     asks_about_owner,
     named_words,
     names_the_owner,
+    names_the_user_id,
     note_subject,
     notes_name_their_person,
     notes_person,
@@ -189,6 +192,10 @@ def test_a_conversation_between_strangers_finds_nothing_in_a_memory_of_named_peo
     # a stranger's conversation that says a speaker of the memory (in any case) is evidence
     says_tim = stranger.replace("I am a bit nervous.", "tim will watch, I am a bit nervous.")
     assert 0 < relevance(says_tim) < plain
+    # someone the memory only mentions (Nate, in John's words) is not one of its people:
+    # their conversation is someone else's too
+    assert platform.search("tim-and-john", said_by("Nate"), min_relevance=0) == []
+    assert relevance(said_by("Nate").replace("I am a bit", "Tim is")) > 0  # unless it says Tim
     # one label a line is no conversation: no one is named
     assert math.isclose(relevance(tagged("Plan", "Reply", "Mood")), plain, rel_tol=1e-3)
 
@@ -380,3 +387,51 @@ def test_a_conversation_of_strangers_says_none_of_the_memorys_people() -> None:
         yield ""
 
     assert not strangers_conversation("What does Lisa like to swim?", unread())
+
+
+def test_a_speaker_is_among_a_memorys_people_by_name_in_any_case() -> None:
+    people = ["Caroline Smith", "bart", "小红"]
+    assert among_people("Caroline", people)  # one's words within the other's
+    assert among_people("BART", people)
+    assert among_people("小红", people)
+    assert not among_people("小", people)  # Chinese by the whole name only
+    assert not among_people("Melanie", people)
+    assert not among_people("Smithers", people)
+    assert not among_people("Bart", [])
+    assert names_the_user_id("Bart", "bart-42")
+    assert names_the_user_id("joanna", "Joanna_Smith")
+    assert not names_the_user_id("Lisa", "bart-42")
+    assert not names_the_user_id("the", "the-user")  # a stop word names nobody
+
+
+def test_a_speaker_of_a_stored_turn_is_one_of_its_people_though_no_candidate_shows_it(
+    sqlite_settings: Settings, embedder: Embedder
+) -> None:
+    """Who a memory's people are is read from the search's candidates, and a speaker
+    none of them shows is looked up among the stored turns: with one candidate a
+    channel, Nate, who speaks in a turn of his own far from the question, is still one
+    of the memory's people, while Lisa, whom a turn only mentions, is not."""
+    settings = sqlite_settings.model_copy(
+        update={"retrieval": sqlite_settings.retrieval.model_copy(update={"vector_candidates": 1})}
+    )
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        magic = "I performed a magic trick at the school party."
+        mp.add_episodes(
+            "pair",
+            [
+                {"text": magic, "speaker": "Tim"},
+                {"text": "My cat likes to sleep on the sofa.", "speaker": "Nate"},
+                {"text": "Lisa says the weather is cold in Oslo.", "speaker": "Tim"},
+            ],
+        )
+        assert mp.wait_for_indexing()
+        lines = ("I will do a magic trick at the party!", "Great.", "I am a bit nervous.")
+
+        def found(speaker: str) -> list[str]:
+            tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
+            query = "\n".join(f"{t}: {line}" for t, line in zip(tags, lines, strict=True))
+            results = mp.search("pair", query, min_relevance=0, record_access=False)
+            return [r.text for r in results]
+
+        assert magic in found("Nate")
+        assert found("Lisa") == []

@@ -1,0 +1,108 @@
+"""Off-topic between two Chinese users, made from MADial-Bench's one dev user.
+
+The benchmark's second Chinese user is held out, so the "off-topic within the set" figure
+of `memory-platform eval` (each user's dialogues asked of the other's memory) cannot be
+measured on real data here. This builds benchmark folders of two users from the dev
+user: the first is Bart as he is; the second is his whole memory and every dialogue with
+his name replaced, and, in one folder, his friend Jimmy renamed Bart, so the second
+user's notes mention the first by name, as a sibling's or a classmate's would. Each
+folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
+
+    python benchmarks/micro/two_users.py [--madial FILE] [--out FILE]
+
+Writes a Markdown table (default ``benchmarks/results/two_users.md``): off-topic within
+the set (direct results per question) and recall@10 of each user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from memory_platform.bench.retrieval_eval import run_eval
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parents[2] / "shared" / "data"
+RESULTS = HERE.parent / "results" / "two_users.md"
+
+SECOND_USERS: dict[str, dict[str, str]] = {
+    "Bart renamed Lisa": {"Bart": "Lisa"},
+    "Bart renamed 乐乐": {"Bart": "乐乐"},
+    "Bart renamed Lisa, her friend Jimmy renamed Bart": {"Bart": "Lisa", "Jimmy": "Bart"},
+}
+"""Each second user: the names replaced in the dev user's memories and dialogues, all at
+once (Bart becomes Lisa while Jimmy becomes Bart)."""
+
+
+def renamed(text: str, names: dict[str, str]) -> str:
+    """``text`` with every name of ``names`` replaced at once."""
+    marks = {old: f"\0{i}\0" for i, old in enumerate(names)}
+    for old, mark in marks.items():
+        text = text.replace(old, mark)
+    for old, mark in marks.items():
+        text = text.replace(mark, names[old])
+    return text
+
+
+def two_user_folder(dev: dict[str, Any], names: dict[str, str], folder: Path) -> Path:
+    """A ``data/ch`` folder as the benchmark publishes it: the dev user as user 1 and the
+    renamed copy as user 2 (dialogue ids moved past the first user's)."""
+    memories = [dict(m, **{"user-id": 1}) for m in dev["memories"]]
+    dialogues = [dict(d, **{"user-id": 1}) for d in dev["dialogues"]]
+    offset = 1 + max(int(d["id"]) for d in dev["dialogues"])
+    memories += [
+        dict(m, event=renamed(m["event"], names), **{"user-id": 2}) for m in dev["memories"]
+    ]
+    dialogues += [
+        dict(
+            d,
+            id=int(d["id"]) + offset,
+            dialogue=[renamed(turn, names) for turn in d["dialogue"]],
+            **{"user-id": 2},
+        )
+        for d in dev["dialogues"]
+    ]
+    ch = folder / "data" / "ch"
+    ch.mkdir(parents=True)
+    for name, items in (("memory", memories), ("dialogue", dialogues)):
+        path = ch / f"MADial-Bench-zh-{name}.json"
+        path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    return ch
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--madial", type=Path, default=DATA / "madial_zh_dev.json")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    dev = json.loads(args.madial.read_text(encoding="utf-8"))
+    rows = []
+    for label, names in SECOND_USERS.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = two_user_folder(dev, names, Path(tmp))
+            report = run_eval(None, folder, Path(tmp))
+        figures = report["sets"]["madial_zh_dev"]
+        off = figures["off_topic"]
+        low, high = off["95% CI"]
+        recalls = " / ".join(f"{user['recall@10']:.3f}" for user in figures["per_user"].values())
+        row = f"| {label} | {off['direct_per_query']:.2f} ({low:.2f}-{high:.2f}) | {recalls} |"
+        print(row, flush=True)
+        rows.append(row)
+    lines = [
+        "Two users made from MADial-Bench's dev user (`benchmarks/micro/two_users.py`): each"
+        " user's dialogues asked of the other's memory (direct results per question, 95%"
+        " interval), and recall@10 of each user on their own memory.",
+        "",
+        "| second user | off-topic within the set | recall@10, user 1 / user 2 |",
+        "|---|---|---|",
+        *rows,
+        "",
+    ]
+    args.out.write_text("\n".join(lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
