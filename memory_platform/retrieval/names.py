@@ -58,7 +58,9 @@ name), has none of its speakers among them and hears none of its own people said
 holds nothing of theirs: no item is a match, however many words the two share, and
 whoever else the conversation mentions (a friend both people have). A speaker the memory
 only mentions is not one of its people (:func:`among_people`): notes about Lisa that
-mention her brother Bart hold nothing of Bart's own conversation. Between two
+mention her brother Bart hold nothing of Bart's own conversation. Such a conversation
+that does say one of the memory's people is evidence against every match, as one of
+strangers that says them is, and as a question naming strangers is. Between two
 halves of MADial's dev user, one renamed, a dialogue got 1.30 to 1.75 direct results per
 question from the other person's half as evidence, none as a verdict. "Said" reads
 Chinese as written (``<Lisa>: 我和小红去游泳了`` says 小红, whom no name finder here

@@ -610,21 +610,21 @@ class HybridRetriever:
             )
 
         unknown = none_known(names)
-        # a conversation is about its speakers: pasted between people the memory never
-        # held, or held only as others it mentions (a sibling, a friend), and never
-        # saying what the memory calls its people, it is someone else's, whoever else it
-        # mentions (a friend both people have): nothing here is a match
+        # a conversation is about its speakers: pasted by people the memory never held,
+        # or held only as others it mentions (a sibling, a friend), it is someone
+        # else's, evidence against every match as a question naming strangers is,
+        # whoever else it names; and where it does not even say what the memory calls
+        # its people, nothing here is a match
         speakers = speaker_names(query) if names else []
         people = functools.cache(lambda: list(_people(candidates, called)))
-        strangers = (
-            unknown
-            or none_known(speakers)
-            or (
-                bool(speakers)
-                and owner_named()
-                and self._none_of_its_people(user, speakers, people())
+        against = unknown or (
+            bool(speakers)
+            and (
+                none_known(speakers)
+                or (owner_named() and self._none_of_its_people(user, speakers, people()))
             )
-        ) and strangers_conversation(query, people())
+        )
+        strangers = against and strangers_conversation(query, people())
         # the owner is a word the question and an item about the owner share, whatever
         # words they use for it ("my" is a stop word, 用户 is not 我, and "Alice" is the
         # user where a memory records that name; :mod:`.names`); the names are read only
@@ -650,9 +650,9 @@ class HybridRetriever:
                 cand.matched += 1
                 asked += 0 if words & owner_words else 1
             cosine = cand.similarity if cand.has_similarity else background.mean
-            cand.unknown_names = unknown
+            cand.unknown_names = against
             cand.relevance = (
-                0.0 if strangers else model.score(cand.lift, cand.matched, asked, cosine, unknown)
+                0.0 if strangers else model.score(cand.lift, cand.matched, asked, cosine, against)
             )
         best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
         for cand in candidates:

@@ -195,7 +195,14 @@ def test_a_conversation_between_strangers_finds_nothing_in_a_memory_of_named_peo
     # someone the memory only mentions (Nate, in John's words) is not one of its people:
     # their conversation is someone else's too
     assert platform.search("tim-and-john", said_by("Nate"), min_relevance=0) == []
-    assert relevance(said_by("Nate").replace("I am a bit", "Tim is")) > 0  # unless it says Tim
+    # unless it says Tim: then it is evidence against every match, as a question naming
+    # strangers is (the same log odds), though it names Tim, whom the memory holds
+    tim_line = "\n".join((*lines[:2], "Tim is nervous."))
+    nate_says_tim = said_by("Nate").replace("I am a bit nervous.", "Tim is nervous.")
+    logit = math.log(relevance(tim_line) / (1 - relevance(tim_line)))
+    expected = 1 / (1 + math.exp(-(logit + RelevanceModel().unknown_names)))
+    assert math.isclose(relevance(nate_says_tim), expected, rel_tol=1e-4)
+    assert expected < relevance(tim_line) - 0.002  # a shift isclose tells apart
     # one label a line is no conversation: no one is named
     assert math.isclose(relevance(tagged("Plan", "Reply", "Mood")), plain, rel_tol=1e-3)
 
