@@ -4,8 +4,9 @@ The benchmark's second Chinese user is held out, so the "off-topic within the se
 of `memory-platform eval` (each user's dialogues asked of the other's memory) cannot be
 measured on real data here. This builds benchmark folders of two users from the dev
 user: the first is Bart as he is; the second is his whole memory and every dialogue with
-his name replaced, and, in one folder, his friend Jimmy renamed Bart, so the second
-user's notes mention the first by name, as a sibling's or a classmate's would. Each
+his name replaced, and, in two folders, a friend of his renamed Bart, so the second
+user's notes mention the first by name, as a sibling's or a classmate's would (in the
+last, the second user is that friend, Tom, whom Bart's notes mention in turn). Each
 folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
 
     python benchmarks/micro/two_users.py [--madial FILE] [--out FILE]
@@ -32,6 +33,10 @@ SECOND_USERS: dict[str, dict[str, str]] = {
     "Bart renamed Lisa": {"Bart": "Lisa"},
     "Bart renamed 乐乐": {"Bart": "乐乐"},
     "Bart renamed Lisa, her friend Jimmy renamed Bart": {"Bart": "Lisa", "Jimmy": "Bart"},
+    "Bart and his friend Tom swapped (each one's notes mention the other)": {
+        "Bart": "Tom",
+        "Tom": "Bart",
+    },
 }
 """Each second user: the names replaced in the dev user's memories and dialogues, all at
 once (Bart becomes Lisa while Jimmy becomes Bart)."""
