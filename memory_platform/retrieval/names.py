@@ -58,7 +58,11 @@ name), has none of its speakers among them and hears none of its own people said
 holds nothing of theirs: no item is a match, however many words the two share, and
 whoever else the conversation mentions (a friend both people have). A speaker the memory
 only mentions is not one of its people (:func:`among_people`): notes about Lisa that
-mention her brother Bart hold nothing of Bart's own conversation. Such a conversation
+mention her brother Bart hold nothing of Bart's own conversation. A speaker the
+candidates do not show is looked up: a stored turn of theirs, or a stored note that
+begins with their name (:func:`note_begins_with`), makes them one of its people (a
+search may reach only the few notes about a friend, whose name then begins most of
+them). Such a conversation
 that does say one of the memory's people is evidence against every match, as one of
 strangers that says them is, and as a question naming strangers is. Between two
 halves of MADial's dev user, one renamed, a dialogue got 1.30 to 1.75 direct results per
@@ -108,6 +112,7 @@ __all__ = [
     "named_words",
     "names_the_owner",
     "names_the_user_id",
+    "note_begins_with",
     "note_subject",
     "notes_name_their_person",
     "notes_person",
@@ -339,6 +344,15 @@ def _leading_name(text: str) -> str | None:
     if any(tag in _NOUNS for _, tag in words):
         return None
     return name
+
+
+def note_begins_with(note: str, name: str) -> bool:
+    """Whether a note (a turn with no speaker) begins with ``name`` (:func:`note_subject`
+    or the shared first words :func:`notes_person` reads, in any case)."""
+    return any(
+        subject is not None and among_people(name, [subject])
+        for subject in (note_subject(note), _leading_name(note))
+    )
 
 
 def _doubled(word: str) -> bool:

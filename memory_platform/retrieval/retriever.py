@@ -62,6 +62,7 @@ from .names import (
     asks_about_owner,
     names_the_owner,
     names_the_user_id,
+    note_begins_with,
     notes_name_their_person,
     notes_person,
     owner_names,
@@ -673,14 +674,28 @@ class HybridRetriever:
     def _none_of_its_people(self, user: str, speakers: list[str], people: list[str]) -> bool:
         """Whether a memory that says who its people are (``people``: :func:`_people`,
         none where the candidates do not tell) has none of these speakers among them:
-        not one of them, not a word of the user's id, and no speaker of any stored turn
-        (one read each, only for a speaker the candidates do not show speaking: speakers
-        are not indexed, so it reads the user's turns, 11-15 ms for 100,000 on SQLite)."""
+        not one of them, not a word of the user's id, no speaker of any stored turn and
+        not what any stored note begins with. The candidates may be a few notes about a
+        friend; the last two are read only for a speaker the candidates do not show
+        (speakers are not indexed, so the first reads the user's turns, 11-15 ms for
+        100,000 on SQLite; the second is one lexical lookup)."""
         return bool(people) and not any(
             among_people(speaker, people)
             or names_the_user_id(speaker, user)
             or self._store.find_episodes(user, speaker, limit=1)
+            or self._begins_a_note(user, speaker)
             for speaker in speakers
+        )
+
+    def _begins_a_note(self, user: str, name: str) -> bool:
+        """Whether a stored note (a turn with no speaker) that holds ``name`` begins with
+        it: one lexical lookup of the name, as :meth:`_known_to_memory` makes."""
+        hits = self._store.lexical_search(user, name, [VectorKind.EPISODE], _NAME_HITS)
+        if not hits:
+            return False
+        notes = self._store.get_episodes(user, [h.ref_id for h in hits])
+        return any(
+            not (note.speaker or "").strip() and note_begins_with(note.text, name) for note in notes
         )
 
     def _known_to_memory(self, user: str, name: str) -> bool:

@@ -14,6 +14,7 @@ from memory_platform.retrieval.names import (
     named_words,
     names_the_owner,
     names_the_user_id,
+    note_begins_with,
     note_subject,
     notes_name_their_person,
     notes_person,
@@ -442,3 +443,40 @@ def test_a_speaker_of_a_stored_turn_is_one_of_its_people_though_no_candidate_sho
 
         assert magic in found("Nate")
         assert found("Lisa") == []
+
+
+def test_the_person_notes_begin_with_is_one_of_its_people_though_no_candidate_shows_it(
+    sqlite_settings: Settings, embedder: Embedder
+) -> None:
+    """A question's candidates may be the few notes about a friend (in a large memory,
+    its best matches): the name most of them begin with is then the friend's, and the
+    owner, whose name begins the notes the search did not reach, is looked up among
+    the stored notes: Bart's own conversation still finds the note about Jimmy, while
+    a conversation of Lisa, whom a note only mentions, finds nothing."""
+    settings = sqlite_settings.model_copy(
+        update={"retrieval": sqlite_settings.retrieval.model_copy(update={"vector_candidates": 1})}
+    )
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        comics = "Jimmy送给Bart一本他最喜欢的漫画书。"
+        notes = (comics, "Bart在公园里放风筝。", "Bart和Lisa一起吃了早餐。", "Bart学会了游泳。")
+        mp.add_episodes("user-1", [{"text": note} for note in notes])
+        assert mp.wait_for_indexing()
+        lines = ("我今天又看了那本漫画书！", "好看吗？", "太好看了，我最喜欢漫画书了。")
+
+        def found(speaker: str) -> list[str]:
+            tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
+            query = "\n".join(f"{t}:{line}" for t, line in zip(tags, lines, strict=True))
+            results = mp.search("user-1", query, min_relevance=0, record_access=False)
+            return [r.text for r in results]
+
+        assert comics in found("Bart")
+        assert found("Lisa") == []
+
+
+def test_a_note_begins_with_its_persons_name_in_any_case() -> None:
+    assert note_begins_with("Bart在公园里放风筝。", "Bart")
+    assert note_begins_with("bart went fishing.", "Bart") is False  # no capital: no name
+    assert note_begins_with("Caroline went fishing.", "caroline")
+    assert note_begins_with("乐乐在圣诞节晚会上跳舞。", "乐乐")  # no name to jieba
+    assert not note_begins_with("Jimmy送给Bart一本漫画书。", "Bart")  # mentioned, not the subject
+    assert not note_begins_with("我今天很开心。", "Bart")
