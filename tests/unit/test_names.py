@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+import pytest
+
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.builder import about_owner
 from memory_platform.embeddings import Embedder
@@ -412,65 +414,62 @@ def test_a_speaker_is_among_a_memorys_people_by_name_in_any_case() -> None:
     assert not names_the_user_id("the", "the-user")  # a stop word names nobody
 
 
+@pytest.fixture
+def one_candidate(sqlite_settings: Settings, embedder: Embedder) -> Iterator[MemoryPlatform]:
+    """A platform whose searches take one candidate a channel: what a search of a large
+    memory reaches is a small part of it."""
+    retrieval = sqlite_settings.retrieval.model_copy(update={"vector_candidates": 1})
+    with MemoryPlatform(
+        sqlite_settings.model_copy(update={"retrieval": retrieval}), embedder=embedder
+    ) as mp:
+        yield mp
+
+
+def _found_for(mp: MemoryPlatform, user: str, speaker: str, lines: tuple[str, ...]) -> list[str]:
+    """The texts found, without a floor, for ``lines`` pasted as a conversation of
+    ``speaker`` with the assistant (the speaker's tag on the first and last line)."""
+    tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
+    query = "\n".join(f"{tag}: {line}" for tag, line in zip(tags, lines, strict=True))
+    return [r.text for r in mp.search(user, query, min_relevance=0, record_access=False)]
+
+
 def test_a_speaker_of_a_stored_turn_is_one_of_its_people_though_no_candidate_shows_it(
-    sqlite_settings: Settings, embedder: Embedder
+    one_candidate: MemoryPlatform,
 ) -> None:
     """Who a memory's people are is read from the search's candidates, and a speaker
     none of them shows is looked up among the stored turns: with one candidate a
     channel, Nate, who speaks in a turn of his own far from the question, is still one
     of the memory's people, while Lisa, whom a turn only mentions, is not."""
-    settings = sqlite_settings.model_copy(
-        update={"retrieval": sqlite_settings.retrieval.model_copy(update={"vector_candidates": 1})}
+    magic = "I performed a magic trick at the school party."
+    one_candidate.add_episodes(
+        "pair",
+        [
+            {"text": magic, "speaker": "Tim"},
+            {"text": "My cat likes to sleep on the sofa.", "speaker": "Nate"},
+            {"text": "Lisa says the weather is cold in Oslo.", "speaker": "Tim"},
+        ],
     )
-    with MemoryPlatform(settings, embedder=embedder) as mp:
-        magic = "I performed a magic trick at the school party."
-        mp.add_episodes(
-            "pair",
-            [
-                {"text": magic, "speaker": "Tim"},
-                {"text": "My cat likes to sleep on the sofa.", "speaker": "Nate"},
-                {"text": "Lisa says the weather is cold in Oslo.", "speaker": "Tim"},
-            ],
-        )
-        assert mp.wait_for_indexing()
-        lines = ("I will do a magic trick at the party!", "Great.", "I am a bit nervous.")
-
-        def found(speaker: str) -> list[str]:
-            tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
-            query = "\n".join(f"{t}: {line}" for t, line in zip(tags, lines, strict=True))
-            results = mp.search("pair", query, min_relevance=0, record_access=False)
-            return [r.text for r in results]
-
-        assert magic in found("Nate")
-        assert found("Lisa") == []
+    assert one_candidate.wait_for_indexing()
+    lines = ("I will do a magic trick at the party!", "Great.", "I am a bit nervous.")
+    assert magic in _found_for(one_candidate, "pair", "Nate", lines)
+    assert _found_for(one_candidate, "pair", "Lisa", lines) == []
 
 
 def test_the_person_notes_begin_with_is_one_of_its_people_though_no_candidate_shows_it(
-    sqlite_settings: Settings, embedder: Embedder
+    one_candidate: MemoryPlatform,
 ) -> None:
     """A question's candidates may be the few notes about a friend (in a large memory,
     its best matches): the name most of them begin with is then the friend's, and the
     owner, whose name begins the notes the search did not reach, is looked up among
     the stored notes: Bart's own conversation still finds the note about Jimmy, while
     a conversation of Lisa, whom a note only mentions, finds nothing."""
-    settings = sqlite_settings.model_copy(
-        update={"retrieval": sqlite_settings.retrieval.model_copy(update={"vector_candidates": 1})}
-    )
-    with MemoryPlatform(settings, embedder=embedder) as mp:
-        comics = "Jimmy送给Bart一本他最喜欢的漫画书。"
-        notes = (comics, "Bart在公园里放风筝。", "Bart和Lisa一起吃了早餐。", "Bart学会了游泳。")
-        mp.add_episodes("user-1", [{"text": note} for note in notes])
-        assert mp.wait_for_indexing()
-        lines = ("我今天又看了那本漫画书！", "好看吗？", "太好看了，我最喜欢漫画书了。")
-
-        def found(speaker: str) -> list[str]:
-            tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
-            query = "\n".join(f"{t}:{line}" for t, line in zip(tags, lines, strict=True))
-            results = mp.search("user-1", query, min_relevance=0, record_access=False)
-            return [r.text for r in results]
-
-        assert comics in found("Bart")
-        assert found("Lisa") == []
+    comics = "Jimmy送给Bart一本他最喜欢的漫画书。"
+    notes = (comics, "Bart在公园里放风筝。", "Bart和Lisa一起吃了早餐。", "Bart学会了游泳。")
+    one_candidate.add_episodes("user-1", [{"text": note} for note in notes])
+    assert one_candidate.wait_for_indexing()
+    lines = ("我今天又看了那本漫画书！", "好看吗？", "太好看了，我最喜欢漫画书了。")
+    assert comics in _found_for(one_candidate, "user-1", "Bart", lines)
+    assert _found_for(one_candidate, "user-1", "Lisa", lines) == []
 
 
 def test_a_note_begins_with_its_persons_name_in_any_case() -> None:
