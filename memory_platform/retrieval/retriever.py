@@ -217,13 +217,14 @@ class _Request:
     now: datetime
 
 
+def _is_note(episode: Episode) -> bool:
+    """Whether a turn is a note: one with no speaker."""
+    return not (episode.speaker or "").strip()
+
+
 def _notes(candidates: Iterable[_Candidate]) -> list[str]:
     """The texts of the candidate turns that have no speaker (notes)."""
-    return [
-        c.episode.text
-        for c in candidates
-        if c.episode is not None and not (c.episode.speaker or "").strip()
-    ]
+    return [c.episode.text for c in candidates if c.episode is not None and _is_note(c.episode)]
 
 
 def _people(
@@ -694,9 +695,7 @@ class HybridRetriever:
         if not hits:
             return False
         notes = self._store.get_episodes(user, [h.ref_id for h in hits])
-        return any(
-            not (note.speaker or "").strip() and note_begins_with(note.text, name) for note in notes
-        )
+        return any(_is_note(note) and note_begins_with(note.text, name) for note in notes)
 
     def _known_to_memory(self, user: str, name: str) -> bool:
         """Whether the user's memory holds the name anywhere (memories, turns, speakers):
@@ -724,7 +723,7 @@ class HybridRetriever:
         never held). A memory that records what the owner is called
         (:meth:`_owner_name_texts`) names the owner whatever this says."""
         turns = [c.episode for c in candidates if c.episode is not None]
-        if any(unnamed_speaker(turn.speaker) for turn in turns if (turn.speaker or "").strip()):
+        if any(unnamed_speaker(turn.speaker) for turn in turns if not _is_note(turn)):
             return True
         notes = _notes(candidates)
         if notes and not notes_name_their_person(notes):
