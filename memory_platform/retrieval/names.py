@@ -26,7 +26,9 @@ asked of their own user's memory, which names Bart, nothing changes (recall@10 0
 
 A name counts as known when the lexical index holds it for the user (a speaker field, a
 memory's words), or when it is a word of the user's own id: an agent may call its user
-by name in a memory that only ever says "I".
+by name in a memory that only ever says "I". The rules here read text only; what they need
+from the store (is a name held, who the memory's people are, what the owner is
+called) :mod:`.people` reads, once a search.
 
 The evidence holds only for a memory whose people all have names, as LoCoMo's speakers
 do. Most memories an agent writes speak of their owner as "user", "I" or 我

@@ -17,11 +17,10 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -48,30 +47,14 @@ from ..models import (
     Memory,
     MemoryStatus,
     MemoryType,
-    NodeType,
     VectorKind,
 )
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
-from ..textutil import has_cjk, plain_transcript, word_tokens
+from ..textutil import plain_transcript, word_tokens
 from ..timeparse import dated_spans, without_dates
-from .names import (
-    OWNER_NAME_TOPICS,
-    OWNER_WORDS,
-    among_people,
-    asks_about_owner,
-    names_the_owner,
-    names_the_user_id,
-    note_begins_with,
-    notes_name_their_person,
-    notes_person,
-    owner_names,
-    question_names,
-    speaker_names,
-    strangers_conversation,
-    unknown_names,
-    unnamed_speaker,
-)
+from .names import asks_about_owner
+from .people import MemoryPeople, name_evidence
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import (
     BACKGROUND,
@@ -110,9 +93,6 @@ measured with the weights best on the other four (``benchmarks/micro/fusion_weig
 ``benchmarks/results/fusion_weights.md``). The plateau is broad (context 0.3-0.6 with
 mention 0.3-0.5 all within 0.004) and 0.5 / 0.4 sits in its middle; MADial's memories have
 neither sessions nor speakers."""
-_NAME_HITS = 10
-"""Lexical hits read for a Chinese name the candidates do not hold: an item holding the
-name matches its word and every character of it, so it ranks among the first."""
 
 
 @dataclass(frozen=True)
@@ -215,37 +195,6 @@ class _Request:
     max_results: int
     floor: float
     now: datetime
-
-
-def _is_note(episode: Episode) -> bool:
-    """Whether a turn is a note: one with no speaker."""
-    return not (episode.speaker or "").strip()
-
-
-def _notes(candidates: Iterable[_Candidate]) -> list[str]:
-    """The texts of the candidate turns that have no speaker (notes)."""
-    return [c.episode.text for c in candidates if c.episode is not None and _is_note(c.episode)]
-
-
-def _people(
-    candidates: list[_Candidate], owner_name_texts: Callable[[], list[str]]
-) -> Iterator[str]:
-    """What a memory calls its people, as far as this search has read it, lazily (the
-    owner's recorded name costs a read): the named speakers of its candidate turns, the
-    name its candidate notes mostly begin with, and what the owner is called."""
-    yield from sorted(
-        {
-            c.episode.speaker
-            for c in candidates
-            if c.episode is not None
-            and c.episode.speaker
-            and not unnamed_speaker(c.episode.speaker)
-        }
-    )
-    person = notes_person(_notes(candidates))
-    if person:
-        yield person
-    yield from owner_names(owner_name_texts())
 
 
 def _vector_kinds(kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
@@ -593,52 +542,14 @@ class HybridRetriever:
                 speaker = cand.episode.speaker
                 if speaker and words & set(word_tokens(speaker)):
                     cand.mention = 1.0
-        names = question_names(query) if candidates else []
-        # what the owner is called, whether a name is known, whether the owner is named:
-        # each read at most once, and only where it is needed
-        called = functools.cache(lambda: self._owner_name_texts(user))
-        known = functools.cache(lambda name: self._known_to_memory(user, name))
-        owner_named = functools.cache(
-            lambda: not self._owner_unnamed(user, candidates) or bool(called())
+        evidence = name_evidence(
+            MemoryPeople(self._store, user, [c.episode for c in candidates if c.episode]),
+            query,
+            user,
+            documents,
+            about_owner=any(_about_owner(c) for c in candidates),
         )
-
-        def none_known(asked: list[str]) -> bool:
-            """Whether these names are some and none is known to a memory that names
-            its owner."""
-            return (
-                bool(asked)
-                and unknown_names(query, user, documents, known, asked=asked)
-                and owner_named()
-            )
-
-        unknown = none_known(names)
-        # a conversation is about its speakers: pasted by people the memory never held,
-        # or held only as others it mentions (a sibling, a friend), it is someone
-        # else's, evidence against every match as a question naming strangers is,
-        # whoever else it names; and where it does not even say what the memory calls
-        # its people, nothing here is a match
-        speakers = speaker_names(query) if names else []
-        people = functools.cache(lambda: list(_people(candidates, called)))
-        against = unknown or (
-            bool(speakers)
-            and (
-                none_known(speakers)
-                or (owner_named() and self._none_of_its_people(user, speakers, people()))
-            )
-        )
-        strangers = against and strangers_conversation(query, people())
-        # the owner is a word the question and an item about the owner share, whatever
-        # words they use for it ("my" is a stop word, 用户 is not 我, and "Alice" is the
-        # user where a memory records that name; :mod:`.names`); the names are read only
-        # where an item about the owner could share them
-        owner_words = set(OWNER_WORDS)
-        if names and any(_about_owner(c) for c in candidates):
-            owner_words |= {
-                token
-                for name in names
-                if names_the_owner(name, called())
-                for token in word_tokens(name)
-            }
+        owner_words = evidence.owner_words
         owner_asked = bool(words & owner_words) or asks_about_owner(query, words)
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
@@ -652,9 +563,11 @@ class HybridRetriever:
                 cand.matched += 1
                 asked += 0 if words & owner_words else 1
             cosine = cand.similarity if cand.has_similarity else background.mean
-            cand.unknown_names = against
+            cand.unknown_names = evidence.against
             cand.relevance = (
-                0.0 if strangers else model.score(cand.lift, cand.matched, asked, cosine, against)
+                0.0
+                if evidence.strangers
+                else model.score(cand.lift, cand.matched, asked, cosine, evidence.against)
             )
         best_lift = max((c.lift for c in candidates), default=0.0) or 1.0
         for cand in candidates:
@@ -671,76 +584,6 @@ class HybridRetriever:
                 after.context = max(after.context, before.own)
         for cand in episodes.values():
             cand.strength = cand.own + _CONTEXT * cand.context + _MENTION * cand.mention
-
-    def _none_of_its_people(self, user: str, speakers: list[str], people: list[str]) -> bool:
-        """Whether a memory that says who its people are (``people``: :func:`_people`,
-        none where the candidates do not tell) has none of these speakers among them:
-        not one of them, not a word of the user's id, no speaker of any stored turn and
-        not what any stored note begins with. The candidates may be a few notes about a
-        friend; the last two are read only for a speaker the candidates do not show
-        (speakers are not indexed, so the first reads the user's turns, 11-15 ms for
-        100,000 on SQLite; the second is one lexical lookup)."""
-        return bool(people) and not any(
-            among_people(speaker, people)
-            or names_the_user_id(speaker, user)
-            or self._store.find_episodes(user, speaker, limit=1)
-            or self._begins_a_note(user, speaker)
-            for speaker in speakers
-        )
-
-    def _begins_a_note(self, user: str, name: str) -> bool:
-        """Whether a stored note (a turn with no speaker) that holds ``name`` begins with
-        it: one lexical lookup of the name, as :meth:`_known_to_memory` makes."""
-        hits = self._store.lexical_search(user, name, [VectorKind.EPISODE], _NAME_HITS)
-        if not hits:
-            return False
-        notes = self._store.get_episodes(user, [h.ref_id for h in hits])
-        return any(_is_note(note) and note_begins_with(note.text, name) for note in notes)
-
-    def _known_to_memory(self, user: str, name: str) -> bool:
-        """Whether the user's memory holds the name anywhere (memories, turns, speakers):
-        one lexical lookup, made only for a name no candidate holds. The index also
-        holds a Chinese word's characters, so a Chinese name (小红) must stand in the text
-        of a hit: any note with 红 in it would match."""
-        kinds = [VectorKind.MEMORY, VectorKind.EPISODE]
-        if not has_cjk(name):
-            return bool(self._store.lexical_search(user, name, kinds, 1))
-        hits = self._store.lexical_search(user, name, kinds, _NAME_HITS)
-        memory_ids = [h.ref_id for h in hits if h.kind == VectorKind.MEMORY]
-        episode_ids = [h.ref_id for h in hits if h.kind == VectorKind.EPISODE]
-        documents: list[str] = []
-        if memory_ids:  # a read only for a kind the hits hold (a round trip on Neo4j)
-            documents += map(memory_document, self._store.get_memories(user, memory_ids))
-        if episode_ids:
-            documents += map(episode_document, self._store.get_episodes(user, episode_ids))
-        return any(name in document for document in documents)
-
-    def _owner_unnamed(self, user: str, candidates: list[_Candidate]) -> bool:
-        """Whether the memory speaks of its owner without a name (:mod:`.names`): a
-        candidate turn of the owner or the assistant, candidate notes (no speaker) that
-        do not mostly begin with one name, or any memory whose subject is the user ("我",
-        "I", "user"; one node, looked up only for a question naming someone the memory
-        never held). A memory that records what the owner is called
-        (:meth:`_owner_name_texts`) names the owner whatever this says."""
-        turns = [c.episode for c in candidates if c.episode is not None]
-        if any(unnamed_speaker(turn.speaker) for turn in turns if not _is_note(turn)):
-            return True
-        notes = _notes(candidates)
-        if notes and not notes_name_their_person(notes):
-            return True
-        return bool(self._store.get_nodes(user, [subject_node_id(user, SELF_SUBJECT)]))
-
-    def _owner_name_texts(self, user: str) -> list[str]:
-        """The texts of the memories that record what the owner is called: about the
-        owner, under a name topic (:data:`.names.OWNER_NAME_TOPICS`: (我, 名字, 小明),
-        (user, name, Alice)). One indexed read where there are none (most memories);
-        three where there are (the topic nodes, their memories, those memories)."""
-        topics = self._store.find_nodes(user, NodeType.TOPIC, sorted(OWNER_NAME_TOPICS))
-        if not topics:
-            return []
-        by_node = self._store.memories_for_nodes(user, [node.id for node in topics])
-        memory_ids = sorted({m for ids in by_node.values() for m in ids})
-        return [m.text for m in self._store.get_memories(user, memory_ids) if about_owner(m.text)]
 
     @staticmethod
     def _favour_named_dates(query: str, candidates: list[_Candidate], now: datetime) -> None:
