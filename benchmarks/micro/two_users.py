@@ -6,7 +6,8 @@ measured on real data here. This builds benchmark folders of two users from the 
 user: the first is Bart as he is; the second is his whole memory and every dialogue with
 his name replaced, and, in two folders, a friend of his renamed Bart, so the second
 user's notes mention the first by name, as a sibling's or a classmate's would (in the
-last, the second user is that friend, Tom, whom Bart's notes mention in turn). Each
+fourth, the second user is that friend, Tom, whom Bart's notes mention in turn); in the
+last, each of the second user's notes opens with its date, not her name. Each
 folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
 
     python benchmarks/micro/two_users.py [--madial FILE] [--out FILE]
@@ -29,17 +30,22 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[2] / "shared" / "data"
 RESULTS = HERE.parent / "results" / "two_users.md"
 
-SECOND_USERS: dict[str, dict[str, str]] = {
-    "Bart renamed Lisa": {"Bart": "Lisa"},
-    "Bart renamed 乐乐": {"Bart": "乐乐"},
-    "Bart renamed Lisa, her friend Jimmy renamed Bart": {"Bart": "Lisa", "Jimmy": "Bart"},
-    "Bart and his friend Tom swapped (each one's notes mention the other)": {
-        "Bart": "Tom",
-        "Tom": "Bart",
-    },
+SECOND_USERS: dict[str, tuple[dict[str, str], bool]] = {
+    "Bart renamed Lisa": ({"Bart": "Lisa"}, False),
+    "Bart renamed 乐乐": ({"Bart": "乐乐"}, False),
+    "Bart renamed Lisa, her friend Jimmy renamed Bart": ({"Bart": "Lisa", "Jimmy": "Bart"}, False),
+    "Bart and his friend Tom swapped (each one's notes mention the other)": (
+        {"Bart": "Tom", "Tom": "Bart"},
+        False,
+    ),
+    "Bart renamed Lisa, each of her notes opening with its date (2023-12-25，Lisa在…)": (
+        {"Bart": "Lisa"},
+        True,
+    ),
 }
 """Each second user: the names replaced in the dev user's memories and dialogues, all at
-once (Bart becomes Lisa while Jimmy becomes Bart)."""
+once (Bart becomes Lisa while Jimmy becomes Bart), and whether each of the second
+user's notes opens with its date, so that her name is not its first word."""
 
 
 def renamed(text: str, names: dict[str, str]) -> str:
@@ -52,14 +58,22 @@ def renamed(text: str, names: dict[str, str]) -> str:
     return text
 
 
-def two_user_folder(dev: dict[str, Any], names: dict[str, str], folder: Path) -> Path:
+def two_user_folder(
+    dev: dict[str, Any], names: dict[str, str], folder: Path, dated: bool = False
+) -> Path:
     """A ``data/ch`` folder as the benchmark publishes it: the dev user as user 1 and the
-    renamed copy as user 2 (dialogue ids moved past the first user's)."""
+    renamed copy as user 2 (dialogue ids moved past the first user's; with ``dated``,
+    each of user 2's notes opens with its date: "2023-12-25，Lisa在…")."""
     memories = [dict(m, **{"user-id": 1}) for m in dev["memories"]]
     dialogues = [dict(d, **{"user-id": 1}) for d in dev["dialogues"]]
     offset = 1 + max(int(d["id"]) for d in dev["dialogues"])
     memories += [
-        dict(m, event=renamed(m["event"], names), **{"user-id": 2}) for m in dev["memories"]
+        dict(
+            m,
+            event=(f"{m['time']}，" if dated else "") + renamed(m["event"], names),
+            **{"user-id": 2},
+        )
+        for m in dev["memories"]
     ]
     dialogues += [
         dict(
@@ -85,9 +99,9 @@ def main() -> None:
     args = parser.parse_args()
     dev = json.loads(args.madial.read_text(encoding="utf-8"))
     rows = []
-    for label, names in SECOND_USERS.items():
+    for label, (names, dated) in SECOND_USERS.items():
         with tempfile.TemporaryDirectory() as tmp:
-            folder = two_user_folder(dev, names, Path(tmp))
+            folder = two_user_folder(dev, names, Path(tmp), dated)
             report = run_eval(None, folder, Path(tmp))
         figures = report["sets"]["madial_zh_dev"]
         off = figures["off_topic"]

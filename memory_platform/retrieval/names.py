@@ -44,7 +44,9 @@ Recording a nickname the same way makes it known too.
 Notes with no speaker are the owner's unnamed words unless most of them begin with one
 and the same name (:func:`notes_name_their_person`): "Bart在圣诞节晚会上跳舞" is a note
 about Bart, as MADial-Bench writes every user's memory (77 of its dev user's 83 notes
-begin with "Bart"). A Chinese name counts where jieba tags it a name (小红) and also
+begin with "Bart"). A name after a short clause of when or where that opens a note
+counts as its first ("2023-12-25，Bart在…", "今天，Bart…", "On Monday, Bart…"; what
+follows the clause must still be a name, not 我 or 妈妈). A Chinese name counts where jieba tags it a name (小红) and also
 where it does not (乐乐, an adjective to jieba; 张婷婷, two words), as the same first
 words, up to a verb or function word, of most notes (:func:`notes_person`). Such a
 memory names its person, and a dialogue of someone it never held (``<Lisa>:``) asks
@@ -291,6 +293,7 @@ def note_subject(text: str) -> str | None:
         return (
             word
             if word[0].isupper()
+            and not text[first.end() :].startswith(",")  # "Yesterday, ..." opens a clause
             and _nameable(word)
             and word.casefold() not in OWNER_WORDS
             and word_tokens(word)  # a stop word ("The", "We") names nobody
@@ -307,7 +310,8 @@ _NOT_PERSONS = frozenset(
         "妈妈", "爸爸", "爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "哥哥", "姐姐",
         "弟弟", "妹妹", "老师", "同学", "朋友", "同事", "老板", "老公", "老婆", "丈夫",
         "妻子", "孩子", "儿子", "女儿", "宝宝", "家人", "大家", "邻居", "室友", "男友",
-        "女友", "男朋友", "女朋友",
+        "女友", "男朋友", "女朋友", "叔叔", "阿姨", "舅舅", "舅妈", "姑姑", "伯伯", "婶婶",
+        "表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "班主任", "校长", "医生", "教练",
     }
 )  # fmt: skip
 """Words for relatives and roles: notes that mostly begin with 妈妈 are about the owner's
@@ -348,12 +352,29 @@ def _leading_name(text: str) -> str | None:
     return name
 
 
+_LEAD = re.compile(r"[^，,：:。.!?！？；;\n]{1,16}?[，,：:]\s*|\d[\d\-/.年月日号]*\s+")
+"""A short clause before a note's subject: when or where ("今天，", "2023-12-25，",
+"在元旦晚会上，", "On Monday, ", "2023-12-25 "), up to a comma or colon, or a date and a
+space."""
+
+
+def _subjects(note: str, subject_of: Callable[[str], str | None]) -> str | None:
+    """What ``subject_of`` finds at the start of a note, or else after a short clause of
+    when or where that opens it ("今天，Bart在公园里放风筝", "2023-12-25，Bart..."): a
+    note's person need not be its first word."""
+    found = subject_of(note)
+    if found is None and (lead := _LEAD.match(note.lstrip())) is not None:
+        found = subject_of(note.lstrip()[lead.end() :])
+    return found
+
+
 def note_begins_with(note: str, name: str) -> bool:
     """Whether a note (a turn with no speaker) begins with ``name`` (:func:`note_subject`
-    or the shared first words :func:`notes_person` reads, in any case)."""
+    or the shared first words :func:`notes_person` reads, in any case), also after a
+    short clause of when or where that opens it."""
     return any(
         subject is not None and among_people(name, [subject])
-        for subject in (note_subject(note), _leading_name(note))
+        for subject in (_subjects(note, note_subject), _subjects(note, _leading_name))
     )
 
 
@@ -364,11 +385,12 @@ def _doubled(word: str) -> bool:
 
 def notes_person(notes: Sequence[str]) -> str | None:
     """The name most of these notes (turns with no speaker) begin with
-    (:func:`note_subject`, case folded), or None where most begin with none or with
-    different names. Chinese names jieba does not know are found by what the notes
+    (:func:`note_subject`, case folded; also after a short clause of when or where,
+    "今天，Bart..."), or None where most begin with none or with different names. Chinese names jieba does not know are found by what the notes
     share: the same first words (:func:`_leading_name`) in most of them."""
     for subject_of in (note_subject, _leading_name):
-        subjects = Counter(s.casefold() for s in map(subject_of, notes) if s)
+        found = (_subjects(note, subject_of) for note in notes)
+        subjects = Counter(subject.casefold() for subject in found if subject)
         if subjects:
             name, count = subjects.most_common(1)[0]
             if 2 * count > len(notes):

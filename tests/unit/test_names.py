@@ -345,6 +345,34 @@ def test_a_first_person_question_finds_the_memory_about_its_asker(
     assert direct("Which university did I go to?") == []
 
 
+def test_a_notes_person_may_follow_a_clause_of_when_or_where() -> None:
+    """Notes that open with their date or place ("2023-12-25，Lisa在…") name their person
+    as notes that open with the name do: a second MADial user written that way met ten
+    results for each of Bart's dialogues before (`benchmarks/micro/two_users.py`)."""
+    notes = [
+        "2023-12-25，Lisa在圣诞节晚会上跳舞。",
+        "今天，Lisa和妈妈一起去公园。",
+        "在元旦晚会上，Lisa表演了魔术。",
+        "2024-01-02 Lisa参加了运动会。",
+        "On Monday, Lisa sang a song.",
+    ]
+    assert notes_person(notes) == "lisa"
+    assert notes_person([note.replace("Lisa", "乐乐") for note in notes[:4]]) == "乐乐"
+    assert note_begins_with("2023-12-25，Bart在公园里放风筝。", "Bart")
+    assert note_begins_with("今天，小红在学校跳舞。", "小红")
+    # what follows the clause must still be the note's subject
+    assert not note_begins_with("家庭聚会时，叔叔一直批评Bart。", "Bart")
+    assert not note_begins_with("今天，我和Bart去了公园。", "Bart")
+    # an owner who writes in the first person, or about a relative, stays unnamed
+    for unnamed in (
+        ["今天，我去了公园。", "昨天，我很开心。", "2024-01-02，我参加了运动会。"],
+        ["昨天，妈妈带我去公园。", "今天，妈妈做了饭。", "周末，妈妈生病了。"],
+        ["Yesterday, I went out.", "On Monday, I sang.", "Today, the user cooked."],
+    ):
+        assert notes_person(unnamed) is None, unnamed
+    assert note_subject("Yesterday, I went out.") is None  # a clause, not a name
+
+
 def test_notes_name_a_chinese_person_jieba_does_not_know_by_what_most_of_them_share() -> None:
     starts = ("在圣诞节晚会上跳舞。", "和妈妈一起去公园。", "参加了运动会。", "喜欢吃冰淇淋。")
     # jieba takes 乐乐 for an adjective, 豆豆 for a noun, 可可 for a verb, 朵朵 for a
@@ -479,3 +507,21 @@ def test_a_note_begins_with_its_persons_name_in_any_case() -> None:
     assert note_begins_with("乐乐在圣诞节晚会上跳舞。", "乐乐")  # no name to jieba
     assert not note_begins_with("Jimmy送给Bart一本漫画书。", "Bart")  # mentioned, not the subject
     assert not note_begins_with("我今天很开心。", "Bart")
+
+
+def test_a_conversation_of_strangers_finds_nothing_in_notes_that_open_with_their_date(
+    platform: MemoryPlatform,
+) -> None:
+    """Notes written "2023-12-25，Lisa在…" are about Lisa, as "Lisa在…" would be: Bart's
+    conversation finds nothing in them, and Lisa's own finds her magic show."""
+    magic = "2023-12-31，Lisa在元旦晚会上表演了魔术，大家都很喜欢。"
+    notes = (
+        magic,
+        "2023-12-25，Lisa在圣诞节晚会上跳舞，感觉非常开心。",
+        "2024-01-06，Lisa和妈妈一起去公园放风筝。",
+    )
+    platform.add_episodes("lisa", [{"text": note} for note in notes])
+    assert platform.wait_for_indexing()
+    lines = ("我在元旦晚会上表演魔术了！", "真棒！观众喜欢吗？", "大家都很喜欢我的魔术。")
+    assert magic in _found_for(platform, "lisa", "Lisa", lines)
+    assert _found_for(platform, "lisa", "Bart", lines) == []
