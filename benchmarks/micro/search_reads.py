@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from report import Report
+
 from memory_platform import MemoryPlatform
 from memory_platform.bench.locomo import load_locomo
 from memory_platform.bench.madial import load_madial
@@ -56,6 +58,14 @@ READS = (
     "next_episode_ids",
 )
 """The contract's reads a search may make (those a store does not have are skipped)."""
+
+INTRO = (
+    "Store reads per search (`benchmarks/micro/search_reads.py`: calls into the store"
+    " contract on SQLite, most a round trip each on Neo4j), `mp.search` with its"
+    " defaults:"
+)
+"""The report's opening paragraph."""
+COLUMNS = ["questions, asked of", "searches", "reads per search", "by method"]
 
 
 def counting(store_type: type[GraphStore], reads: Counter[str]) -> None:
@@ -92,7 +102,7 @@ def main() -> None:
     madial = load_madial(DATA / "madial_zh_dev.json")
     locomo = load_locomo(DATA / "locomo_dev.json", limit=1)
     reads: Counter[str] = Counter()
-    rows = []
+    report = Report(INTRO, COLUMNS)
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(backend="sqlite", sqlite_path=Path(tmp) / "reads.db")
         with MemoryPlatform(settings) as mp:
@@ -115,20 +125,8 @@ def main() -> None:
                     mp.search(other or q.user_id, q.question, record_access=False)
                 n = len(data.questions)
                 by_method = ", ".join(f"{k} {v / n:.2f}" for k, v in sorted(reads.items()))
-                row = f"| {label} | {n} | {sum(reads.values()) / n:.2f} | {by_method} |"
-                print(row, flush=True)
-                rows.append(row)
-    lines = [
-        "Store reads per search (`benchmarks/micro/search_reads.py`: calls into the store"
-        " contract on SQLite, most a round trip each on Neo4j), `mp.search` with its"
-        " defaults:",
-        "",
-        "| questions, asked of | searches | reads per search | by method |",
-        "|---|---|---|---|",
-        *rows,
-        "",
-    ]
-    args.out.write_text("\n".join(lines), encoding="utf-8")
+                report.add(label, n, f"{sum(reads.values()) / n:.2f}", by_method)
+    report.write(args.out)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from report import Report
+
 from memory_platform.bench.retrieval_eval import run_eval
 
 HERE = Path(__file__).resolve().parent
@@ -46,6 +48,14 @@ SECOND_USERS: dict[str, tuple[dict[str, str], bool]] = {
 """Each second user: the names replaced in the dev user's memories and dialogues, all at
 once (Bart becomes Lisa while Jimmy becomes Bart), and whether each of the second
 user's notes opens with its date, so that her name is not its first word."""
+
+INTRO = (
+    "Two users made from MADial-Bench's dev user (`benchmarks/micro/two_users.py`): each"
+    " user's dialogues asked of the other's memory (direct results per question, 95%"
+    " interval), and recall@10 of each user on their own memory."
+)
+"""The report's opening paragraph."""
+COLUMNS = ["second user", "off-topic within the set", "recall@10, user 1 / user 2"]
 
 
 def renamed(text: str, names: dict[str, str]) -> str:
@@ -98,7 +108,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     dev = json.loads(args.madial.read_text(encoding="utf-8"))
-    rows = []
+    table = Report(INTRO, COLUMNS)
     for label, (names, dated) in SECOND_USERS.items():
         with tempfile.TemporaryDirectory() as tmp:
             folder = two_user_folder(dev, names, Path(tmp), dated)
@@ -107,20 +117,8 @@ def main() -> None:
         off = figures["off_topic"]
         low, high = off["95% CI"]
         recalls = " / ".join(f"{user['recall@10']:.3f}" for user in figures["per_user"].values())
-        row = f"| {label} | {off['direct_per_query']:.2f} ({low:.2f}-{high:.2f}) | {recalls} |"
-        print(row, flush=True)
-        rows.append(row)
-    lines = [
-        "Two users made from MADial-Bench's dev user (`benchmarks/micro/two_users.py`): each"
-        " user's dialogues asked of the other's memory (direct results per question, 95%"
-        " interval), and recall@10 of each user on their own memory.",
-        "",
-        "| second user | off-topic within the set | recall@10, user 1 / user 2 |",
-        "|---|---|---|",
-        *rows,
-        "",
-    ]
-    args.out.write_text("\n".join(lines), encoding="utf-8")
+        table.add(label, f"{off['direct_per_query']:.2f} ({low:.2f}-{high:.2f})", recalls)
+    table.write(args.out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,27 @@
+"""The Markdown report the micro benchmarks write: a paragraph, then a table whose rows
+are printed as they are measured (a long run shows its progress)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+
+class Report:
+    """A paragraph and a table of ``columns``, filled a row at a time."""
+
+    def __init__(self, intro: str, columns: Sequence[str]) -> None:
+        self.intro = intro
+        self.columns = list(columns)
+        self.rows: list[str] = []
+
+    def add(self, *cells: object) -> None:
+        """Add a row (one cell a column) and print it."""
+        row = "| " + " | ".join(str(cell) for cell in cells) + " |"
+        print(row, flush=True)
+        self.rows.append(row)
+
+    def write(self, path: Path) -> None:
+        """Write the paragraph, then the table, to ``path``."""
+        header = ["| " + " | ".join(self.columns) + " |", "|" + "---|" * len(self.columns)]
+        path.write_text("\n".join([self.intro, "", *header, *self.rows, ""]), encoding="utf-8")
