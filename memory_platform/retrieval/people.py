@@ -143,10 +143,9 @@ class MemoryPeople:
         candidates do not tell) has none of these speakers among them: not one of them,
         not a word of the user's id, no speaker of any stored turn and not what any
         stored note begins with. The candidates may be a few notes about a friend; the
-        last two are read only for a speaker the candidates do not show (speakers are
-        not indexed, so the first reads the user's turns, 11-15 ms for 100,000 on
-        SQLite; the second is one lexical lookup). A speaker the candidates show as one
-        of them costs no read at all."""
+        last two are read only for a speaker the candidates do not show (each an
+        indexed read: a user's turns by speaker, and one lexical lookup). A speaker the
+        candidates show as one of them costs no read at all."""
         if any(among_people(speaker, self.seen_people) for speaker in speakers):
             return False
         people, user = self.people, self._user

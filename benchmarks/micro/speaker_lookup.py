@@ -1,0 +1,86 @@
+"""Microbenchmark: is this speaker one of a big user's? (``find_episodes``, one row).
+
+A pasted conversation whose speaker no candidate shows is looked up among the user's
+stored turns (``retrieval/people.py``): every stranger's conversation asks it, and the
+platform's own mid-term summaries are found the same way. 100,000 turns of one user in
+twenty speakers' names (no vectors needed) are written to a fresh SQLite file; then the
+median of 50 lookups each of a speaker who has turns and of one who has none.
+
+    .venv/bin/python benchmarks/micro/speaker_lookup.py [--out FILE]
+
+Writes a Markdown table (default ``benchmarks/results/speaker_lookup.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from report import Report
+
+from memory_platform.models import Episode
+from memory_platform.store import EmbeddingSignature
+from memory_platform.store.sqlite import SQLiteGraphStore
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE.parent / "results" / "speaker_lookup.md"
+SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
+TURNS = 100_000
+SPEAKERS = [f"Speaker{i}" for i in range(20)]
+LOOKUPS = 50
+INTRO = (
+    "Whether a speaker has a stored turn (`find_episodes(user, speaker, limit=1)`),"
+    f" for one user with {TURNS:,} turns in SQLite (`benchmarks/micro/speaker_lookup.py`),"
+    f" median and 90th percentile of {LOOKUPS} lookups:"
+)
+COLUMNS = ["speaker", "median ms", "p90 ms"]
+
+
+def _populate(store: SQLiteGraphStore) -> None:
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    for session in range(TURNS // 1000):
+        store.add_episodes(
+            [
+                Episode(
+                    user_id="u",
+                    session_id=f"s{session}",
+                    text=f"turn {session}-{i} about the weather and the weekend",
+                    speaker=SPEAKERS[(session + i) % len(SPEAKERS)],
+                    timestamp=start + timedelta(minutes=session * 1000 + i),
+                )
+                for i in range(1000)
+            ]
+        )
+
+
+def _timed(store: SQLiteGraphStore, speaker: str) -> list[float]:
+    times = []
+    for _ in range(LOOKUPS):
+        started = time.perf_counter()
+        store.find_episodes("u", speaker, limit=1)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLiteGraphStore(Path(tmp) / "micro.db", SIGNATURE)
+        _populate(store)
+        report = Report(INTRO, COLUMNS)
+        for label, speaker in (("one with turns", SPEAKERS[7]), ("one with none", "Lisa")):
+            times = _timed(store, speaker)
+            p90 = statistics.quantiles(times, n=10)[-1]
+            report.add(label, f"{statistics.median(times):.3f}", f"{p90:.3f}")
+        store.close()
+    report.write(args.out)
+
+
+if __name__ == "__main__":
+    main()
