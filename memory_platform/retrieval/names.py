@@ -46,13 +46,13 @@ and the same name (:func:`notes_name_their_person`): "Bart在圣诞节晚会上�
 about Bart, as MADial-Bench writes every user's memory (77 of its dev user's 83 notes
 begin with "Bart"). A name after a short clause of when or where that opens a note
 counts as its first ("2023-12-25，Bart在…", "今天，Bart…", "On Monday, Bart…"; what
-follows the clause must still be a name, not 我 or 妈妈). A Chinese name counts where jieba tags it a name (小红) and also
-where it does not (乐乐, an adjective to jieba; 张婷婷, two words), as the same first
-words, up to a verb or function word, of most notes (:func:`notes_person`). Such a
-memory names its person, and a dialogue of someone it never held (``<Lisa>:``) asks
-about a stranger. A memory whose notes mostly begin with "I",
-"user", 我, no subject at all, or different names each, keeps its owner unnamed. The
-cost: an owner who writes mostly about one friend, by name, and then pastes a
+follows the clause must still be a name, not 我 or 妈妈). A Chinese name counts where
+jieba tags it a name (小红) and also where it does not (乐乐, an adjective to jieba;
+张婷婷, two words), as the same first words, up to a verb or function word, of most
+notes (:func:`notes_person`). Such a memory names its person, and a dialogue of
+someone it never held (``<Lisa>:``) asks about a stranger. A memory whose notes mostly
+begin with "I", "user", 我, no subject at all, or different names each, keeps its owner
+unnamed. The cost: an owner who writes mostly about one friend, by name, and then pastes a
 conversation under a name of their own that no note holds.
 
 A question naming a stranger is evidence; a pasted conversation of strangers is a
@@ -358,7 +358,7 @@ _LEAD = re.compile(r"[^，,：:。.!?！？；;\n]{1,16}?[，,：:]\s*|\d[\d\-/.
 space."""
 
 
-def _subjects(note: str, subject_of: Callable[[str], str | None]) -> str | None:
+def _opening_subject(note: str, subject_of: Callable[[str], str | None]) -> str | None:
     """What ``subject_of`` finds at the start of a note, or else after a short clause of
     when or where that opens it ("今天，Bart在公园里放风筝", "2023-12-25，Bart..."): a
     note's person need not be its first word."""
@@ -374,7 +374,10 @@ def note_begins_with(note: str, name: str) -> bool:
     short clause of when or where that opens it."""
     return any(
         subject is not None and among_people(name, [subject])
-        for subject in (_subjects(note, note_subject), _subjects(note, _leading_name))
+        for subject in (
+            _opening_subject(note, note_subject),
+            _opening_subject(note, _leading_name),
+        )
     )
 
 
@@ -386,10 +389,11 @@ def _doubled(word: str) -> bool:
 def notes_person(notes: Sequence[str]) -> str | None:
     """The name most of these notes (turns with no speaker) begin with
     (:func:`note_subject`, case folded; also after a short clause of when or where,
-    "今天，Bart..."), or None where most begin with none or with different names. Chinese names jieba does not know are found by what the notes
-    share: the same first words (:func:`_leading_name`) in most of them."""
+    "今天，Bart..."), or None where most begin with none or with different names.
+    Chinese names jieba does not know are found by what the notes share: the same first
+    words (:func:`_leading_name`) in most of them."""
     for subject_of in (note_subject, _leading_name):
-        found = (_subjects(note, subject_of) for note in notes)
+        found = (_opening_subject(note, subject_of) for note in notes)
         subjects = Counter(subject.casefold() for subject in found if subject)
         if subjects:
             name, count = subjects.most_common(1)[0]
