@@ -7,7 +7,8 @@ user: the first is Bart as he is; the second is his whole memory and every dialo
 his name replaced, and, in two folders, a friend of his renamed Bart, so the second
 user's notes mention the first by name, as a sibling's or a classmate's would (in the
 fourth, the second user is that friend, Tom, whom Bart's notes mention in turn); in the
-last, each of the second user's notes opens with its date, not her name. Each
+fifth, each of the second user's notes opens with its date, not her name; in the last,
+her notes call her by her full name (李小红) and her dialogues by her given name (小红). Each
 folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
 
     python benchmarks/micro/two_users.py [--madial FILE] [--out FILE]
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,22 +34,35 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[2] / "shared" / "data"
 RESULTS = HERE.parent / "results" / "two_users.md"
 
-SECOND_USERS: dict[str, tuple[dict[str, str], bool]] = {
-    "Bart renamed Lisa": ({"Bart": "Lisa"}, False),
-    "Bart renamed 乐乐": ({"Bart": "乐乐"}, False),
-    "Bart renamed Lisa, her friend Jimmy renamed Bart": ({"Bart": "Lisa", "Jimmy": "Bart"}, False),
-    "Bart and his friend Tom swapped (each one's notes mention the other)": (
-        {"Bart": "Tom", "Tom": "Bart"},
-        False,
+
+@dataclass(frozen=True)
+class SecondUser:
+    """How the second user is made from the dev user: the names replaced in his
+    memories (``notes``) and in his dialogues (``said``, the same where not given), all
+    at once (Bart becomes Lisa while Jimmy becomes Bart); with ``dated``, each of the
+    second user's notes opens with its date, so that her name is not its first word."""
+
+    notes: dict[str, str]
+    said: dict[str, str] | None = None
+    dated: bool = False
+
+
+SECOND_USERS: dict[str, SecondUser] = {
+    "Bart renamed Lisa": SecondUser({"Bart": "Lisa"}),
+    "Bart renamed 乐乐": SecondUser({"Bart": "乐乐"}),
+    "Bart renamed Lisa, her friend Jimmy renamed Bart": SecondUser(
+        {"Bart": "Lisa", "Jimmy": "Bart"}
+    ),
+    "Bart and his friend Tom swapped (each one's notes mention the other)": SecondUser(
+        {"Bart": "Tom", "Tom": "Bart"}
     ),
     "Bart renamed Lisa, each of her notes opening with its date (2023-12-25，Lisa在…)": (
-        {"Bart": "Lisa"},
-        True,
+        SecondUser({"Bart": "Lisa"}, dated=True)
+    ),
+    "Bart renamed 李小红 in the notes and 小红 in the dialogues": SecondUser(
+        {"Bart": "李小红"}, said={"Bart": "小红"}
     ),
 }
-"""Each second user: the names replaced in the dev user's memories and dialogues, all at
-once (Bart becomes Lisa while Jimmy becomes Bart), and whether each of the second
-user's notes opens with its date, so that her name is not its first word."""
 
 INTRO = (
     "Two users made from MADial-Bench's dev user (`benchmarks/micro/two_users.py`): each"
@@ -68,28 +83,26 @@ def renamed(text: str, names: dict[str, str]) -> str:
     return text
 
 
-def two_user_folder(
-    dev: dict[str, Any], names: dict[str, str], folder: Path, dated: bool = False
-) -> Path:
-    """A ``data/ch`` folder as the benchmark publishes it: the dev user as user 1 and the
-    renamed copy as user 2 (dialogue ids moved past the first user's; with ``dated``,
-    each of user 2's notes opens with its date: "2023-12-25，Lisa在…")."""
+def two_user_folder(dev: dict[str, Any], second: SecondUser, folder: Path) -> Path:
+    """A ``data/ch`` folder as the benchmark publishes it: the dev user as user 1 and
+    the copy made by ``second`` as user 2 (dialogue ids moved past the first user's)."""
     memories = [dict(m, **{"user-id": 1}) for m in dev["memories"]]
     dialogues = [dict(d, **{"user-id": 1}) for d in dev["dialogues"]]
     offset = 1 + max(int(d["id"]) for d in dev["dialogues"])
     memories += [
         dict(
             m,
-            event=(f"{m['time']}，" if dated else "") + renamed(m["event"], names),
+            event=(f"{m['time']}，" if second.dated else "") + renamed(m["event"], second.notes),
             **{"user-id": 2},
         )
         for m in dev["memories"]
     ]
+    said = second.notes if second.said is None else second.said
     dialogues += [
         dict(
             d,
             id=int(d["id"]) + offset,
-            dialogue=[renamed(turn, names) for turn in d["dialogue"]],
+            dialogue=[renamed(turn, said) for turn in d["dialogue"]],
             **{"user-id": 2},
         )
         for d in dev["dialogues"]
@@ -109,9 +122,9 @@ def main() -> None:
     args = parser.parse_args()
     dev = json.loads(args.madial.read_text(encoding="utf-8"))
     table = Report(INTRO, COLUMNS)
-    for label, (names, dated) in SECOND_USERS.items():
+    for label, second in SECOND_USERS.items():
         with tempfile.TemporaryDirectory() as tmp:
-            folder = two_user_folder(dev, names, Path(tmp), dated)
+            folder = two_user_folder(dev, second, Path(tmp))
             report = run_eval(None, folder, Path(tmp))
         figures = report["sets"]["madial_zh_dev"]
         off = figures["off_topic"]

@@ -113,6 +113,7 @@ __all__ = [
     "OWNER_WORDS",
     "among_people",
     "asks_about_owner",
+    "given_names",
     "named_words",
     "names_the_owner",
     "names_the_user_id",
@@ -252,18 +253,37 @@ def names_the_user_id(name: str, user_id: str) -> bool:
 
 def among_people(name: str, people: Iterable[str]) -> bool:
     """Whether ``name`` is one of ``people`` (what a memory calls its people,
-    :func:`strangers_conversation`): the same name in any case, or for names in Latin
-    script, the words of one within the other's ("Caroline", "Caroline Smith")."""
+    :func:`strangers_conversation`): the same name in any case; for names in Latin
+    script, the words of one within the other's ("Caroline", "Caroline Smith"); for
+    Chinese names, a given name and the full name that ends with it after a surname of
+    one or two characters (小红, 李小红; 婷婷, 欧阳婷婷)."""
     folded, tokens = name.casefold(), set(word_tokens(name))
     for person in people:
         if person.casefold() == folded:
             return True
-        theirs = set(word_tokens(person))
-        if has_cjk(name + person) or not (tokens and theirs):
+        if has_cjk(name + person):
+            if _given_and_full(name, person) or _given_and_full(person, name):
+                return True
             continue
-        if tokens <= theirs or theirs <= tokens:
+        theirs = set(word_tokens(person))
+        if tokens and theirs and (tokens <= theirs or theirs <= tokens):
             return True
     return False
+
+
+def _given_and_full(given: str, full: str) -> bool:
+    """Whether ``full`` is a Chinese name of ``given`` after a surname of one or two
+    characters (李小红 of 小红), both names of Chinese characters only."""
+    return given in given_names(full)
+
+
+def given_names(name: str) -> list[str]:
+    """What a Chinese full name may be called without its surname of one or two
+    characters, at least two characters left (李小红: 小红; 欧阳婷婷: 阳婷婷, 婷婷); none for
+    any other name."""
+    if not all(has_cjk(ch) for ch in name):
+        return []
+    return [name[cut:] for cut in (1, 2) if len(name) - cut >= 2]
 
 
 def unnamed_speaker(speaker: str | None) -> bool:
@@ -424,8 +444,8 @@ def owner_names(owner_name_memories: Iterable[str]) -> list[str]:
 def says_name(query: str, name: str) -> bool:
     """Whether ``query`` says ``name`` anywhere: a Chinese name as it is written (the
     segmenter may glue it to the next word, 小红去), any other as its words in any case."""
-    if has_cjk(name):
-        return name in query
+    if has_cjk(name):  # a full name is said by its given name too (李小红: 小红)
+        return any(form in query for form in (name, *given_names(name)))
     tokens = set(word_tokens(name))
     return bool(tokens) and tokens <= set(word_tokens(query))
 

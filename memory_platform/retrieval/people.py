@@ -24,6 +24,7 @@ from .names import (
     OWNER_NAME_TOPICS,
     OWNER_WORDS,
     among_people,
+    given_names,
     names_the_owner,
     names_the_user_id,
     note_begins_with,
@@ -136,7 +137,8 @@ class MemoryPeople:
             documents += map(memory_document, store.get_memories(user, memory_ids))
         if episode_ids:
             documents += map(episode_document, store.get_episodes(user, episode_ids))
-        return any(name in document for document in documents)
+        forms = (name, *given_names(name))  # 李小红 is held where 小红 is
+        return any(form in document for form in forms for document in documents)
 
     def none_of_its_people(self, speakers: Sequence[str]) -> bool:
         """Whether a memory that says who its people are (:attr:`people`, none where the

@@ -13,6 +13,7 @@ from memory_platform.embeddings import Embedder
 from memory_platform.retrieval.names import (
     among_people,
     asks_about_owner,
+    given_names,
     named_words,
     names_the_owner,
     names_the_user_id,
@@ -525,3 +526,31 @@ def test_a_conversation_of_strangers_finds_nothing_in_notes_that_open_with_their
     lines = ("我在元旦晚会上表演魔术了！", "真棒！观众喜欢吗？", "大家都很喜欢我的魔术。")
     assert magic in _found_for(platform, "lisa", "Lisa", lines)
     assert _found_for(platform, "lisa", "Bart", lines) == []
+
+
+def test_a_chinese_given_name_and_the_full_name_are_one_person() -> None:
+    assert given_names("李小红") == ["小红"]
+    assert given_names("欧阳婷婷") == ["阳婷婷", "婷婷"]
+    assert given_names("小红") == [] and given_names("Lisa Smith") == []
+    assert among_people("小红", ["李小红"]) and among_people("李小红", ["小红"])
+    assert among_people("婷婷", ["欧阳婷婷"])
+    assert not among_people("小明", ["李小红"])
+    assert not among_people("小红花朵", ["小红"])  # it does not end with the other
+    assert not among_people("王小红", ["李小红"])  # two surnames: two people
+    assert says_name("<Lisa>: 我和小红去游泳了", "李小红")
+    assert not says_name("<Lisa>: 我和小明去游泳了", "李小红")
+
+
+def test_notes_by_full_name_are_the_memory_of_the_speaker_called_by_given_name(
+    platform: MemoryPlatform,
+) -> None:
+    """Notes that call their person 李小红 and her conversations tagged <小红> (or the
+    other way round) are one person's: Bart's dialogues renamed so scored recall@10 0.00
+    before, 0.73 now (`memory-platform eval madial`)."""
+    magic = "李小红在元旦晚会上表演了魔术，大家都很喜欢。"
+    notes = (magic, "李小红在圣诞节晚会上跳舞，感觉非常开心。", "李小红和妈妈一起去公园放风筝。")
+    platform.add_episodes("xiaohong", [{"text": note} for note in notes])
+    assert platform.wait_for_indexing()
+    lines = ("我在元旦晚会上表演魔术了！", "真棒！观众喜欢吗？", "大家都很喜欢我的魔术。")
+    assert magic in _found_for(platform, "xiaohong", "小红", lines)
+    assert _found_for(platform, "xiaohong", "Bart", lines) == []
