@@ -510,24 +510,6 @@ def test_a_note_begins_with_its_persons_name_in_any_case() -> None:
     assert not note_begins_with("我今天很开心。", "Bart")
 
 
-def test_a_conversation_of_strangers_finds_nothing_in_notes_that_open_with_their_date(
-    platform: MemoryPlatform,
-) -> None:
-    """Notes written "2023-12-25，Lisa在…" are about Lisa, as "Lisa在…" would be: Bart's
-    conversation finds nothing in them, and Lisa's own finds her magic show."""
-    magic = "2023-12-31，Lisa在元旦晚会上表演了魔术，大家都很喜欢。"
-    notes = (
-        magic,
-        "2023-12-25，Lisa在圣诞节晚会上跳舞，感觉非常开心。",
-        "2024-01-06，Lisa和妈妈一起去公园放风筝。",
-    )
-    platform.add_episodes("lisa", [{"text": note} for note in notes])
-    assert platform.wait_for_indexing()
-    lines = ("我在元旦晚会上表演魔术了！", "真棒！观众喜欢吗？", "大家都很喜欢我的魔术。")
-    assert magic in _found_for(platform, "lisa", "Lisa", lines)
-    assert _found_for(platform, "lisa", "Bart", lines) == []
-
-
 def test_a_chinese_given_name_and_the_full_name_are_one_person() -> None:
     assert given_names("李小红") == ["小红"]
     assert given_names("欧阳婷婷") == ["阳婷婷", "婷婷"]
@@ -541,16 +523,27 @@ def test_a_chinese_given_name_and_the_full_name_are_one_person() -> None:
     assert not says_name("<Lisa>: 我和小明去游泳了", "李小红")
 
 
-def test_notes_by_full_name_are_the_memory_of_the_speaker_called_by_given_name(
-    platform: MemoryPlatform,
+@pytest.mark.parametrize(
+    ("person", "tag", "opening"),
+    [
+        # notes that open with their date are about Lisa, as "Lisa在…" would be
+        ("Lisa", "Lisa", "2023-12-31，"),
+        # notes that call her 李小红 and her conversations tagged <小红> are one person's
+        # (Bart's dialogues renamed so: recall@10 0.00 before, 0.74 now; two_users.py)
+        ("李小红", "小红", ""),
+    ],
+)
+def test_a_persons_own_conversation_finds_their_notes_and_a_strangers_nothing(
+    platform: MemoryPlatform, person: str, tag: str, opening: str
 ) -> None:
-    """Notes that call their person 李小红 and her conversations tagged <小红> (or the
-    other way round) are one person's: Bart's dialogues renamed so scored recall@10 0.00
-    before, 0.73 now (`memory-platform eval madial`)."""
-    magic = "李小红在元旦晚会上表演了魔术，大家都很喜欢。"
-    notes = (magic, "李小红在圣诞节晚会上跳舞，感觉非常开心。", "李小红和妈妈一起去公园放风筝。")
-    platform.add_episodes("xiaohong", [{"text": note} for note in notes])
+    magic = f"{opening}{person}在元旦晚会上表演了魔术，大家都很喜欢。"
+    notes = (
+        magic,
+        f"{opening}{person}在圣诞节晚会上跳舞，感觉非常开心。",
+        f"{opening}{person}和妈妈一起去公园放风筝。",
+    )
+    platform.add_episodes("person", [{"text": note} for note in notes])
     assert platform.wait_for_indexing()
     lines = ("我在元旦晚会上表演魔术了！", "真棒！观众喜欢吗？", "大家都很喜欢我的魔术。")
-    assert magic in _found_for(platform, "xiaohong", "小红", lines)
-    assert _found_for(platform, "xiaohong", "Bart", lines) == []
+    assert magic in _found_for(platform, "person", tag, lines)
+    assert _found_for(platform, "person", "Bart", lines) == []
