@@ -25,6 +25,7 @@ __all__ = [
     "lexical_tokens",
     "normalize_name",
     "plain_transcript",
+    "tagged_words",
     "tokens_document",
     "transcript_speakers",
     "user_token",
@@ -72,14 +73,15 @@ def leading_cjk_words(text: str) -> tuple[tuple[str, str], ...]:
     Cached: a search asks for the same notes' first words more than once."""
     if not text or _HAS_CJK.match(text) is None:
         return ()
-    return _tagged_start(text[:12])  # a name is short; the rest changes no tag
+    return tagged_words(text[:12])  # a name is short; the rest changes no tag
 
 
 @lru_cache(maxsize=4096)
-def _tagged_start(start: str) -> tuple[tuple[str, str], ...]:
+def tagged_words(text: str) -> tuple[tuple[str, str], ...]:
+    """A short text's words, each with jieba's part-of-speech tag. Cached."""
     import rjieba
 
-    return tuple((str(word), str(tag)) for word, tag in rjieba.tag(start))
+    return tuple((str(word), str(tag)) for word, tag in rjieba.tag(text))
 
 
 def first_cjk_word(text: str) -> tuple[str, str] | None:

@@ -103,6 +103,7 @@ from ..textutil import (
     leading_cjk_words,
     normalize_name,
     plain_transcript,
+    tagged_words,
     transcript_speakers,
     word_tokens,
 )
@@ -375,7 +376,27 @@ def _leading_name(text: str) -> str | None:
 _LEAD = re.compile(r"[^，,：:。.!?！？；;\n]{1,16}?[，,：:]\s*|\d[\d\-/.年月日号]*\s+")
 """A short clause before a note's subject: when or where ("今天，", "2023-12-25，",
 "在元旦晚会上，", "On Monday, ", "2023-12-25 "), up to a comma or colon, or a date and a
-space."""
+space (:func:`_is_setting` then checks it names no one and does nothing)."""
+_PERSONAL = frozenset({"我", "我们", "你", "你们", "他", "她", "他们", "她们", "咱们", "自己"})
+_PERSONAL_EN = frozenset({"i", "me", "my", "we", "you", "he", "she", "they", "it", "user"})
+
+
+def _is_setting(lead: str) -> bool:
+    """Whether an opening clause says when or where, not who did what: no verb (but 有
+    before a number, 有一天), no personal pronoun or relative ("我在公园里跳舞，", "妈妈说，"
+    are not settings); in Latin script, at most four words and no pronoun."""
+    text = lead.strip(" \t，,：:")
+    if not has_cjk(text):
+        words = _WORD.findall(text)
+        return len(words) <= 4 and not any(w.casefold() in _PERSONAL_EN for w in words)
+    tagged = tagged_words(text)
+    for i, (word, tag) in enumerate(tagged):
+        if word in _PERSONAL or word in _NOT_PERSONS or word in OWNER_WORDS:
+            return False
+        counted = word == "有" and i + 1 < len(tagged) and tagged[i + 1][1].startswith("m")
+        if tag.startswith("v") and not counted:
+            return False
+    return True
 
 
 def _opening_subject(note: str, subject_of: Callable[[str], str | None]) -> str | None:
@@ -383,8 +404,10 @@ def _opening_subject(note: str, subject_of: Callable[[str], str | None]) -> str 
     when or where that opens it ("今天，Bart在公园里放风筝", "2023-12-25，Bart..."): a
     note's person need not be its first word."""
     found = subject_of(note)
-    if found is None and (lead := _LEAD.match(note.lstrip())) is not None:
-        found = subject_of(note.lstrip()[lead.end() :])
+    text = note.lstrip()
+    lead = _LEAD.match(text)
+    if found is None and lead is not None and _is_setting(lead.group(0)):
+        found = subject_of(text[lead.end() :])
     return found
 
 

@@ -372,6 +372,14 @@ def test_a_notes_person_may_follow_a_clause_of_when_or_where() -> None:
     ):
         assert notes_person(unnamed) is None, unnamed
     assert note_subject("Yesterday, I went out.") is None  # a clause, not a name
+    # a clause that says who did what is no setting: notes in the first person that go on
+    # to name a friend stay the owner's
+    first_person = [
+        "我和小红去公园，小红很开心。",
+        "我在家看书，小红来了。",
+        "妈妈送给我礼物，小红也来了。",
+    ]
+    assert notes_person(first_person) is None
 
 
 def test_notes_name_a_chinese_person_jieba_does_not_know_by_what_most_of_them_share() -> None:
