@@ -117,9 +117,10 @@ class MemoryPeople:
 
     def knows(self, name: str) -> bool:
         """Whether the memory holds ``name`` anywhere (memories, turns, speakers): one
-        lexical lookup a name, made only for a name no candidate holds. The index also
+        lexical lookup per name, made only for a name no candidate holds. The index also
         holds a Chinese word's characters, so a Chinese name (小红) must stand in the text
-        of a hit: any note with 红 in it would match."""
+        of a hit, or its given name must (李小红 where 小红 does): any note with 红 in it
+        would match."""
         if name not in self._known:
             self._known[name] = self._lookup(name)
         return self._known[name]
