@@ -6,11 +6,18 @@ properties, so the statements give one even where it always holds."""
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from memory_platform.models import (
+    AuditEntry,
+    Episode,
+    KnowledgePoint,
+    KnowledgeVersion,
+)
 from memory_platform.queries import cypher
 from memory_platform.store import GraphStore
 
@@ -23,6 +30,22 @@ def _operators(plan: dict[str, Any]) -> Iterator[tuple[str, str]]:
     yield plan["operatorType"], str(plan.get("args", {}).get("Details", ""))
     for child in plan.get("children", []):
         yield from _operators(child)
+
+
+@pytest.fixture
+def planned_user(neo4j_store: GraphStore) -> Iterator[str]:
+    """A user with a little of each kind the statements read, so the planner weighs
+    real labels and properties (deleted afterwards)."""
+    user = f"plan-{uuid.uuid4().hex[:10]}"
+    neo4j_store.add_episodes(
+        [Episode(user_id=user, text=f"turn {i}", speaker="Lisa", session_id="s1") for i in range(3)]
+    )
+    neo4j_store.add_audit(AuditEntry(user_id=user, action="forget", target_kind="memory"))
+    neo4j_store.add_knowledge_version(
+        KnowledgeVersion(user_id=user, points=[KnowledgePoint(content="likes tea", score=80)])
+    )
+    yield user
+    neo4j_store.delete_user(user)
 
 
 def _plan(store: GraphStore, name: str, **params: Any) -> list[tuple[str, str]]:
@@ -43,9 +66,9 @@ def _plan(store: GraphStore, name: str, **params: Any) -> list[tuple[str, str]]:
     ],
 )
 def test_a_users_items_are_found_by_an_index_seek(
-    neo4j_store: GraphStore, name: str, params: dict[str, Any], solved: str
+    neo4j_store: GraphStore, planned_user: str, name: str, params: dict[str, Any], solved: str
 ) -> None:
-    operators = _plan(neo4j_store, name, user_id="plan-user", **params)
+    operators = _plan(neo4j_store, name, user_id=planned_user, **params)
     # NodeIndexSeek or NodeIndexSeekByRange; a seek on user_id alone, or a scan, with a filter
     # would show the predicate in a Filter instead
     seeks = [details for op, details in operators if op.startswith("NodeIndexSeek")]
