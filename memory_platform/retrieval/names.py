@@ -94,6 +94,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence, Set
+from functools import lru_cache
 
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
 from ..layers import MID_TERM_SPEAKER
@@ -399,15 +400,23 @@ def _is_setting(lead: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=4096)
+def _after_setting(note: str) -> str | None:
+    """What follows a short clause of when or where that opens a note (:data:`_LEAD`,
+    :func:`_is_setting`), or None where none does. Cached: both ways of finding a name
+    read each note, search after search."""
+    text = note.lstrip()
+    lead = _LEAD.match(text)
+    return text[lead.end() :] if lead is not None and _is_setting(lead.group(0)) else None
+
+
 def _opening_subject(note: str, subject_of: Callable[[str], str | None]) -> str | None:
     """What ``subject_of`` finds at the start of a note, or else after a short clause of
     when or where that opens it ("今天，Bart在公园里放风筝", "2023-12-25，Bart..."): a
     note's person need not be its first word."""
     found = subject_of(note)
-    text = note.lstrip()
-    lead = _LEAD.match(text)
-    if found is None and lead is not None and _is_setting(lead.group(0)):
-        found = subject_of(text[lead.end() :])
+    if found is None and (rest := _after_setting(note)) is not None:
+        found = subject_of(rest)
     return found
 
 

@@ -12,7 +12,7 @@ nobody and read nothing here.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..builder import SELF_SUBJECT, about_owner, subject_node_id
@@ -188,10 +188,11 @@ def name_evidence(
     query: str,
     user_id: str,
     documents: Sequence[str],
-    about_owner: bool,
+    about_owner: Callable[[], bool],
 ) -> NameEvidence:
     """What ``query``'s names say against the matches among ``documents`` (the texts of
-    the search's candidates; ``about_owner``: whether one of them is about the owner).
+    the search's candidates; ``about_owner``: whether one of them is about the owner,
+    asked only of a query that names someone).
 
     A conversation is about its speakers: pasted by people the memory never held, or
     held only as others it mentions (a sibling, a friend), it is someone else's,
@@ -219,7 +220,7 @@ def name_evidence(
     # the owner is a word the question and an item about the owner share, whatever words
     # they use for it; the owner's recorded name is read only where such an item is
     owner_words = OWNER_WORDS
-    if about_owner:
+    if about_owner():
         owner_words = owner_words | {
             token
             for name in names

@@ -547,7 +547,7 @@ class HybridRetriever:
             query,
             user,
             documents,
-            about_owner=any(_about_owner(c) for c in candidates),
+            about_owner=lambda: any(_about_owner(c) for c in candidates),
         )
         owner_words = evidence.owner_words
         owner_asked = bool(words & owner_words) or asks_about_owner(query, words)

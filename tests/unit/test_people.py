@@ -63,10 +63,13 @@ def test_a_query_that_names_nobody_reads_nothing(platform: MemoryPlatform) -> No
     documents = [episode_document(turn) for turn in turns]
     store, people = _people_of(platform, turns)
     for query in ("what magic trick was performed?", "我为什么没心情工作?", "<Assistant>: hi"):
-        assert name_evidence(people(), query, USER, documents, about_owner=True) == NameEvidence()
+        assert (
+            name_evidence(people(), query, USER, documents, about_owner=lambda: True)
+            == NameEvidence()
+        )
     assert not store.reads
     # nor does a search with no candidates, whatever it names
-    assert name_evidence(people(), "What did Bart do?", USER, [], about_owner=True) == (
+    assert name_evidence(people(), "What did Bart do?", USER, [], about_owner=lambda: True) == (
         NameEvidence()
     )
     assert not store.reads
@@ -80,21 +83,21 @@ def test_a_strangers_conversation_is_a_verdict_and_each_read_is_made_once(
     store, people = _people_of(platform, turns)
     stranger = "<Bart>: I will do a magic trick!\n<Assistant>: Great.\n<Bart>: I am nervous."
     seen = people()
-    evidence = name_evidence(seen, stranger, USER, documents, about_owner=False)
+    evidence = name_evidence(seen, stranger, USER, documents, about_owner=lambda: False)
     assert evidence.against and evidence.strangers
     reads = Counter(store.reads)
     assert reads  # Bart is no candidate's: the store was asked about him
     # the same search asking again reads nothing more
-    assert name_evidence(seen, stranger, USER, documents, about_owner=False) == evidence
+    assert name_evidence(seen, stranger, USER, documents, about_owner=lambda: False) == evidence
     assert store.reads == reads
     # one of the memory's own people, named by their own turn, costs no read at all
     store.reads.clear()
     own = stranger.replace("Bart", "Tim")
-    assert not name_evidence(people(), own, USER, documents, about_owner=False).against
+    assert not name_evidence(people(), own, USER, documents, about_owner=lambda: False).against
     assert not store.reads
     # a stranger's conversation that says one of the memory's people is evidence only
     says_tim = stranger.replace("I am nervous.", "Tim will watch.")
-    evidence = name_evidence(people(), says_tim, USER, documents, about_owner=False)
+    evidence = name_evidence(people(), says_tim, USER, documents, about_owner=lambda: False)
     assert evidence.against and not evidence.strangers
 
 
@@ -109,11 +112,11 @@ def test_the_owners_recorded_name_is_a_word_for_the_owner(platform: MemoryPlatfo
     store, people = _people_of(platform)
     question = "What does Alice like to eat?"
     documents = ["user name Alice"]
-    evidence = name_evidence(people(), question, USER, documents, about_owner=True)
+    evidence = name_evidence(people(), question, USER, documents, about_owner=lambda: True)
     assert evidence.owner_words == OWNER_WORDS | {"alice"}
     assert not evidence.against
     # read only where an item about the owner could share it
     store.reads.clear()
-    evidence = name_evidence(people(), question, USER, documents, about_owner=False)
+    evidence = name_evidence(people(), question, USER, documents, about_owner=lambda: False)
     assert evidence.owner_words == OWNER_WORDS
     assert not store.reads
