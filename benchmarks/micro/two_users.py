@@ -7,9 +7,10 @@ user: the first is Bart as he is; the second is his whole memory and every dialo
 his name replaced, and, in two folders, a friend of his renamed Bart, so the second
 user's notes mention the first by name, as a sibling's or a classmate's would (in the
 fourth, the second user is that friend, Tom, whom Bart's notes mention in turn); in the
-fifth, each of the second user's notes opens with its date, not her name; in the last,
-her notes call her by her full name (李小红) and her dialogues by her given name (小红). Each
-folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
+fifth, each of the second user's notes opens with its date, not her name; in the sixth,
+her notes call her by her full name (李小红) and her dialogues by her given name (小红); in
+the last, every other note of hers says 她 (she) where her name was. Each folder goes
+through the same evaluation as `memory-platform eval madial --data FOLDER`.
 
     python benchmarks/micro/two_users.py [--madial FILE] [--out FILE]
 
@@ -40,11 +41,13 @@ class SecondUser:
     """How the second user is made from the dev user: the names replaced in his
     memories (``notes``) and in his dialogues (``said``, the same where not given), all
     at once (Bart becomes Lisa while Jimmy becomes Bart); with ``dated``, each of the
-    second user's notes opens with its date, so that her name is not its first word."""
+    second user's notes opens with its date, so that her name is not its first word; with
+    ``she``, every other note says 她 where her name was."""
 
     notes: dict[str, str]
     said: dict[str, str] | None = None
     dated: bool = False
+    she: bool = False
 
 
 SECOND_USERS: dict[str, SecondUser] = {
@@ -61,6 +64,9 @@ SECOND_USERS: dict[str, SecondUser] = {
     ),
     "Bart renamed 李小红 in the notes and 小红 in the dialogues": SecondUser(
         {"Bart": "李小红"}, said={"Bart": "小红"}
+    ),
+    "Bart renamed Lisa, every other note of hers saying 她 (Lisa在…, 她在…)": SecondUser(
+        {"Bart": "Lisa"}, she=True
     ),
 }
 
@@ -83,6 +89,14 @@ def renamed(text: str, names: dict[str, str]) -> str:
     return text
 
 
+def _second_note(memory: dict[str, Any], second: SecondUser, *, she: bool) -> str:
+    """The second user's note made from one of the dev user's: renamed, opening with its
+    date where ``second.dated``, saying 她 for the first name of the dev user's where
+    ``she``."""
+    event = memory["event"].replace("Bart", "她", 1) if she else memory["event"]
+    return (f"{memory['time']}，" if second.dated else "") + renamed(event, second.notes)
+
+
 def two_user_folder(dev: dict[str, Any], second: SecondUser, folder: Path) -> Path:
     """A ``data/ch`` folder as the benchmark publishes it: the dev user as user 1 and
     the copy made by ``second`` as user 2 (dialogue ids moved past the first user's)."""
@@ -90,12 +104,8 @@ def two_user_folder(dev: dict[str, Any], second: SecondUser, folder: Path) -> Pa
     dialogues = [dict(d, **{"user-id": 1}) for d in dev["dialogues"]]
     offset = 1 + max(int(d["id"]) for d in dev["dialogues"])
     memories += [
-        dict(
-            m,
-            event=(f"{m['time']}，" if second.dated else "") + renamed(m["event"], second.notes),
-            **{"user-id": 2},
-        )
-        for m in dev["memories"]
+        dict(m, event=_second_note(m, second, she=second.she and i % 2 == 0), **{"user-id": 2})
+        for i, m in enumerate(dev["memories"])
     ]
     said = second.notes if second.said is None else second.said
     dialogues += [

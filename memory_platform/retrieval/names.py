@@ -438,18 +438,35 @@ def _doubled(word: str) -> bool:
     return len(word) == 2 and word[0] == word[1] and has_cjk(word)
 
 
+_HE_OR_SHE = frozenset({"他", "她", "he", "she"})
+"""Pronouns of one person besides the speaker and the listener: a note that begins with
+one goes on about someone its other notes name."""
+
+
+def _pronoun_of(note: str) -> str | None:
+    """The note's first word where it is he or she (他, 她, "She ..."), also after a short
+    clause of when or where: a note with no name of its own."""
+    if (leading := leading_cjk_words(note)) and leading[0][0] in _HE_OR_SHE:
+        return leading[0][0]
+    first = _WORD.match(note.lstrip(" \t\"'“‘「(["))
+    return first.group(0) if first and first.group(0).casefold() in _HE_OR_SHE else None
+
+
 def notes_person(notes: Sequence[str]) -> str | None:
     """The name most of these notes (turns with no speaker) begin with
     (:func:`note_subject`, case folded; also after a short clause of when or where,
     "今天，Bart..."), or None where most begin with none or with different names.
+    Notes that begin with he or she (她在公园里…) are not counted: they go on about the
+    person the others name, so a memory written "Lisa…" and "她…" by turns is Lisa's.
     Chinese names jieba does not know are found by what the notes share: the same first
     words (:func:`_leading_name`) in most of them."""
+    named = [note for note in notes if _opening_subject(note, _pronoun_of) is None]
     for subject_of in (note_subject, _leading_name):
-        found = (_opening_subject(note, subject_of) for note in notes)
+        found = (_opening_subject(note, subject_of) for note in named)
         subjects = Counter(subject.casefold() for subject in found if subject)
         if subjects:
             name, count = subjects.most_common(1)[0]
-            if 2 * count > len(notes):
+            if 2 * count > len(named):
                 return name
     return None
 

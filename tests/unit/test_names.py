@@ -405,6 +405,18 @@ def test_notes_name_a_chinese_person_jieba_does_not_know_by_what_most_of_them_sh
     assert notes_person(["乐乐跳舞。", "学校开运动会。"]) is None
 
 
+def test_notes_that_begin_with_he_or_she_go_on_about_the_person_the_others_name() -> None:
+    by_turns = ["Lisa在公园跳舞。", "她喜欢吃冰淇淋。", "今天，她去了学校。", "Lisa唱歌了。"]
+    assert notes_person(by_turns) == "lisa"
+    assert notes_person(["Tom went hiking.", "He likes tea.", "She called him."]) == "tom"
+    assert notes_person(["乐乐跳舞。", "她很开心。", "她去了公园。"]) == "乐乐"
+    # notes that name nobody, or the owner in the first person, still name no one
+    assert notes_person(["她很开心。", "她去了公园。"]) is None
+    assert notes_person(["我去了公园。", "我很开心。", "她来了。", "小红唱歌。"]) is None
+    assert notes_person(["Lisa跳舞。", "小红唱歌。", "她来了。"]) is None
+    assert notes_person(["Shelly went out.", "Shelly sang.", "Sheila came."]) == "shelly"
+
+
 def test_what_the_owner_is_called_is_a_memory_of_the_owners_name_less_its_topic() -> None:
     assert owner_names(["我 名字 小芳", "user name Alice Smith", "user nickname Al"]) == [
         "小芳",
@@ -532,23 +544,27 @@ def test_a_chinese_given_name_and_the_full_name_are_one_person() -> None:
 
 
 @pytest.mark.parametrize(
-    ("person", "tag", "opening"),
+    ("person", "tag", "opening", "later"),
     [
         # notes that open with their date are about Lisa, as "Lisa在…" would be
-        ("Lisa", "Lisa", "2023-12-31，"),
+        ("Lisa", "Lisa", "2023-12-31，", None),
         # notes that call her 李小红 and her conversations tagged <小红> are one person's
         # (Bart's dialogues renamed so: recall@10 0.00 before, 0.74 now; two_users.py)
-        ("李小红", "小红", ""),
+        ("李小红", "小红", "", None),
+        # notes that name her once and then say 她 are hers (half of a second user's
+        # notes written so: 3.88 results for each of Bart's dialogues before, 0.00 now)
+        ("Lisa", "Lisa", "", "她"),
     ],
 )
 def test_a_persons_own_conversation_finds_their_notes_and_a_strangers_nothing(
-    platform: MemoryPlatform, person: str, tag: str, opening: str
+    platform: MemoryPlatform, person: str, tag: str, opening: str, later: str | None
 ) -> None:
     magic = f"{opening}{person}在元旦晚会上表演了魔术，大家都很喜欢。"
+    then = f"{opening}{person if later is None else later}"
     notes = (
         magic,
-        f"{opening}{person}在圣诞节晚会上跳舞，感觉非常开心。",
-        f"{opening}{person}和妈妈一起去公园放风筝。",
+        f"{then}在圣诞节晚会上跳舞，感觉非常开心。",
+        f"{then}和妈妈一起去公园放风筝。",
     )
     platform.add_episodes("person", [{"text": note} for note in notes])
     assert platform.wait_for_indexing()
