@@ -10,6 +10,7 @@ CREATE CONSTRAINT platform_meta_key IF NOT EXISTS FOR (p:PlatformMeta) REQUIRE p
 CREATE INDEX memory_user IF NOT EXISTS FOR (m:Memory) ON (m.user_id);
 CREATE INDEX memory_user_status IF NOT EXISTS FOR (m:Memory) ON (m.user_id, m.status);
 CREATE INDEX memory_user_created IF NOT EXISTS FOR (m:Memory) ON (m.user_id, m.created_at);
+CREATE INDEX memory_status IF NOT EXISTS FOR (m:Memory) ON (m.status);
 CREATE INDEX node_user IF NOT EXISTS FOR (n:Node) ON (n.user_id);
 CREATE INDEX node_user_kind_norm IF NOT EXISTS FOR (n:Node) ON (n.user_id, n.kind, n.norm);
 CREATE INDEX episode_user IF NOT EXISTS FOR (e:Episode) ON (e.user_id);

@@ -316,7 +316,15 @@ _V8 = """
 CREATE INDEX IF NOT EXISTS episodes_user_speaker ON episodes(user_id, speaker, timestamp);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
+# v9: the users with staged memories (``users_with_staged``, asked by each consolidation
+# beat) are read from an index of the staged memories alone, not from every memory's
+# entry in ``memories_user_status`` (3.8 ms for 100,000 memories of 200 users). It holds
+# status too, so that it covers the read and the planner takes it over the wider index.
+_V9 = """
+CREATE INDEX IF NOT EXISTS memories_staged ON memories(user_id, status) WHERE status = 'staged';
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 SPOKEN_LINE_SQL = "COALESCE(speaker || ': ', '') || text"

@@ -1,7 +1,8 @@
-"""Lookups of a user's episodes, audit log and knowledge versions are index seeks on
-Neo4j that solve every predicate, not scans of the user's nodes with a filter (SQLite's
-side: ``test_sqlite_backend.py``). A composite index wants a predicate on each of its
-properties, so the statements give one even where it always holds."""
+"""Lookups of a user's episodes, audit log and knowledge versions, and of the users with
+staged memories, are index seeks on Neo4j that solve every predicate, not scans of the
+nodes with a filter (SQLite's side: ``test_sqlite_backend.py``). A composite index wants
+a predicate on each of its properties, so the statements give one even where it always
+holds."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memory_platform.builder import build_memory
 from memory_platform.models import (
     AuditEntry,
     Episode,
@@ -20,6 +22,7 @@ from memory_platform.models import (
 )
 from memory_platform.queries import cypher
 from memory_platform.store import GraphStore
+from memory_platform.tools.arguments import CreateMemoryArgs
 
 pytestmark = [pytest.mark.contract, pytest.mark.neo4j]
 
@@ -44,6 +47,8 @@ def planned_user(neo4j_store: GraphStore) -> Iterator[str]:
     neo4j_store.add_knowledge_version(
         KnowledgeVersion(user_id=user, points=[KnowledgePoint(content="likes tea", score=80)])
     )
+    args = CreateMemoryArgs(subject="user", memory_type="fact", topic="likes", object="tea")
+    neo4j_store.write_memory(build_memory(user, args))  # staged
     yield user
     neo4j_store.delete_user(user)
 
@@ -63,6 +68,7 @@ def _plan(store: GraphStore, name: str, **params: Any) -> list[tuple[str, str]]:
         ("episode/for_session", {"session_id": "s1", "limit": 10}, "session_id"),
         ("audit/list", {"limit": 10}, "at"),
         ("knowledge/versions", {"limit": 10}, "seq"),
+        ("memory/users_with_staged", {"limit": 10}, "status"),
     ],
 )
 def test_a_users_items_are_found_by_an_index_seek(

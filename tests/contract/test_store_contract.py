@@ -238,6 +238,26 @@ def test_update_status_importance_and_validity(store: GraphStore, users) -> None
     assert store.list_staged(user) == []
 
 
+def test_users_with_staged_memories_are_those_with_one_still_staged(
+    store: GraphStore, users
+) -> None:
+    """What each consolidation beat queues work for: a user whose memories are all
+    consolidated has none waiting (the store may hold other tests' users too)."""
+    waiting, done, deleted = users(), users(), users()
+    write(store, waiting, "我", "观点", "喜欢", "下雨天")
+    write(store, waiting, "我", "事实", "职业", "老师")
+    graph = write(store, done, "我", "观点", "喜欢", "晴天")
+    store.update_memory(done, graph.memory.id, status=MemoryStatus.CONSOLIDATED)
+    write(store, deleted, "我", "观点", "喜欢", "晴天")
+    store.delete_user(deleted)
+
+    found = store.users_with_staged(limit=100_000)
+
+    assert waiting in found and found.count(waiting) == 1
+    assert done not in found and deleted not in found
+    assert found == sorted(found)
+
+
 def test_update_rejects_bad_importance_and_unknown_memory(store: GraphStore, users) -> None:
     user = users()
     graph = write(store, user, "我", "事实", "身高", "180cm")
