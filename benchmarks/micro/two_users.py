@@ -7,10 +7,10 @@ user: the first is Bart as he is; the second is his whole memory and every dialo
 his name replaced, and, in two folders, a friend of his renamed Bart, so the second
 user's notes mention the first by name, as a sibling's or a classmate's would (in the
 fourth, the second user is that friend, Tom, whom Bart's notes mention in turn); in the
-fifth, each of the second user's notes opens with its date, not her name; in the sixth,
-her notes call her by her full name (李小红) and her dialogues by her given name (小红); in
-the last, every other note of hers says 她 (she) where her name was. Each folder goes
-through the same evaluation as `memory-platform eval madial --data FOLDER`.
+fifth, each of the second user's notes opens with its date, not her name, and in the
+eighth with its season (冬天Lisa在…, no comma); in the sixth, her notes call her by her full
+name (李小红) and her dialogues by her given name (小红); in the seventh, every other note
+of hers says 她 (she) where her name was. Each folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
 
     python benchmarks/micro/two_users.py [--madial FILE] [--out FILE]
 
@@ -40,13 +40,13 @@ RESULTS = HERE.parent / "results" / "two_users.md"
 class SecondUser:
     """How the second user is made from the dev user: the names replaced in his
     memories (``notes``) and in his dialogues (``said``, the same where not given), all
-    at once (Bart becomes Lisa while Jimmy becomes Bart); with ``dated``, each of the
-    second user's notes opens with its date, so that her name is not its first word; with
-    ``she``, every other note says 她 where her name was."""
+    at once (Bart becomes Lisa while Jimmy becomes Bart); ``opening`` opens each of the
+    second user's notes, so that her name is not its first word (a format of the note's
+    ``time`` and ``season``); with ``she``, every other note says 她 where her name was."""
 
     notes: dict[str, str]
     said: dict[str, str] | None = None
-    dated: bool = False
+    opening: str = ""
     she: bool = False
 
 
@@ -60,7 +60,7 @@ SECOND_USERS: dict[str, SecondUser] = {
         {"Bart": "Tom", "Tom": "Bart"}
     ),
     "Bart renamed Lisa, each of her notes opening with its date (2023-12-25，Lisa在…)": (
-        SecondUser({"Bart": "Lisa"}, dated=True)
+        SecondUser({"Bart": "Lisa"}, opening="{time}，")
     ),
     "Bart renamed 李小红 in the notes and 小红 in the dialogues": SecondUser(
         {"Bart": "李小红"}, said={"Bart": "小红"}
@@ -68,7 +68,25 @@ SECOND_USERS: dict[str, SecondUser] = {
     "Bart renamed Lisa, every other note of hers saying 她 (Lisa在…, 她在…)": SecondUser(
         {"Bart": "Lisa"}, she=True
     ),
+    "Bart renamed Lisa, each of her notes opening with its season (冬天Lisa在…)": SecondUser(
+        {"Bart": "Lisa"}, opening="{season}"
+    ),
 }
+SEASONS = (
+    "冬天",
+    "冬天",
+    "春天",
+    "春天",
+    "春天",
+    "夏天",
+    "夏天",
+    "夏天",
+    "秋天",
+    "秋天",
+    "秋天",
+    "冬天",
+)
+"""The season of each month."""
 
 INTRO = (
     "Two users made from MADial-Bench's dev user (`benchmarks/micro/two_users.py`): each"
@@ -90,11 +108,12 @@ def renamed(text: str, names: dict[str, str]) -> str:
 
 
 def _second_note(memory: dict[str, Any], second: SecondUser, *, she: bool) -> str:
-    """The second user's note made from one of the dev user's: renamed, opening with its
-    date where ``second.dated``, saying 她 for the first name of the dev user's where
-    ``she``."""
+    """The second user's note made from one of the dev user's: renamed, opened by
+    ``second.opening``, saying 她 for the first name of the dev user's where ``she``."""
     event = memory["event"].replace("Bart", "她", 1) if she else memory["event"]
-    return (f"{memory['time']}，" if second.dated else "") + renamed(event, second.notes)
+    season = SEASONS[int(str(memory["time"])[5:7]) - 1]
+    opening = second.opening.format(time=memory["time"], season=season)
+    return opening + renamed(event, second.notes)
 
 
 def two_user_folder(dev: dict[str, Any], second: SecondUser, folder: Path) -> Path:

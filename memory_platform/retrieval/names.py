@@ -374,10 +374,14 @@ def _leading_name(text: str) -> str | None:
     return name
 
 
-_LEAD = re.compile(r"[^，,：:。.!?！？；;\n]{1,16}?[，,：:]\s*|\d[\d\-/.年月日号]*\s+")
+_LEAD = re.compile(
+    r"(?:\d{4}[-/.年]\d{1,2}[-/.月]|\d{1,2}月)\d{1,2}[日号]?[，,：:\s]*"
+    r"|[^，,：:。.!?！？；;\n]{1,16}?[，,：:]\s*|\d[\d\-/.年月日号]*\s+"
+)
 """A short clause before a note's subject: when or where ("今天，", "2023-12-25，",
 "在元旦晚会上，", "On Monday, ", "2023-12-25 "), up to a comma or colon, or a date and a
-space (:func:`_is_setting` then checks it names no one and does nothing)."""
+space, or a whole date with nothing after it ("2023-12-25Lisa…", "12月25日Lisa…";
+:func:`_is_setting` then checks it names no one and does nothing)."""
 _PERSONAL = frozenset({"我", "我们", "你", "你们", "他", "她", "他们", "她们", "咱们", "自己"})
 _PERSONAL_EN = frozenset({"i", "me", "my", "we", "you", "he", "she", "they", "it", "user"})
 
@@ -403,11 +407,19 @@ def _is_setting(lead: str) -> bool:
 @lru_cache(maxsize=4096)
 def _after_setting(note: str) -> str | None:
     """What follows a short clause of when or where that opens a note (:data:`_LEAD`,
-    :func:`_is_setting`), or None where none does. Cached: both ways of finding a name
-    read each note, search after search."""
+    :func:`_is_setting`), or the time words that open it with no comma after them
+    ("昨天Lisa…", "去年夏天Lisa…", by jieba's tag), or None where none does. Cached: both
+    ways of finding a name read each note, search after search."""
     text = note.lstrip()
     lead = _LEAD.match(text)
-    return text[lead.end() :] if lead is not None and _is_setting(lead.group(0)) else None
+    if lead is not None and _is_setting(lead.group(0)):
+        return text[lead.end() :]
+    times = 0
+    for word, tag in leading_cjk_words(text):
+        if not tag.startswith("t"):
+            break
+        times += len(word)
+    return text[times:] if times else None
 
 
 def _opening_subject(note: str, subject_of: Callable[[str], str | None]) -> str | None:

@@ -361,6 +361,17 @@ def test_a_notes_person_may_follow_a_clause_of_when_or_where() -> None:
     assert notes_person([note.replace("Lisa", "乐乐") for note in notes[:4]]) == "乐乐"
     assert note_begins_with("2023-12-25，Bart在公园里放风筝。", "Bart")
     assert note_begins_with("今天，小红在学校跳舞。", "小红")
+    # time words may open a note with no comma after them
+    no_comma = ["昨天Lisa在公园放风筝。", "去年夏天Lisa去了海边。", "圣诞节Lisa收到了礼物。"]
+    assert notes_person(no_comma) == "lisa"
+    assert notes_person(["上周小红生病了。", "今天小红去上学。", "昨天小红唱歌。"]) == "小红"
+    assert notes_person(["今天很开心。", "昨天下雨了。", "周末去爬山。"]) is None
+    assert notes_person(["今天我很开心。", "昨天我去了公园。", "周末我在家。"]) is None
+    assert note_begins_with("周末Bart和妈妈去了动物园。", "Bart")
+    # and so may a whole date, and not a number that is no date
+    dates = ["2023-12-25Lisa在公园，她很开心。", "12月25日Lisa在跳舞。", "2023年1月2日，Lisa唱歌。"]
+    assert notes_person(dates) == "lisa"
+    assert notes_person(["3个苹果。", "1.5公斤。", "2个人。"]) is None
     # what follows the clause must still be the note's subject
     assert not note_begins_with("家庭聚会时，叔叔一直批评Bart。", "Bart")
     assert not note_begins_with("今天，我和Bart去了公园。", "Bart")
