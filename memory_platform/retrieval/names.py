@@ -472,13 +472,25 @@ def notes_person(notes: Sequence[str]) -> str | None:
     person the others name, so a memory written "Lisa…" and "她…" by turns is Lisa's.
     Chinese names jieba does not know are found by what the notes share: the same first
     words (:func:`_leading_name`) in most of them."""
-    named = [note for note in notes if _opening_subject(note, _pronoun_of) is None]
+    pronoun: dict[str, bool] = {}  # asked only of notes that begin with no name, once
+
+    def begins_with_a_pronoun(note: str) -> bool:
+        if note not in pronoun:
+            pronoun[note] = _opening_subject(note, _pronoun_of) is not None
+        return pronoun[note]
+
     for subject_of in (note_subject, _leading_name):
-        found = (_opening_subject(note, subject_of) for note in named)
-        subjects = Counter(subject.casefold() for subject in found if subject)
+        subjects: Counter[str] = Counter()
+        counted = 0  # the notes but those that begin with he or she
+        for note in notes:
+            if subject := _opening_subject(note, subject_of):
+                subjects[subject.casefold()] += 1
+            elif begins_with_a_pronoun(note):
+                continue
+            counted += 1
         if subjects:
             name, count = subjects.most_common(1)[0]
-            if 2 * count > len(named):
+            if 2 * count > counted:
                 return name
     return None
 
