@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import random
 import statistics
-import tempfile
-import time
-from pathlib import Path
+
+from scratch import scratch_store
+from timing import milliseconds
 
 from memory_platform.builder import build_memory
 from memory_platform.models import VectorKind
-from memory_platform.store import EmbeddingSignature
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.tools.arguments import CreateMemoryArgs
 
-SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
 MEMORIES = 100_000
 QUERY = "咖啡 工作"
 
@@ -48,14 +46,16 @@ def _populate(store: SQLiteGraphStore) -> None:
 
 
 def _timed_search(store: SQLiteGraphStore) -> float:
-    started = time.perf_counter()
-    store.lexical_search("u", QUERY, [VectorKind.MEMORY], 10)
-    return (time.perf_counter() - started) * 1000
+    (ms,) = milliseconds(lambda: store.lexical_search("u", QUERY, [VectorKind.MEMORY], 10), 1)
+    return ms
 
 
 def main() -> None:
-    path = Path(tempfile.mkdtemp()) / "micro.db"
-    store = SQLiteGraphStore(path, SIGNATURE)
+    with scratch_store() as store:
+        _measure(store)
+
+
+def _measure(store: SQLiteGraphStore) -> None:
     _populate(store)
     build_ms = _timed_search(store)
     doomed = [m.id for m in store.list_memories("u", limit=5)]
@@ -67,7 +67,6 @@ def main() -> None:
     print(f"build of the index (first search): {build_ms:.0f} ms")
     print(f"first search after a deletion: median {statistics.median(after_delete):.1f} ms")
     print(f"search with the index up to date: median {statistics.median(steady):.1f} ms")
-    store.close()
 
 
 if __name__ == "__main__":

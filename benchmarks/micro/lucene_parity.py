@@ -116,7 +116,7 @@ def _per_user(lucene: bool, float32: bool) -> dict[str, dict[str, float]]:
     if lucene:
         SQLiteGraphStore.lexical_search = lucene_lexical_search  # type: ignore[method-assign]
     if float32:
-        sqlite._STORED_VECTOR_DTYPE = np.float32
+        sqlite._STORED_VECTOR_DTYPE = np.float32  # type: ignore[assignment]
     try:
         with tempfile.TemporaryDirectory() as work:
             report = run_eval(

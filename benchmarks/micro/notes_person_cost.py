@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from pathlib import Path
 
 from report import Report
+from timing import milliseconds
 
 from memory_platform import textutil
 from memory_platform.retrieval import names
@@ -43,16 +43,14 @@ CACHES = [TAGS, *filter(None, [getattr(names, "_after_setting", None)])]
 follows a note's opening clause."""
 
 
+def _clear_caches() -> None:
+    for cache in CACHES:
+        cache.cache_clear()
+
+
 def _median_ms(notes: list[str], runs: int, uncached: bool) -> float:
-    times = []
-    for _ in range(runs):
-        if uncached:
-            for cache in CACHES:
-                cache.cache_clear()
-        started = time.perf_counter()
-        notes_person(notes)
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+    before = _clear_caches if uncached else lambda: None
+    return statistics.median(milliseconds(lambda: notes_person(notes), runs, before))
 
 
 def main() -> None:

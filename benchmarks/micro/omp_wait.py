@@ -109,7 +109,8 @@ def _run(setting: dict[str, str], contended: bool) -> dict[str, float]:
         if contender is not None:
             contender.kill()
             contender.wait()
-    return json.loads(out.strip().splitlines()[-1])
+    figures: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return figures
 
 
 def main() -> None:

@@ -138,7 +138,10 @@ OTHERS = {
 }
 """Questions about other people (named in Latin script, as the dev sets name theirs;
 the last two pasted conversations), asked of the same memory: about a stranger to it."""
-NAMES = {"en": ("user", "fact", "name", "Alice", {}), "zh": ("我", "事实", "名字", "小芳", {})}
+NAMES: dict[str, tuple[str, str, str, str, dict[str, str]]] = {
+    "en": ("user", "fact", "name", "Alice", {}),
+    "zh": ("我", "事实", "名字", "小芳", {}),
+}
 """What the owner is called, recorded as an agent records it (``OWNER_NAME_TOPICS``)."""
 OWNER_BY_NAME = {"en": ("What does Alice like to eat?", 0), "zh": ("小芳喜欢喝什么?", 8)}
 

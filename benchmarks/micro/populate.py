@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 if len(sys.argv) > 1:
     sys.path.insert(0, sys.argv[1])
@@ -30,7 +31,7 @@ MEMORIES = 3000
 def main() -> None:
     settings = load_settings(backend="sqlite", sqlite_path=Path(tempfile.mkdtemp()) / "p.db")
     embedder = make_embedder(settings)
-    words: dict = {}
+    words: dict[str, Any] = {}
     store = open_store(settings)
     populate(store, embedder, 200, user_id="warm-up", words=words)  # fill the word cache
     rates = []

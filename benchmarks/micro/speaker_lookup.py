@@ -14,21 +14,19 @@ Writes a Markdown table (default ``benchmarks/results/speaker_lookup.md``).
 from __future__ import annotations
 
 import argparse
-import statistics
-import tempfile
-import time
+import functools
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from report import Report
+from scratch import scratch_store
+from timing import median_p90, milliseconds
 
 from memory_platform.models import Episode
-from memory_platform.store import EmbeddingSignature
 from memory_platform.store.sqlite import SQLiteGraphStore
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results" / "speaker_lookup.md"
-SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
 TURNS = 100_000
 SPEAKERS = [f"Speaker{i}" for i in range(20)]
 LOOKUPS = 50
@@ -57,28 +55,17 @@ def _populate(store: SQLiteGraphStore) -> None:
         )
 
 
-def _timed(store: SQLiteGraphStore, speaker: str) -> list[float]:
-    times = []
-    for _ in range(LOOKUPS):
-        started = time.perf_counter()
-        store.find_episodes("u", speaker, limit=1)
-        times.append((time.perf_counter() - started) * 1000)
-    return times
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        store = SQLiteGraphStore(Path(tmp) / "micro.db", SIGNATURE)
+    with scratch_store() as store:
         _populate(store)
         report = Report(INTRO, COLUMNS)
         for label, speaker in (("one with turns", SPEAKERS[7]), ("one with none", "Lisa")):
-            times = _timed(store, speaker)
-            p90 = statistics.quantiles(times, n=10)[-1]
-            report.add(label, f"{statistics.median(times):.3f}", f"{p90:.3f}")
-        store.close()
+            lookup = functools.partial(store.find_episodes, "u", speaker, limit=1)
+            median, p90 = median_p90(milliseconds(lookup, LOOKUPS))
+            report.add(label, f"{median:.3f}", f"{p90:.3f}")
     report.write(args.out)
 
 

@@ -13,23 +13,20 @@ Writes a Markdown table (default ``benchmarks/results/staged_users.md``).
 from __future__ import annotations
 
 import argparse
-import statistics
-import tempfile
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from report import Report
+from scratch import scratch_store
+from timing import median_p90, milliseconds
 
 from memory_platform.builder import build_memory
 from memory_platform.models import MemoryStatus, MemorySubgraph
-from memory_platform.store import EmbeddingSignature
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.tools.arguments import CreateMemoryArgs
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results" / "staged_users.md"
-SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
 USERS = 200
 PER_USER = 500
 STAGED_USERS = 5
@@ -62,18 +59,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        store = SQLiteGraphStore(Path(tmp) / "micro.db", SIGNATURE)
+    with scratch_store() as store:
         _populate(store)
-        times, found = [], []
-        for _ in range(CALLS):
-            started = time.perf_counter()
-            found = store.users_with_staged()
-            times.append((time.perf_counter() - started) * 1000)
-        store.close()
-    p90 = statistics.quantiles(times, n=10)[-1]
+        found = store.users_with_staged()
+        median, p90 = median_p90(milliseconds(store.users_with_staged, CALLS))
     report = Report(INTRO, COLUMNS)
-    report.add(str(len(found)), f"{statistics.median(times):.3f}", f"{p90:.3f}")
+    report.add(str(len(found)), f"{median:.3f}", f"{p90:.3f}")
     report.write(args.out)
 
 

@@ -8,23 +8,23 @@ measurable.
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
+from scratch import scratch_store
 
 from memory_platform.builder import build_memory
 from memory_platform.models import VectorKind
-from memory_platform.store import EmbeddingSignature
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.tools.arguments import CreateMemoryArgs
 
-SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
-
 
 def main() -> None:
-    store = SQLiteGraphStore(Path(tempfile.mkdtemp()) / "micro.db", SIGNATURE)
+    with scratch_store() as store:
+        _measure(store)
+
+
+def _measure(store: SQLiteGraphStore) -> None:
     rng = np.random.default_rng(1)
     vectors = {}
     for i in range(1000):
@@ -41,7 +41,6 @@ def main() -> None:
         for _ in range(2000):
             store.vector_search("u", VectorKind.MEMORY, query, k=10)
         runs.append((time.perf_counter() - started) / 2000 * 1e6)
-    store.close()
     print(
         f"vector_search, 1,000 vectors: median {statistics.median(runs):.1f} µs per call "
         f"over 5 runs of 2,000 ({', '.join(f'{r:.1f}' for r in runs)})"
