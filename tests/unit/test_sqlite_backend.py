@@ -86,6 +86,7 @@ def test_upgrading_a_version_1_file_queues_what_has_no_vector(tmp_path: Path) ->
     ]
     store.set_embeddings("u", VectorKind.MEMORY, {"m1": np.ones(384)})
     assert store.pending_embeddings() == []
+    assert store.users_with_staged() == ["u"]  # the old staged memory is in the new index
     store.close()
 
 
