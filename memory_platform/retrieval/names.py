@@ -119,6 +119,7 @@ __all__ = [
     "named_words",
     "names_the_owner",
     "names_the_user_id",
+    "nicknames",
     "note_begins_with",
     "note_subject",
     "notes_name_their_person",
@@ -258,7 +259,8 @@ def among_people(name: str, people: Iterable[str]) -> bool:
     :func:`strangers_conversation`): the same name in any case; for names in Latin
     script, the words of one within the other's ("Caroline", "Caroline Smith"); for
     Chinese names, a given name and the full name that ends with it after a surname of
-    one or two characters (小红, 李小红; 婷婷, 欧阳婷婷)."""
+    one or two characters (小红, 李小红; 婷婷, 欧阳婷婷), and a name and a nickname made of
+    its last character (张伟, 小伟; 李晓红, 红红)."""
     folded, tokens = name.casefold(), set(word_tokens(name))
     for person in people:
         if person.casefold() == folded:
@@ -275,8 +277,9 @@ def among_people(name: str, people: Iterable[str]) -> bool:
 
 def _given_and_full(given: str, full: str) -> bool:
     """Whether ``full`` is a Chinese name of ``given`` after a surname of one or two
-    characters (李小红 of 小红), both names of Chinese characters only."""
-    return given in given_names(full)
+    characters (李小红 of 小红), or ``given`` a nickname of it (张伟 of 小伟), both names of
+    Chinese characters only."""
+    return given in given_names(full) or given in nicknames(full)
 
 
 def given_names(name: str) -> list[str]:
@@ -286,6 +289,21 @@ def given_names(name: str) -> list[str]:
     if not all(has_cjk(ch) for ch in name):
         return []
     return [name[cut:] for cut in (1, 2) if len(name) - cut >= 2]
+
+
+_NICKNAME_PREFIXES = ("小", "阿")
+"""What a Chinese nickname puts before the last character of a name (张伟: 小伟, 阿伟)."""
+
+
+def nicknames(name: str) -> list[str]:
+    """The nicknames a Chinese name of two or three characters makes of its last
+    character (张伟: 小伟, 阿伟, 伟伟; 李晓红: 小红, 阿红, 红红); none for any other name.
+    Only speakers' names are compared with them: in running text 红红 is as often "red"."""
+    if len(name) not in (2, 3) or not all(has_cjk(ch) for ch in name):
+        return []
+    last = name[-1]
+    forms = [f"{prefix}{last}" for prefix in _NICKNAME_PREFIXES] + [last * 2]
+    return [form for form in forms if form != name]
 
 
 def unnamed_speaker(speaker: str | None) -> bool:

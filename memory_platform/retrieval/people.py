@@ -116,13 +116,14 @@ class MemoryPeople:
         return sorted(s for s in speakers if s) + ([person] if person else [])
 
     def knows(self, name: str) -> bool:
-        """Whether the memory holds ``name`` anywhere (memories, turns, speakers): one
-        lexical lookup per name, made only for a name no candidate holds. The index also
-        holds a Chinese word's characters, so a Chinese name (小红) must stand in the text
-        of a hit, or its given name must (李小红 where 小红 does): any note with 红 in it
-        would match."""
+        """Whether the memory holds ``name`` anywhere (memories, turns, speakers), or
+        holds one of its people by it (:attr:`seen_people`, :func:`among_people`: notes
+        about 张伟 know 小伟): one lexical lookup per name, made only for a name no
+        candidate holds. The index also holds a Chinese word's characters, so a Chinese
+        name (小红) must stand in the text of a hit, or its given name must (李小红 where
+        小红 does): any note with 红 in it would match."""
         if name not in self._known:
-            self._known[name] = self._lookup(name)
+            self._known[name] = among_people(name, self.seen_people) or self._lookup(name)
         return self._known[name]
 
     def _lookup(self, name: str) -> bool:
