@@ -298,7 +298,8 @@ _NICKNAME_PREFIXES = ("小", "阿")
 def nicknames(name: str) -> list[str]:
     """The nicknames a Chinese name of two or three characters makes of its last
     character (张伟: 小伟, 阿伟, 伟伟; 李晓红: 小红, 阿红, 红红); none for any other name.
-    Only speakers' names are compared with them: in running text 红红 is as often "red"."""
+    Only names are compared with them (a speaker's, one a question asks about), never
+    running text: there 红红 is as often "red"."""
     if len(name) not in (2, 3) or not all(has_cjk(ch) for ch in name):
         return []
     last = name[-1]
