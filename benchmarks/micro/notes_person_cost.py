@@ -14,12 +14,11 @@ Writes a Markdown table (default ``benchmarks/results/notes_person_cost.md``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 from pathlib import Path
 
-from report import Report
+from report import Report, out_path
 from timing import milliseconds
 
 from memory_platform import textutil
@@ -54,9 +53,7 @@ def _median_ms(notes: list[str], runs: int, uncached: bool) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
+    out = out_path(__doc__, RESULTS)
     data = json.loads((DATA / "madial_zh_dev.json").read_text(encoding="utf-8"))
     notes = [memory["event"] for memory in data["memories"][:80]]
     first_person = [note.replace("Bart", "我") for note in notes]
@@ -69,7 +66,7 @@ def main() -> None:
         uncached = _median_ms(kind, 5, uncached=True)
         cached = _median_ms(kind, 20, uncached=False)
         report.add(label, f"{uncached:.2f}", f"{cached:.3f}")
-    report.write(args.out)
+    report.write(out)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,18 @@ are printed as they are measured (a long run shows its progress)."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from pathlib import Path
+
+
+def out_path(doc: str, default: Path) -> Path:
+    """Where the command line asks a benchmark to write its report (``--out FILE``), or
+    ``default``; ``doc`` is the script's docstring, whose first line is its help."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=default)
+    out: Path = parser.parse_args().out
+    return out
 
 
 class Report:

@@ -16,7 +16,6 @@ About a minute (conv-26's 419 turns are embedded first). Writes a Markdown table
 
 from __future__ import annotations
 
-import argparse
 import functools
 import tempfile
 import threading
@@ -25,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from report import Report
+from report import Report, out_path
 
 from memory_platform import MemoryPlatform
 from memory_platform.bench.locomo import load_locomo
@@ -96,9 +95,7 @@ def counting(store_type: type[GraphStore], reads: Counter[str]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
+    out = out_path(__doc__, RESULTS)
     madial = load_madial(DATA / "madial_zh_dev.json")
     locomo = load_locomo(DATA / "locomo_dev.json", limit=1)
     reads: Counter[str] = Counter()
@@ -126,7 +123,7 @@ def main() -> None:
                 n = len(data.questions)
                 by_method = ", ".join(f"{k} {v / n:.2f}" for k, v in sorted(reads.items()))
                 report.add(label, n, f"{sum(reads.values()) / n:.2f}", by_method)
-    report.write(args.out)
+    report.write(out)
 
 
 if __name__ == "__main__":

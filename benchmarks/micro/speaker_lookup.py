@@ -13,12 +13,11 @@ Writes a Markdown table (default ``benchmarks/results/speaker_lookup.md``).
 
 from __future__ import annotations
 
-import argparse
 import functools
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from report import Report
+from report import Report, out_path
 from scratch import scratch_store
 from timing import median_p90, milliseconds
 
@@ -56,9 +55,7 @@ def _populate(store: SQLiteGraphStore) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
+    out = out_path(__doc__, RESULTS)
     with scratch_store() as store:
         _populate(store)
         report = Report(INTRO, COLUMNS)
@@ -66,7 +63,7 @@ def main() -> None:
             lookup = functools.partial(store.find_episodes, "u", speaker, limit=1)
             median, p90 = median_p90(milliseconds(lookup, LOOKUPS))
             report.add(label, f"{median:.3f}", f"{p90:.3f}")
-    report.write(args.out)
+    report.write(out)
 
 
 if __name__ == "__main__":

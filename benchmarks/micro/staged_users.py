@@ -12,11 +12,10 @@ Writes a Markdown table (default ``benchmarks/results/staged_users.md``).
 
 from __future__ import annotations
 
-import argparse
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from report import Report
+from report import Report, out_path
 from scratch import scratch_store
 from timing import median_p90, milliseconds
 
@@ -56,16 +55,14 @@ def _populate(store: SQLiteGraphStore) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
+    out = out_path(__doc__, RESULTS)
     with scratch_store() as store:
         _populate(store)
         found = store.users_with_staged()
         median, p90 = median_p90(milliseconds(store.users_with_staged, CALLS))
     report = Report(INTRO, COLUMNS)
     report.add(str(len(found)), f"{median:.3f}", f"{p90:.3f}")
-    report.write(args.out)
+    report.write(out)
 
 
 if __name__ == "__main__":
