@@ -9,8 +9,9 @@ user's notes mention the first by name, as a sibling's or a classmate's would (i
 fourth, the second user is that friend, Tom, whom Bart's notes mention in turn); in the
 fifth, each of the second user's notes opens with its date, not her name, and in the
 eighth with its season (冬天Lisa在…, no comma); in the sixth, her notes call her by her full
-name (李小红) and her dialogues by her given name (小红), and in the last his notes call him
-张伟 and his dialogues 小伟; in the seventh, every other note of hers says 她 (she) where
+name (李小红) and her dialogues by her given name (小红), in the ninth his notes call him
+张伟 and his dialogues 小伟, and in the last her notes write her name in Chinese
+characters (丽莎) and her dialogues in Latin letters (Lisa); in the seventh, every other note of hers says 她 (she) where
 her name was. Each folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
 
     python benchmarks/micro/two_users.py [--madial FILE] [--out FILE]
@@ -74,6 +75,9 @@ SECOND_USERS: dict[str, SecondUser] = {
     ),
     "Bart renamed 张伟 in the notes and 小伟 (his nickname) in the dialogues": SecondUser(
         {"Bart": "张伟"}, said={"Bart": "小伟"}
+    ),
+    "Bart renamed 丽莎 in the notes and Lisa in the dialogues (her name in two scripts)": (
+        SecondUser({"Bart": "丽莎"}, said={"Bart": "Lisa"})
     ),
 }
 SEASONS = (

@@ -109,6 +109,7 @@ from ..textutil import (
     word_tokens,
 )
 from ..timeparse import is_calendar_word, without_dates
+from .transliteration import same_name_in_two_scripts
 
 __all__ = [
     "OWNER_NAME_TOPICS",
@@ -260,13 +261,18 @@ def among_people(name: str, people: Iterable[str]) -> bool:
     script, the words of one within the other's ("Caroline", "Caroline Smith"); for
     Chinese names, a given name and the full name that ends with it after a surname of
     one or two characters (小红, 李小红; 婷婷, 欧阳婷婷), and a name and a nickname made of
-    its last character (张伟, 小伟; 李晓红, 红红)."""
+    its last character (张伟, 小伟; 李晓红, 红红); a name in Latin script and its
+    transliteration in Chinese characters (Lisa, 丽莎; :mod:`.transliteration`)."""
     folded, tokens = name.casefold(), set(word_tokens(name))
     for person in people:
         if person.casefold() == folded:
             return True
         if has_cjk(name + person):
-            if _given_and_full(name, person) or _given_and_full(person, name):
+            if (
+                _given_and_full(name, person)
+                or _given_and_full(person, name)
+                or same_name_in_two_scripts(name, person)
+            ):
                 return True
             continue
         theirs = set(word_tokens(person))
