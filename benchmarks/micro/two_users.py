@@ -4,15 +4,18 @@ The benchmark's second Chinese user is held out, so the "off-topic within the se
 of `memory-platform eval` (each user's dialogues asked of the other's memory) cannot be
 measured on real data here. This builds benchmark folders of two users from the dev
 user: the first is Bart as he is; the second is his whole memory and every dialogue with
-his name replaced, and, in two folders, a friend of his renamed Bart, so the second
-user's notes mention the first by name, as a sibling's or a classmate's would (in the
-fourth, the second user is that friend, Tom, whom Bart's notes mention in turn); in the
-fifth, each of the second user's notes opens with its date, not her name, and in the
-eighth with its season (冬天Lisa在…, no comma); in the sixth, her notes call her by her full
-name (李小红) and her dialogues by her given name (小红), in the ninth his notes call him
-张伟 and his dialogues 小伟, and in the last her notes write her name in Chinese
-characters (丽莎) and her dialogues in Latin letters (Lisa); in the seventh, every other note of hers says 她 (she) where
-her name was. Each folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
+his name replaced (:data:`SECOND_USERS`, one folder each):
+
+- renamed Lisa, or 乐乐;
+- a friend of his renamed Bart, so that the second user's notes mention the first by name
+  as a sibling's or a classmate's would; or that friend, Tom, whom Bart's notes mention;
+- notes that open with their date (2023-12-25，Lisa在…) or their season (冬天Lisa在…),
+  not her name; notes that say 她 (she) every other time;
+- notes and dialogues that call her differently: her full name (李小红) and her given
+  name (小红); his name (张伟) and his nickname (小伟); her name in Chinese characters
+  (丽莎) and in Latin letters (Lisa); her name and a role (<User2>).
+
+Each folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
 
     python benchmarks/micro/two_users.py [--madial FILE] [--out FILE]
 
@@ -78,6 +81,9 @@ SECOND_USERS: dict[str, SecondUser] = {
     ),
     "Bart renamed 丽莎 in the notes and Lisa in the dialogues (her name in two scripts)": (
         SecondUser({"Bart": "丽莎"}, said={"Bart": "Lisa"})
+    ),
+    "Bart renamed Lisa in the notes, her dialogues tagged <User2> (a role, not a name)": (
+        SecondUser({"Bart": "Lisa"}, said={"Bart": "User2"})
     ),
 }
 SEASONS = (

@@ -16,8 +16,10 @@ capitals: its own names are left alone, but a capitalised word of Latin script i
 Chinese sentence is a name wherever it stands ("Lisa喜欢什么?", "我和Lisa去了公园").
 
 A query that is a pasted conversation also names its speakers, in any script
-(``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant, and
-none where the user speaks in it ("User: ...", "ChatGPT: ..." is the owner's own). A
+(``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant, nor
+a label that names nobody ("Speaker 1", "Person A"), and none where the user speaks in it
+("User: ...", "ChatGPT: ..." is the owner's own), also under the role of whoever an
+assistant talks with (小朋友, "Patient") or numbered apart ("User 2", 用户A). A
 tag counts only when one speaker starts two or more lines: labels ("Topic: ...",
 "Note: ...") tag a line each. MADial-Bench's dialogues are such conversations: asked of
 LoCoMo's memories, whose people all have names, they met 0.00 to 0.58 direct results
@@ -141,6 +143,22 @@ _NOT_NAMES = {"i", "i'm", "i've", "i'd", "i'll", "ok"}
 _ROLES = {"human", "system", "bot", "model", "tool", "function", "agent", "narrator", "系统"}
 """Speaker tags that name a role, not a person (LangChain's transcripts say "Human:" and
 "AI:"; the user and the assistant are :func:`unnamed_speaker`'s)."""
+_SEEKERS = frozenset(
+    {
+        "child", "kid", "student", "patient", "client", "customer", "visitor", "caller",
+        "seeker", "learner", "小朋友", "孩子", "儿童", "学生", "患者", "病人", "顾客",
+        "客户", "来访者", "咨询者", "求助者", "访客", "提问者",
+    }
+)  # fmt: skip
+"""Speaker tags that name the role of whoever an assistant talks with (a child, a patient,
+a client): the memory's owner, as "User" is, not someone called so."""
+_LABELS = frozenset(
+    {"speaker", "person", "participant", "说话人", "发言人", "参与者", "角色", "人物"}
+)
+"""Speaker tags that tell a conversation's people apart without naming them ("Speaker 1",
+"Person A"): no one the memory could know by them."""
+_NUMBERED = re.compile(r"(?P<base>.+?)[\s_\-#]*(?:\d+|[A-Za-z]|[一二三四五六七八九十甲乙丙丁])")
+"""A speaker tag numbered or lettered apart from the others: User 2, 用户A, Speaker_1."""
 _OWNER = re.compile(r"\b(?:i|me|my|mine|myself|user)\b", re.IGNORECASE)
 OWNER_NAME_TOPICS = frozenset(
     normalize_name(topic)
@@ -201,14 +219,32 @@ def speaker_names(text: str) -> list[str]:
     return [
         speaker
         for speaker in speakers
-        if _nameable(speaker) and speaker.casefold() not in _ROLES and not unnamed_speaker(speaker)
+        if _nameable(speaker)
+        and _role(speaker).casefold() not in _ROLES | _LABELS
+        and not unnamed_speaker(speaker)
     ]
 
 
 def _owner_speaks(speaker: str) -> bool:
-    """Whether a speaker tag stands for the memory's owner: a word for the user, or
-    LangChain's "Human"."""
-    return speaker.casefold() == "human" or canonical_subject(speaker) == SELF_SUBJECT
+    """Whether a speaker tag stands for the memory's owner: a word for the user, or for
+    the role of whoever an assistant talks with (a child, a patient), or LangChain's
+    "Human", also numbered apart from others ("User 2", 用户A)."""
+    role = _role(speaker)
+    return role.casefold() in _SEEKERS | {"human"} or canonical_subject(role) == SELF_SUBJECT
+
+
+def _role(speaker: str) -> str:
+    """A speaker tag without the number or letter that tells it apart from others where
+    what is left is a role or a label (User 2: User; Speaker_1: Speaker; 用户A: 用户), else
+    the tag as it is (Bart, not Bar and t)."""
+    m = _NUMBERED.fullmatch(speaker.strip())
+    if m is None:
+        return speaker
+    base = m["base"]
+    known = _ROLES | _SEEKERS | _LABELS | {"human"}
+    if base.casefold() in known or canonical_subject(base) in (SELF_SUBJECT, ASSISTANT_SUBJECT):
+        return base
+    return speaker
 
 
 def question_names(query: str) -> list[str]:
@@ -316,10 +352,16 @@ def nicknames(name: str) -> list[str]:
 def unnamed_speaker(speaker: str | None) -> bool:
     """Whether a turn of this speaker comes from the memory's owner, or the owner's
     assistant or summaries, without the owner's name: no speaker at all, a word for the
-    user ("user", "I", 我) or for the assistant, or a mid-term summary."""
+    user ("user", "I", 我) or for the assistant, or a mid-term summary; also the role of
+    whoever an assistant talks with (a child, a patient) and a label that names nobody
+    ("Speaker 1"), each also numbered apart ("User 2", 用户A)."""
     if speaker is None or not speaker.strip() or speaker == MID_TERM_SPEAKER:
         return True
-    return canonical_subject(speaker) in (SELF_SUBJECT, ASSISTANT_SUBJECT)
+    role = _role(speaker)
+    return role.casefold() in _SEEKERS | _LABELS or canonical_subject(role) in (
+        SELF_SUBJECT,
+        ASSISTANT_SUBJECT,
+    )
 
 
 def asks_about_owner(question: str, words: Set[str]) -> bool:
