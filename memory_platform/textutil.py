@@ -18,7 +18,6 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = [
-    "first_cjk_word",
     "fts_query",
     "has_cjk",
     "leading_cjk_words",
@@ -82,13 +81,6 @@ def tagged_words(text: str) -> tuple[tuple[str, str], ...]:
     import rjieba
 
     return tuple((str(word), str(tag)) for word, tag in rjieba.tag(text))
-
-
-def first_cjk_word(text: str) -> tuple[str, str] | None:
-    """The first word of a text that begins in Chinese, with jieba's part-of-speech tag
-    for it (``nr`` for a person's name: "小红在学校" gives ("小红", "nr"))."""
-    words = leading_cjk_words(text)
-    return words[0] if words else None
 
 
 def _stem(word: str) -> str:

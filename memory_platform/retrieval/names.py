@@ -101,7 +101,6 @@ from functools import lru_cache
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
 from ..layers import MID_TERM_SPEAKER
 from ..textutil import (
-    first_cjk_word,
     has_cjk,
     leading_cjk_words,
     normalize_name,
@@ -374,7 +373,8 @@ def asks_about_owner(question: str, words: Set[str]) -> bool:
 def note_subject(text: str) -> str | None:
     """The name a note begins with, if its first word is one: a capitalised word of Latin
     script that is no stop word, no word for the owner, no month or day ("Caroline went
-    ...", "Bart在..."), or a Chinese person's name as jieba tags it (``nr``: "小红在...")."""
+    ...", "Bart在..."), or a Chinese person's name as jieba tags it (``nr``: "小红在..."),
+    all the words so tagged that open the note ("莉莎在...": 莉, 莎)."""
     text = text.lstrip(" \t\n\"'“‘「")
     first = _WORD.match(text)
     if first is not None:
@@ -388,10 +388,12 @@ def note_subject(text: str) -> str | None:
             and word_tokens(word)  # a stop word ("The", "We") names nobody
             else None
         )
-    tagged = first_cjk_word(text)
-    if tagged is not None and tagged[1].startswith("nr") and tagged[0] not in OWNER_WORDS:
-        return tagged[0]
-    return None
+    name = ""  # jieba may cut a name it half knows in two, both tagged so (莉莎: 莉, 莎)
+    for word, tag in leading_cjk_words(text):
+        if not tag.startswith("nr") or word in OWNER_WORDS:
+            break
+        name += word
+    return name or None
 
 
 _NOT_PERSONS = frozenset(
