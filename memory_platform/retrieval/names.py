@@ -50,7 +50,7 @@ begin with "Bart"). A name after a short clause of when or where that opens a no
 counts as its first ("2023-12-25，Bart在…", "今天，Bart…", "On Monday, Bart…"; what
 follows the clause must still be a name, not 我 or 妈妈). A Chinese name counts where
 jieba tags it a name (小红) and also where it does not (乐乐, an adjective to jieba;
-张婷婷, two words), as the same first words, up to a verb or function word, of most
+张婷婷, two words; 冬冬, a time word; 露西, a noun), as the same first words, up to a verb or function word, of most
 notes (:func:`notes_person`). Such a memory names its person, and a dialogue of
 someone it never held (``<Lisa>:``) asks about a stranger. A memory whose notes mostly
 begin with "I", "user", 我, no subject at all, or different names each, keeps its owner
@@ -110,7 +110,7 @@ from ..textutil import (
     word_tokens,
 )
 from ..timeparse import is_calendar_word, without_dates
-from .transliteration import same_name_in_two_scripts
+from .transliteration import same_name_in_two_scripts, written_for_sound
 
 __all__ = [
     "OWNER_NAME_TOPICS",
@@ -374,7 +374,8 @@ def note_subject(text: str) -> str | None:
     """The name a note begins with, if its first word is one: a capitalised word of Latin
     script that is no stop word, no word for the owner, no month or day ("Caroline went
     ...", "Bart在..."), or a Chinese person's name as jieba tags it (``nr``: "小红在..."),
-    all the words so tagged that open the note ("莉莎在...": 莉, 莎)."""
+    all the words so tagged that open the note ("莉莎在...": 莉, 莎), and the character
+    after one so tagged alone ("梓萱在...": 梓, 萱)."""
     text = text.lstrip(" \t\n\"'“‘「")
     first = _WORD.match(text)
     if first is not None:
@@ -389,10 +390,19 @@ def note_subject(text: str) -> str | None:
             else None
         )
     name = ""  # jieba may cut a name it half knows in two, both tagged so (莉莎: 莉, 莎)
-    for word, tag in leading_cjk_words(text):
+    leading = leading_cjk_words(text)
+    for word, tag in leading:
         if not tag.startswith("nr") or word in OWNER_WORDS:
             break
         name += word
+    rest = leading[1:2]
+    if (
+        len(name) == 1
+        and rest
+        and len(rest[0][0]) == 1
+        and not rest[0][1].startswith(_NOT_IN_NAMES)
+    ):
+        name += rest[0][0]  # or cut after its first character, the rest untagged (梓萱: 梓, 萱)
     return name or None
 
 
@@ -410,6 +420,9 @@ mother, and say nothing of what the owner is called."""
 _NOT_IN_NAMES = ("c", "d", "e", "f", "m", "o", "p", "r", "t", "u", "v", "y", "zg")
 """jieba's tags (their first letters) of words no name holds: conjunctions, adverbs,
 localities, numerals, prepositions, pronouns, time words, particles, verbs."""
+_EVERY = frozenset({"天天", "年年", "月月", "日日", "夜夜", "时时", "处处", "人人", "个个"})
+"""Doubled words of how often or how many (every day, everyone) that open notes without
+naming anyone, though 天天 is a child's name too."""
 
 
 _NOUNS = frozenset({"n", "ng", "nt", "ns", "s", "vn"})
@@ -422,14 +435,15 @@ def _leading_name(text: str) -> str | None:
     four Chinese characters: what a note about a Chinese name begins with though jieba
     does not tag it ``nr`` (乐乐 is an adjective to it, 朵朵 a measure word, 张婷婷 two
     words, 可可 a verb). Not a common noun or place (学校, 公园), unless doubled as
-    children's names are (豆豆), nor a word for a relative (妈妈); :func:`notes_person`
+    children's names are (豆豆) or written in the characters of foreign names (露西), nor
+    a word for a relative (妈妈); :func:`notes_person`
     takes it only where most notes begin with the same one."""
     leading = leading_cjk_words(text)
-    if leading and _doubled(leading[0][0]) and not leading[0][1].startswith(("d", "r", "t")):
-        # a doubled name (可可, 果果), whatever jieba takes it for, but for an adverb or
-        # a time word (常常, 天天)
+    if leading and _doubled(leading[0][0]) and not leading[0][1].startswith(("d", "r")):
+        # a doubled name (可可, 果果; 冬冬 and 晨晨, time words to jieba), whatever jieba
+        # takes it for, but for an adverb (常常) or a word of how often (天天, 年年)
         name = leading[0][0]
-        return None if name in _NOT_PERSONS else name
+        return None if name in _NOT_PERSONS | _EVERY else name
     words: list[tuple[str, str]] = []
     for word, tag in leading:
         if tag.startswith(_NOT_IN_NAMES) or not has_cjk(word):
@@ -438,8 +452,9 @@ def _leading_name(text: str) -> str | None:
     name = "".join(word for word, _ in words)
     if not 2 <= len(name) <= 4 or name in _NOT_PERSONS or name in OWNER_WORDS:
         return None
-    if any(tag in _NOUNS for _, tag in words):
-        return None
+    foreign = written_for_sound(name) and all(tag == "n" for _, tag in words)
+    if any(tag in _NOUNS for _, tag in words) and not foreign:
+        return None  # but a foreign name (露西, a common noun to jieba; not 西安, a place)
     return name
 
 

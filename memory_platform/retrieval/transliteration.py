@@ -36,7 +36,7 @@ from functools import cache, lru_cache
 
 from ..textutil import has_cjk
 
-__all__ = ["same_name_in_two_scripts"]
+__all__ = ["same_name_in_two_scripts", "written_for_sound"]
 
 Sound = frozenset[str]
 
@@ -119,7 +119,7 @@ def same_name_in_two_scripts(first: str, second: str) -> bool:
         return False
     latin_words = [w.casefold() for w in re.split(r"[ '\-]+", latin.strip()) if len(w) > 1]
     chinese_words = [w for w in _CHINESE_SEPARATORS.split(chinese.strip()) if w]
-    if not latin_words or not chinese_words or not all(map(_written_for_sound, chinese_words)):
+    if not latin_words or not chinese_words or not all(map(written_for_sound, chinese_words)):
         return False
     fewer, more = (
         (latin_words, chinese_words)
@@ -129,7 +129,7 @@ def same_name_in_two_scripts(first: str, second: str) -> bool:
     return all(any(_sounds_alike(a, b) for b in more) for a in fewer)
 
 
-def _written_for_sound(word: str) -> bool:
+def written_for_sound(word: str) -> bool:
     """Whether a word is written wholly in the characters of foreign names, two or more
     (a name of one syllable is too short to tell by sound)."""
     return len(word) >= 2 and all(ch in _SOUND_CHARACTERS for ch in word)

@@ -1,0 +1,79 @@
+"""Microbenchmark: which names written into MADial's dev notes are found as the notes'
+person (``names.notes_person``), and which opening words are rightly found as no one's.
+
+Each name replaces Bart in every one of the dev user's 83 notes (as a second user of the
+benchmark would be written); the notes' person must come back as that name. Words that
+are not names (a place, a relative, a time, the owner) written the same way must give
+none. The lists are written here: children's names, full names, foreign names in Chinese
+characters.
+
+    .venv/bin/python benchmarks/micro/note_names.py [--madial FILE] [--out FILE]
+
+Writes a Markdown table (default ``benchmarks/results/note_names.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from report import Report
+
+from memory_platform.retrieval.names import notes_person
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parents[2] / "shared" / "data"
+RESULTS = HERE.parent / "results" / "note_names.md"
+
+NAMES = """
+露西 凯文 明明 甜甜 天天 可可 贝贝 果果 朵朵 安安 平平 星星 月月 阳阳 多多 冬冬 小雨 雨桐
+子涵 一诺 欣怡 梓萱 浩然 思雨 宇轩 子轩 诗涵 佳怡 俊杰 小宝 大宝 二宝 丁丁 豆豆 毛毛 牛牛
+糖糖 芳芳 强强 东东 红红 花花 乐乐 笑笑 晨晨 航航 涛涛 萌萌 欢欢 园园 球球 王小二 李雷
+韩梅梅 张三 李四 小王 老李 王老师 李阿姨 丽莎 莉莎 艾米 琳达 汤姆 杰克 玛丽 安娜 莉莉
+""".split()
+"""Names a user's notes may begin with."""
+
+NO_ONE = "学校 公园 北京 西安 今天 周末 上午 每天 天天 妈妈 老师 我 用户".split()
+"""Words that begin notes about no named person."""
+
+INTRO = (
+    "Names written into the 83 notes of MADial's dev user in Bart's place, and whether"
+    " `names.notes_person` finds each as the notes' person; words that name no one"
+    " written the same way (`benchmarks/micro/note_names.py`):"
+)
+COLUMNS = ["written", "count", "as expected", "not as expected (found)"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--madial", type=Path, default=DATA / "madial_zh_dev.json")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    dev = json.loads(args.madial.read_text(encoding="utf-8"))
+    notes = [memory["event"] for memory in dev["memories"]]
+
+    def person(word: str) -> str | None:
+        return notes_person([note.replace("Bart", word) for note in notes])
+
+    table = Report(INTRO, COLUMNS)
+    missed = [(name, person(name)) for name in NAMES]
+    missed = [(name, found) for name, found in missed if found != name]
+    table.add(
+        "names",
+        len(NAMES),
+        len(NAMES) - len(missed),
+        ", ".join(f"{name} ({found or 'none'})" for name, found in missed),
+    )
+    named = [(word, found) for word in NO_ONE if (found := person(word)) is not None]
+    table.add(
+        "words that name no one",
+        len(NO_ONE),
+        len(NO_ONE) - len(named),
+        ", ".join(f"{word} ({found})" for word, found in named),
+    )
+    table.write(args.out)
+
+
+if __name__ == "__main__":
+    main()
