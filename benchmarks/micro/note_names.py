@@ -57,20 +57,17 @@ def main() -> None:
         return notes_person([note.replace("Bart", word) for note in notes])
 
     table = Report(INTRO, COLUMNS)
-    missed = [(name, person(name)) for name in NAMES]
-    missed = [(name, found) for name, found in missed if found != name]
-    table.add(
+    found = {name: person(name) for name in NAMES}
+    table.add_tally(
         "names",
         len(NAMES),
-        len(NAMES) - len(missed),
-        ", ".join(f"{name} ({found or 'none'})" for name, found in missed),
+        [f"{name} ({got or 'none'})" for name, got in found.items() if got != name],
     )
-    named = [(word, found) for word in NO_ONE if (found := person(word)) is not None]
-    table.add(
+    named = {word: person(word) for word in NO_ONE}
+    table.add_tally(
         "words that name no one",
         len(NO_ONE),
-        len(NO_ONE) - len(named),
-        ", ".join(f"{word} ({found})" for word, found in named),
+        [f"{word} ({got})" for word, got in named.items() if got is not None],
     )
     table.write(args.out)
 

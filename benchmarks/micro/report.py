@@ -31,6 +31,11 @@ class Report:
         print(row, flush=True)
         self.rows.append(row)
 
+    def add_tally(self, label: str, count: int, unexpected: Sequence[str]) -> None:
+        """Add a row of ``count`` cases: how many came out as expected, and those that
+        did not."""
+        self.add(label, count, count - len(unexpected), ", ".join(unexpected))
+
     def write(self, path: Path) -> None:
         """Write the paragraph, then the table, to ``path``."""
         header = ["| " + " | ".join(self.columns) + " |", "|" + "---|" * len(self.columns)]
