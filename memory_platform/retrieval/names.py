@@ -50,8 +50,8 @@ begin with "Bart"). A name after a short clause of when or where that opens a no
 counts as its first ("2023-12-25，Bart在…", "今天，Bart…", "On Monday, Bart…"; what
 follows the clause must still be a name, not 我 or 妈妈). A Chinese name counts where
 jieba tags it a name (小红) and also where it does not (乐乐, an adjective to jieba;
-张婷婷, two words; 冬冬, a time word; 露西, a noun), as the same first words, up to a verb or function word, of most
-notes (:func:`notes_person`). Such a memory names its person, and a dialogue of
+张婷婷, two words; 冬冬, a time word; 露西, a noun), as the same first words, up to a verb
+or function word, of most notes (:func:`notes_person`). Such a memory names its person, and a dialogue of
 someone it never held (``<Lisa>:``) asks about a stranger. A memory whose notes mostly
 begin with "I", "user", 我, no subject at all, or different names each, keeps its owner
 unnamed. The cost: an owner who writes mostly about one friend, by name, and then pastes a
@@ -156,6 +156,8 @@ _LABELS = frozenset(
 )
 """Speaker tags that tell a conversation's people apart without naming them ("Speaker 1",
 "Person A"): no one the memory could know by them."""
+_ROLE_WORDS = frozenset({*_ROLES, *_SEEKERS, *_LABELS})
+"""What a speaker tag numbered apart from others may be without its number."""
 _NUMBERED = re.compile(r"(?P<base>.+?)[\s_\-#]*(?:\d+|[A-Za-z]|[一二三四五六七八九十甲乙丙丁])")
 """A speaker tag numbered or lettered apart from the others: User 2, 用户A, Speaker_1."""
 _OWNER = re.compile(r"\b(?:i|me|my|mine|myself|user)\b", re.IGNORECASE)
@@ -240,8 +242,10 @@ def _role(speaker: str) -> str:
     if m is None:
         return speaker
     base = m["base"]
-    known = _ROLES | _SEEKERS | _LABELS | {"human"}
-    if base.casefold() in known or canonical_subject(base) in (SELF_SUBJECT, ASSISTANT_SUBJECT):
+    if base.casefold() in _ROLE_WORDS or canonical_subject(base) in (
+        SELF_SUBJECT,
+        ASSISTANT_SUBJECT,
+    ):
         return base
     return speaker
 
@@ -395,14 +399,11 @@ def note_subject(text: str) -> str | None:
         if not tag.startswith("nr") or word in OWNER_WORDS:
             break
         name += word
-    rest = leading[1:2]
-    if (
-        len(name) == 1
-        and rest
-        and len(rest[0][0]) == 1
-        and not rest[0][1].startswith(_NOT_IN_NAMES)
-    ):
-        name += rest[0][0]  # or cut after its first character, the rest untagged (梓萱: 梓, 萱)
+    # or cut after its first character, the rest untagged (梓萱: 梓, 萱)
+    if len(name) == 1 and len(leading) > 1:
+        after, tag = leading[1]
+        if len(after) == 1 and not tag.startswith(_NOT_IN_NAMES):
+            name += after
     return name or None
 
 
@@ -436,8 +437,8 @@ def _leading_name(text: str) -> str | None:
     does not tag it ``nr`` (乐乐 is an adjective to it, 朵朵 a measure word, 张婷婷 two
     words, 可可 a verb). Not a common noun or place (学校, 公园), unless doubled as
     children's names are (豆豆) or written in the characters of foreign names (露西), nor
-    a word for a relative (妈妈); :func:`notes_person`
-    takes it only where most notes begin with the same one."""
+    a word for a relative (妈妈); :func:`notes_person` takes it only where most notes
+    begin with the same one."""
     leading = leading_cjk_words(text)
     if leading and _doubled(leading[0][0]) and not leading[0][1].startswith(("d", "r")):
         # a doubled name (可可, 果果; 冬冬 and 晨晨, time words to jieba), whatever jieba
