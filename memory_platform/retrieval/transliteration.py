@@ -159,11 +159,19 @@ def _vowel_of(character: str) -> str:
     """The first vowel of a character's syllable after its initial and any medial i or
     u (杰 jie: e; 乔 qiao: a; 伊 yi: i)."""
     syllable = _SOUND_CHARACTERS[character]
-    initial = next((start for start, _ in _INITIALS if syllable.startswith(start)), "")
+    initial, _ = _initial(syllable)
     final = syllable[len(initial) :] or "i"
     if len(final) > 1 and final[0] in "iu" and final[1] in "aeiou":
         final = final[1:]
     return final[0]
+
+
+def _initial(syllable: str) -> tuple[str, str]:
+    """A pinyin syllable's initial and its class; none and a vowel where it has none."""
+    return next(
+        ((start, sound) for start, sound in _INITIALS if syllable.startswith(start)),
+        ("", _VOWEL),
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -216,8 +224,8 @@ def _chinese_sounds(word: str) -> tuple[tuple[str, bool], ...]:
         if syllable == "er":
             sounds.append(("L", True))
             continue
-        initial = next((cls for start, cls in _INITIALS if syllable.startswith(start)), _VOWEL)
-        sounds.append((initial, initial == _VOWEL and position > 0))
+        _, sound = _initial(syllable)
+        sounds.append((sound, sound == _VOWEL and position > 0))
         if syllable.endswith("n") or syllable.endswith("ng"):
             sounds.append(("N", True))
     return tuple(sounds)
