@@ -9,7 +9,9 @@ candidates could reach at most). Last, two changes of the query vector that need
 index change are measured on the dense channel alone, episodes only: pseudo-relevance
 feedback (the query moved toward the mean of its first k hits, weight a, then searched
 again) and, for a pasted conversation, each turn embedded alone (best or mean cosine
-over the turns). Only dev data is read. ::
+over the turns). Then the default search's first 40 results are put in other orders
+(:func:`reorderings`: results alike or of one session spread out, first-person turns
+of a named speaker raised). Only dev data is read. ::
 
     .venv/bin/python benchmarks/micro/recall_headroom.py --db eval.db  # a store of `eval --workdir`
 """
@@ -17,6 +19,7 @@ over the turns). Only dev data is read. ::
 from __future__ import annotations
 
 import argparse
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,6 +34,7 @@ from memory_platform.bench.retrieval_eval import EvalQuestion, EvalSet
 from memory_platform.config import load_settings
 from memory_platform.embeddings import clip_query, embed_queries
 from memory_platform.models import VectorKind
+from memory_platform.retrieval.results import SearchResult
 from memory_platform.textutil import plain_transcript
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -160,6 +164,96 @@ def _per_turn(mp: MemoryPlatform, questions: list[EvalQuestion], golds: Golds) -
     }
 
 
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|our|us)\b", re.I)
+_SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|you'd|your|yours|yourself)\b", re.I)
+
+
+def _first_over_second(result: SearchResult) -> float:
+    """How much more a turn says I than you, in [-1, 1] (English)."""
+    first = len(_FIRST_PERSON.findall(result.text))
+    second = len(_SECOND_PERSON.findall(result.text))
+    return float(np.clip(first - second, -3, 3)) / 3
+
+
+Order = Callable[[list[SearchResult]], list[int]]
+"""Positions of a search's results in a new order."""
+Penalty = Callable[[SearchResult, list[SearchResult]], float]
+"""What a result loses for those already taken before it."""
+
+
+def reorderings(mp: MemoryPlatform, data: EvalSet) -> dict[str, float]:
+    """Recall@10 of the default search's first 40 results put in another order:
+    maximal marginal relevance on the episode vectors (score share minus lam times the
+    best cosine to a result already taken), a penalty for each result already taken
+    from the same session, and, for a turn whose speaker the question names, a bonus
+    for saying I more than you ("What has Melanie painted?" finds her turns about
+    Caroline's paintings)."""
+    golds = Golds(mp)
+    rows = []
+    vectors: dict[str, npt.NDArray[np.float32]] = {}
+    for q in _scored(data):
+        found = mp.search(q.user_id, q.question, max_results=40, record_access=False)
+        refs = [r.id for r in found]
+        vectors |= mp.store.get_vectors(q.user_id, VectorKind.EPISODE, refs)
+        rows.append((q, found, golds(q.user_id, refs)))
+
+    def recall(order: Order) -> float:
+        got = [
+            len({ids[i] for i in order(found)[:10]} & q.gold) / len(q.gold)
+            for q, found, ids in rows
+        ]
+        return round(float(np.mean(got)), 3)
+
+    def greedy(penalty: Penalty) -> Order:
+        def order(found: list[SearchResult]) -> list[int]:
+            top = max((r.score for r in found), default=1.0) or 1.0
+            left, taken = list(range(len(found))), list[int]()
+            while left and len(taken) < 10:
+                chosen = [found[j] for j in taken]
+                best = max(left, key=lambda i: found[i].score / top - penalty(found[i], chosen))
+                taken.append(best)
+                left.remove(best)
+            return taken
+
+        return order
+
+    def redundancy(r: SearchResult, chosen: list[SearchResult]) -> float:
+        if r.id not in vectors:
+            return 0.0
+        return max((float(vectors[r.id] @ vectors[c.id]) for c in chosen if c.id in vectors),
+                   default=0.0)  # fmt: skip
+
+    def same_session(r: SearchResult, chosen: list[SearchResult]) -> float:
+        return sum(1.0 for c in chosen if r.session_id and c.session_id == r.session_id)
+
+    def first_person(w: float) -> Order:
+        def order(found: list[SearchResult]) -> list[int]:
+            bonus = [w * _first_over_second(r) if r.components.mention else 0.0 for r in found]
+            return sorted(range(len(found)), key=lambda i: -(found[i].score + bonus[i]))
+
+        return order
+
+    def times(lam: float, penalty: Penalty) -> Penalty:
+        def weighted(r: SearchResult, chosen: list[SearchResult]) -> float:
+            return lam * penalty(r, chosen)
+
+        return weighted
+
+    out = {"as ranked": recall(lambda found: list(range(len(found))))}
+    for lam in (0.1, 0.3):
+        out[f"MMR on the episode vectors, lam {lam}"] = recall(greedy(times(lam, redundancy)))
+    for lam in (0.05, 0.2):
+        out[f"minus {lam} for each result of its session already taken"] = recall(
+            greedy(times(lam, same_session))
+        )
+    if data.name == "locomo_dev":
+        for w in (0.05, 0.08, 0.1, 0.2):
+            out[f"plus {w} for a named speaker's turn saying I more than you"] = recall(
+                first_person(w)
+            )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, required=True, help="a store of `eval --workdir`")
@@ -176,12 +270,14 @@ def main() -> None:
     ]
     near: Counter[str] = Counter()
     variants: dict[str, dict[str, float]] = {}
+    orders: dict[str, dict[str, float]] = {}
     with MemoryPlatform(load_settings(backend="sqlite", sqlite_path=args.db)) as mp:
         for data in sets:
             bands, close = placement(mp, data)
             near += close
             lines.append(f"| {data.name} | " + " | ".join(str(bands[b]) for b in BANDS) + " |")
             variants[data.name] = dense_variants(mp, data)
+            orders[data.name] = reorderings(mp, data)
     lines += [
         "",
         "LoCoMo's gold turns outside the first ten, by how near they are to one of them: "
@@ -193,12 +289,28 @@ def main() -> None:
         "| query vector | " + " | ".join(variants) + " |",
         "|---|" + "---|" * len(variants),
     ]
-    names = list(dict.fromkeys(k for v in variants.values() for k in v))
-    for name in names:
-        cells = [f"{v[name]:.3f}" if name in v else "–" for v in variants.values()]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += _table(variants)
+    lines += [
+        "",
+        "Recall@10 of the default search's first 40 results in another order (`reorderings`):",
+        "",
+        "| order | " + " | ".join(orders) + " |",
+        "|---|" + "---|" * len(orders),
+    ]
+    lines += _table(orders)
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
+
+
+def _table(columns: dict[str, dict[str, float]]) -> list[str]:
+    """A row per measured name, a column per set, – where a set has none."""
+    names = list(dict.fromkeys(k for v in columns.values() for k in v))
+    return [
+        f"| {name} | "
+        + " | ".join(f"{v[name]:.3f}" if name in v else "–" for v in columns.values())
+        + " |"
+        for name in names
+    ]
 
 
 if __name__ == "__main__":
