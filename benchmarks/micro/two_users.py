@@ -13,7 +13,8 @@ his name replaced (:data:`SECOND_USERS`, one folder each):
   not her name; notes that say 她 (she) every other time;
 - notes and dialogues that call her differently: her full name (李小红) and her given
   name (小红); his name (张伟) and his nickname (小伟); her name in Chinese characters
-  (丽莎) and in Latin letters (Lisa); her name and a role (<User2>).
+  (丽莎) and in Latin letters (Lisa); her name and a role (<User2>); her name in
+  Chinese characters (小红) and in pinyin (Xiaohong).
 
 Each folder goes through the same evaluation as `memory-platform eval madial --data FOLDER`.
 
@@ -84,6 +85,9 @@ SECOND_USERS: dict[str, SecondUser] = {
     ),
     "Bart renamed Lisa in the notes, her dialogues tagged <User2> (a role, not a name)": (
         SecondUser({"Bart": "Lisa"}, said={"Bart": "User2"})
+    ),
+    "Bart renamed 小红 in the notes and Xiaohong in the dialogues (her name in pinyin)": (
+        SecondUser({"Bart": "小红"}, said={"Bart": "Xiaohong"})
     ),
 }
 SEASONS = (

@@ -110,6 +110,7 @@ from ..textutil import (
     word_tokens,
 )
 from ..timeparse import is_calendar_word, without_dates
+from .pinyin import spelled_in_pinyin
 from .transliteration import same_name_in_two_scripts, written_for_sound
 
 __all__ = [
@@ -288,10 +289,19 @@ def unknown_names(
 
 
 def names_the_user_id(name: str, user_id: str) -> bool:
-    """Whether ``name`` is a word of the user's own id ("bart" in ``bart-42``): an agent
+    """Whether ``name`` is a word of the user's own id ("bart" in ``bart-42``), or a
+    Chinese name the id spells in pinyin (小红, ``xiaohong-42`` or ``xiao_hong``): an agent
     may call its user by name in a memory that only ever says "I"."""
+    words = word_tokens(user_id.replace("_", " ").replace("-", " "))
     tokens = set(word_tokens(name))
-    return bool(tokens) and tokens <= set(word_tokens(user_id.replace("_", " ").replace("-", " ")))
+    if tokens and tokens <= set(words):
+        return True
+    if not has_cjk(name):
+        return False
+    spelled = [w for w in words if w.isascii() and w.isalpha()]
+    if len(spelled) > 1:  # xiao_hong
+        spelled.append("".join(spelled))
+    return any(spelled_in_pinyin(w, form) for w in spelled for form in (name, *given_names(name)))
 
 
 def among_people(name: str, people: Iterable[str]) -> bool:
@@ -301,7 +311,8 @@ def among_people(name: str, people: Iterable[str]) -> bool:
     Chinese names, a given name and the full name that ends with it after a surname of
     one or two characters (小红, 李小红; 婷婷, 欧阳婷婷), and a name and a nickname made of
     its last character (张伟, 小伟; 李晓红, 红红); a name in Latin script and its
-    transliteration in Chinese characters (Lisa, 丽莎; :mod:`.transliteration`)."""
+    transliteration in Chinese characters (Lisa, 丽莎; :mod:`.transliteration`), and a
+    Chinese name, or its given name, and its pinyin (Xiaohong; 小红 or 李小红)."""
     folded, tokens = name.casefold(), set(word_tokens(name))
     for person in people:
         if person.casefold() == folded:
@@ -310,7 +321,7 @@ def among_people(name: str, people: Iterable[str]) -> bool:
             if (
                 _given_and_full(name, person)
                 or _given_and_full(person, name)
-                or same_name_in_two_scripts(name, person)
+                or _in_two_scripts(name, person)
             ):
                 return True
             continue
@@ -318,6 +329,14 @@ def among_people(name: str, people: Iterable[str]) -> bool:
         if tokens and theirs and (tokens <= theirs or theirs <= tokens):
             return True
     return False
+
+
+def _in_two_scripts(name: str, person: str) -> bool:
+    """Whether one name is in Latin script and the other in Chinese characters, and the
+    Latin one writes the Chinese one, or the given name of a Chinese full name (Xiaohong,
+    李小红): :func:`.transliteration.same_name_in_two_scripts`."""
+    latin, chinese = (person, name) if has_cjk(name) else (name, person)
+    return any(same_name_in_two_scripts(latin, form) for form in (chinese, *given_names(chinese)))
 
 
 def _given_and_full(given: str, full: str) -> bool:

@@ -1,5 +1,6 @@
 """Whether a name in Latin script and a name in Chinese characters are one name written
-in two scripts: Lisa and 丽莎, Bart and 巴特, Tom and 汤姆, Linda and 琳达.
+in two scripts: Lisa and 丽莎, Bart and 巴特, Tom and 汤姆, Linda and 琳达; and a Chinese name
+and its pinyin, Xiaohong and 小红 (:mod:`.pinyin`).
 
 Chinese writes a foreign name by its sound, a syllable for each consonant it hears, with
 vowels added where English has none (Bart: 巴特, ba-te). Both names are reduced to the
@@ -35,6 +36,7 @@ import re
 from functools import cache, lru_cache
 
 from ..textutil import has_cjk
+from .pinyin import spelled_in_pinyin, written_in_pinyin
 
 __all__ = ["same_name_in_two_scripts", "written_for_sound"]
 
@@ -109,13 +111,18 @@ English name."""
 
 def same_name_in_two_scripts(first: str, second: str) -> bool:
     """Whether one of the two names is written in Latin letters and the other in Chinese
-    characters, and they sound alike as a name and its transliteration (module docstring).
+    characters, and they sound alike as a name and its transliteration (module docstring)
+    or the Latin one spells the Chinese one in pinyin (:mod:`.pinyin`: Xiaohong, 小红).
     A name of several words matches where each word of the name with fewer words matches
     one of the other's (Lisa, 丽莎·辛普森)."""
     if has_cjk(first) == has_cjk(second):
         return False
     latin, chinese = (second, first) if has_cjk(first) else (first, second)
     if not _LATIN_NAME.fullmatch(latin.strip()):
+        return False
+    if spelled_in_pinyin(latin, chinese.strip()):  # a Chinese name (Xiaohong, 小红)
+        return True
+    if written_in_pinyin(latin):  # Lin Feng is 林峰 or no one, not 赖宁 by its sound
         return False
     latin_words = [w.casefold() for w in re.split(r"[ '\-]+", latin.strip()) if len(w) > 1]
     chinese_words = [w for w in _CHINESE_SEPARATORS.split(chinese.strip()) if w]
