@@ -283,33 +283,34 @@ def main() -> None:
         "LoCoMo's gold turns outside the first ten, by how near they are to one of them: "
         + ", ".join(f"{where} {n}" for where, n in near.most_common())
         + ".",
-        "",
-        "Dense recall@10 (episodes alone) of changes to the query vector:",
-        "",
-        "| query vector | " + " | ".join(variants) + " |",
-        "|---|" + "---|" * len(variants),
     ]
-    lines += _table(variants)
-    lines += [
-        "",
+    lines += _table(
+        "Dense recall@10 (episodes alone) of changes to the query vector:", "query vector", variants
+    )
+    lines += _table(
         "Recall@10 of the default search's first 40 results in another order (`reorderings`):",
-        "",
-        "| order | " + " | ".join(orders) + " |",
-        "|---|" + "---|" * len(orders),
-    ]
-    lines += _table(orders)
+        "order",
+        orders,
+    )
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 
 
-def _table(columns: dict[str, dict[str, float]]) -> list[str]:
-    """A row per measured name, a column per set, – where a set has none."""
+def _table(title: str, label: str, columns: dict[str, dict[str, float]]) -> list[str]:
+    """A titled table: a row per measured name, a column per set, – where a set has none."""
     names = list(dict.fromkeys(k for v in columns.values() for k in v))
     return [
-        f"| {name} | "
-        + " | ".join(f"{v[name]:.3f}" if name in v else "–" for v in columns.values())
-        + " |"
-        for name in names
+        "",
+        title,
+        "",
+        f"| {label} | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
+        *(
+            f"| {name} | "
+            + " | ".join(f"{v[name]:.3f}" if name in v else "–" for v in columns.values())
+            + " |"
+            for name in names
+        ),
     ]
 
 
