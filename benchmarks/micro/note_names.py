@@ -1,5 +1,5 @@
 """Microbenchmark: which names written into MADial's dev notes are found as the notes'
-person (``names.notes_person``), and which opening words are rightly found as no one's.
+person (``note_subjects.notes_person``), and which opening words are rightly found as no one's.
 
 Each name replaces Bart in every one of the dev user's 83 notes (as a second user of the
 benchmark would be written); the notes' person must come back as that name. Words that
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from report import Report
 
-from memory_platform.retrieval.names import notes_person
+from memory_platform.retrieval.note_subjects import notes_person
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[2] / "shared" / "data"
@@ -39,7 +39,7 @@ NO_ONE = "学校 公园 北京 西安 今天 周末 上午 每天 天天 妈妈 
 
 INTRO = (
     "Names written into the 83 notes of MADial's dev user in Bart's place, and whether"
-    " `names.notes_person` finds each as the notes' person; words that name no one"
+    " `note_subjects.notes_person` finds each as the notes' person; words that name no one"
     " written the same way (`benchmarks/micro/note_names.py`):"
 )
 COLUMNS = ["written", "count", "as expected", "not as expected (found)"]

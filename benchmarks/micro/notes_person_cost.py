@@ -1,4 +1,4 @@
-"""Microbenchmark: reading who a memory's notes are about (``names.notes_person``).
+"""Microbenchmark: reading who a memory's notes are about (``note_subjects.notes_person``).
 
 A search whose query names someone asks whose notes its candidates are; the answer
 tags the notes' first words with jieba, and a note that opens with a clause of when or
@@ -22,14 +22,14 @@ from report import Report, out_path
 from timing import milliseconds
 
 from memory_platform import textutil
-from memory_platform.retrieval import names
-from memory_platform.retrieval.names import notes_person
+from memory_platform.retrieval import note_subjects
+from memory_platform.retrieval.note_subjects import notes_person
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[2] / "shared" / "data"
 RESULTS = HERE.parent / "results" / "notes_person_cost.md"
 INTRO = (
-    "Reading whose notes 80 candidate notes are (`names.notes_person`;"
+    "Reading whose notes 80 candidate notes are (`note_subjects.notes_person`;"
     " `benchmarks/micro/notes_person_cost.py`), median ms of 5 reads with jieba's tags"
     " uncached and of 20 cached:"
 )
@@ -37,7 +37,7 @@ COLUMNS = ["notes", "uncached ms", "cached ms"]
 TAGS = getattr(textutil, "tagged_words", None) or textutil._tagged_start  # type: ignore[attr-defined]
 """jieba's cached tags (``_tagged_start`` before 2026-11-26, so the script also measures
 older code)."""
-CACHES = [TAGS, *filter(None, [getattr(names, "_after_setting", None)])]
+CACHES = [TAGS, *filter(None, [getattr(note_subjects, "_after_setting", None)])]
 """Everything a read of the notes caches: jieba's tags and, since 2026-11-26, what
 follows a note's opening clause."""
 

@@ -44,18 +44,7 @@ and a conversation or question about someone else (``<Lisa>:``) is then a strang
 Recording a nickname the same way makes it known too.
 
 Notes with no speaker are the owner's unnamed words unless most of them begin with one
-and the same name (:func:`notes_name_their_person`): "Bart在圣诞节晚会上跳舞" is a note
-about Bart, as MADial-Bench writes every user's memory (77 of its dev user's 83 notes
-begin with "Bart"). A name after a short clause of when or where that opens a note
-counts as its first ("2023-12-25，Bart在…", "今天，Bart…", "On Monday, Bart…"; what
-follows the clause must still be a name, not 我 or 妈妈). A Chinese name counts where
-jieba tags it a name (小红) and also where it does not (乐乐, an adjective to jieba;
-张婷婷, two words; 冬冬, a time word; 露西, a noun), as the same first words, up to a verb
-or function word, of most notes (:func:`notes_person`). Such a memory names its person, and a dialogue of
-someone it never held (``<Lisa>:``) asks about a stranger. A memory whose notes mostly
-begin with "I", "user", 我, no subject at all, or different names each, keeps its owner
-unnamed. The cost: an owner who writes mostly about one friend, by name, and then pastes a
-conversation under a name of their own that no note holds.
+and the same name: :mod:`.note_subjects` reads whose they are.
 
 A question naming a stranger is evidence; a pasted conversation of strangers is a
 verdict (:func:`strangers_conversation`). Its speakers are who it is about, and a memory
@@ -66,9 +55,9 @@ whoever else the conversation mentions (a friend both people have). A speaker th
 only mentions is not one of its people (:func:`among_people`): notes about Lisa that
 mention her brother Bart hold nothing of Bart's own conversation. A speaker the
 candidates do not show is looked up: a stored turn of theirs, or a stored note that
-begins with their name (:func:`note_begins_with`), makes them one of its people (a
-search may reach only the few notes about a friend, whose name then begins most of
-them). Such a conversation that does say one of the memory's people is evidence against
+begins with their name (:func:`.note_subjects.note_begins_with`), makes them one of its
+people (a search may reach only the few notes about a friend, whose name then begins
+most of them). Such a conversation that does say one of the memory's people is evidence against
 every match, as one of strangers that says them is, and as a question naming strangers
 is. Between two halves of MADial's dev user, one renamed, a dialogue got 1.30 to 1.75
 direct results per question from the other person's half as evidence, none as a verdict.
@@ -94,39 +83,33 @@ that question; ``benchmarks/micro/owner_questions.py``).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence, Set
-from functools import lru_cache
 
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
 from ..layers import MID_TERM_SPEAKER
 from ..textutil import (
     has_cjk,
-    leading_cjk_words,
     normalize_name,
     plain_transcript,
-    tagged_words,
     transcript_speakers,
     word_tokens,
 )
 from ..timeparse import is_calendar_word, without_dates
 from .pinyin import spelled_in_pinyin
-from .transliteration import same_name_in_two_scripts, written_for_sound
+from .transliteration import same_name_in_two_scripts
 
 __all__ = [
+    "LATIN_WORD",
     "OWNER_NAME_TOPICS",
     "OWNER_WORDS",
     "among_people",
     "asks_about_owner",
     "given_names",
+    "nameable",
     "named_words",
     "names_the_owner",
     "names_the_user_id",
     "nicknames",
-    "note_begins_with",
-    "note_subject",
-    "notes_name_their_person",
-    "notes_person",
     "owner_names",
     "question_names",
     "says_name",
@@ -137,7 +120,7 @@ __all__ = [
 ]
 
 _SENTENCES = re.compile(r"(?<=[.?!。？！])\s+|\n+")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _FIRST_WORD = re.compile(r"[\s\"'“‘「(\[]*[A-Za-z][A-Za-z'’\-]*(?P<after>.?)")
 _NOT_NAMES = {"i", "i'm", "i've", "i'd", "i'll", "ok"}
 _ROLES = {"human", "system", "bot", "model", "tool", "function", "agent", "narrator", "系统"}
@@ -178,7 +161,7 @@ OWNER_WORDS = frozenset({"user", "我", "用户", "本人"})
 and are not stop words."""
 
 
-def _nameable(word: str) -> bool:
+def nameable(word: str) -> bool:
     """Whether a word may be a name at all: more than one letter, not "I" or "OK", no
     month or day (what every way of finding names here leaves out)."""
     return len(word) > 1 and word.casefold() not in _NOT_NAMES and not is_calendar_word(word)
@@ -189,14 +172,14 @@ def named_words(text: str) -> list[str]:
     order, each once, without a possessive "'s"; dates and speaker tags are left out."""
     found: dict[str, None] = {}
     for sentence in _SENTENCES.split(without_dates(plain_transcript(text))):
-        words = _WORD.findall(sentence)
+        words = LATIN_WORD.findall(sentence)
         if words and _begins_sentence(sentence):
             words = words[1:]
         if len(words) >= 3 and 2 * sum(w[0].isupper() for w in words) > len(words):
             continue  # Title Case or capitals throughout: capitals mark no names here
         for found_word in words:
             word = re.sub(r"['’]s$", "", found_word).strip("'’-")
-            if word[0:1].isupper() and _nameable(word):
+            if word[0:1].isupper() and nameable(word):
                 found.setdefault(word, None)
     return list(found)
 
@@ -221,7 +204,7 @@ def speaker_names(text: str) -> list[str]:
     return [
         speaker
         for speaker in speakers
-        if _nameable(speaker)
+        if nameable(speaker)
         and _role(speaker).casefold() not in _ROLES | _LABELS
         and not unnamed_speaker(speaker)
     ]
@@ -393,219 +376,6 @@ def asks_about_owner(question: str, words: Set[str]) -> bool:
     return bool(words & OWNER_WORDS) or bool(_OWNER.search(question))
 
 
-def note_subject(text: str) -> str | None:
-    """The name a note begins with, if its first word is one: a capitalised word of Latin
-    script that is no stop word, no word for the owner, no month or day ("Caroline went
-    ...", "Bart在..."), or a Chinese person's name as jieba tags it (``nr``: "小红在..."),
-    all the words so tagged that open the note ("莉莎在...": 莉, 莎), and the character
-    after one so tagged alone ("梓萱在...": 梓, 萱)."""
-    text = text.lstrip(" \t\n\"'“‘「")
-    first = _WORD.match(text)
-    if first is not None:
-        word = re.sub(r"['’]s$", "", first.group(0))
-        return (
-            word
-            if word[0].isupper()
-            and not text[first.end() :].startswith(",")  # "Yesterday, ..." opens a clause
-            and _nameable(word)
-            and word.casefold() not in OWNER_WORDS
-            and word_tokens(word)  # a stop word ("The", "We") names nobody
-            else None
-        )
-    name = ""  # jieba may cut a name it half knows in two, both tagged so (莉莎: 莉, 莎)
-    leading = leading_cjk_words(text)
-    for word, tag in leading:
-        if not tag.startswith("nr") or word in OWNER_WORDS:
-            break
-        name += word
-    # or cut after its first character, the rest untagged (梓萱: 梓, 萱)
-    if len(name) == 1 and len(leading) > 1:
-        after, tag = leading[1]
-        if len(after) == 1 and not tag.startswith(_NOT_IN_NAMES):
-            name += after
-    return name or None
-
-
-_NOT_PERSONS = frozenset(
-    {
-        "妈妈", "爸爸", "爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "哥哥", "姐姐",
-        "弟弟", "妹妹", "老师", "同学", "朋友", "同事", "老板", "老公", "老婆", "丈夫",
-        "妻子", "孩子", "儿子", "女儿", "宝宝", "家人", "大家", "邻居", "室友", "男友",
-        "女友", "男朋友", "女朋友", "叔叔", "阿姨", "舅舅", "舅妈", "姑姑", "伯伯", "婶婶",
-        "表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "班主任", "校长", "医生", "教练",
-    }
-)  # fmt: skip
-"""Words for relatives and roles: notes that mostly begin with 妈妈 are about the owner's
-mother, and say nothing of what the owner is called."""
-_NOT_IN_NAMES = ("c", "d", "e", "f", "m", "o", "p", "r", "t", "u", "v", "y", "zg")
-"""jieba's tags (their first letters) of words no name holds: conjunctions, adverbs,
-localities, numerals, prepositions, pronouns, time words, particles, verbs."""
-_EVERY = frozenset({"天天", "年年", "月月", "日日", "夜夜", "时时", "处处", "人人", "个个"})
-"""Doubled words of how often or how many (every day, everyone) that open notes without
-naming anyone, though 天天 is a child's name too."""
-
-
-_NOUNS = frozenset({"n", "ng", "nt", "ns", "s", "vn"})
-"""jieba's tags of common nouns and places (学校, 公园, 北京), which begin notes about
-them rather than about a person."""
-
-
-def _leading_name(text: str) -> str | None:
-    """A note's first words up to its first function word or verb, as a name of two to
-    four Chinese characters: what a note about a Chinese name begins with though jieba
-    does not tag it ``nr`` (乐乐 is an adjective to it, 朵朵 a measure word, 张婷婷 two
-    words, 可可 a verb). Not a common noun or place (学校, 公园), unless doubled as
-    children's names are (豆豆) or written in the characters of foreign names (露西), nor
-    a word for a relative (妈妈); :func:`notes_person` takes it only where most notes
-    begin with the same one."""
-    leading = leading_cjk_words(text)
-    if leading and _doubled(leading[0][0]) and not leading[0][1].startswith(("d", "r")):
-        # a doubled name (可可, 果果; 冬冬 and 晨晨, time words to jieba), whatever jieba
-        # takes it for, but for an adverb (常常) or a word of how often (天天, 年年)
-        name = leading[0][0]
-        return None if name in _NOT_PERSONS | _EVERY else name
-    words: list[tuple[str, str]] = []
-    for word, tag in leading:
-        if tag.startswith(_NOT_IN_NAMES) or not has_cjk(word):
-            break
-        words.append((word, tag))
-    name = "".join(word for word, _ in words)
-    if not 2 <= len(name) <= 4 or name in _NOT_PERSONS or name in OWNER_WORDS:
-        return None
-    foreign = written_for_sound(name) and all(tag == "n" for _, tag in words)
-    if any(tag in _NOUNS for _, tag in words) and not foreign:
-        return None  # but a foreign name (露西, a common noun to jieba; not 西安, a place)
-    return name
-
-
-_LEAD = re.compile(
-    r"(?:\d{4}[-/.年]\d{1,2}[-/.月]|\d{1,2}月)\d{1,2}[日号]?[，,：:\s]*"
-    r"|[^，,：:。.!?！？；;\n]{1,16}?[，,：:]\s*|\d[\d\-/.年月日号]*\s+"
-)
-"""A short clause before a note's subject: when or where ("今天，", "2023-12-25，",
-"在元旦晚会上，", "On Monday, ", "2023-12-25 "), up to a comma or colon, or a date and a
-space, or a whole date with nothing after it ("2023-12-25Lisa…", "12月25日Lisa…";
-:func:`_is_setting` then checks it names no one and does nothing)."""
-_PERSONAL = frozenset({"我", "我们", "你", "你们", "他", "她", "他们", "她们", "咱们", "自己"})
-_PERSONAL_EN = frozenset({"i", "me", "my", "we", "you", "he", "she", "they", "it", "user"})
-
-
-def _is_setting(lead: str) -> bool:
-    """Whether an opening clause says when or where, not who did what: no verb (but 有
-    before a number, 有一天), no personal pronoun or relative ("我在公园里跳舞，", "妈妈说，"
-    are not settings); in Latin script, at most four words and no pronoun."""
-    text = lead.strip(" \t，,：:")
-    if not has_cjk(text):
-        words = _WORD.findall(text)
-        return len(words) <= 4 and not any(w.casefold() in _PERSONAL_EN for w in words)
-    tagged = tagged_words(text)
-    for i, (word, tag) in enumerate(tagged):
-        if word in _PERSONAL or word in _NOT_PERSONS or word in OWNER_WORDS:
-            return False
-        counted = word == "有" and i + 1 < len(tagged) and tagged[i + 1][1].startswith("m")
-        if tag.startswith("v") and not counted:
-            return False
-    return True
-
-
-@lru_cache(maxsize=4096)
-def _after_setting(note: str) -> str | None:
-    """What follows a short clause of when or where that opens a note (:data:`_LEAD`,
-    :func:`_is_setting`), or the time words that open it with no comma after them
-    ("昨天Lisa…", "去年夏天Lisa…", by jieba's tag), or None where none does. Cached: both
-    ways of finding a name read each note, search after search."""
-    text = note.lstrip()
-    lead = _LEAD.match(text)
-    if lead is not None and _is_setting(lead.group(0)):
-        return text[lead.end() :]
-    times = 0
-    for word, tag in leading_cjk_words(text):
-        if not tag.startswith("t"):
-            break
-        times += len(word)
-    return text[times:] if times else None
-
-
-def _opening_subject(note: str, subject_of: Callable[[str], str | None]) -> str | None:
-    """What ``subject_of`` finds at the start of a note, or else after a short clause of
-    when or where that opens it ("今天，Bart在公园里放风筝", "2023-12-25，Bart..."): a
-    note's person need not be its first word."""
-    found = subject_of(note)
-    if found is None and (rest := _after_setting(note)) is not None:
-        found = subject_of(rest)
-    return found
-
-
-def note_begins_with(note: str, name: str) -> bool:
-    """Whether a note (a turn with no speaker) begins with ``name`` (:func:`note_subject`
-    or the shared first words :func:`notes_person` reads, in any case), also after a
-    short clause of when or where that opens it."""
-    return any(
-        subject is not None and among_people(name, [subject])
-        for subject in (
-            _opening_subject(note, note_subject),
-            _opening_subject(note, _leading_name),
-        )
-    )
-
-
-def _doubled(word: str) -> bool:
-    """Whether a word is one Chinese character twice, as children's names often are."""
-    return len(word) == 2 and word[0] == word[1] and has_cjk(word)
-
-
-_HE_OR_SHE = frozenset({"他", "她", "he", "she"})
-"""Pronouns of one person besides the speaker and the listener: a note that begins with
-one goes on about someone its other notes name."""
-
-
-def _pronoun_of(note: str) -> str | None:
-    """The note's first word where it is he or she (他, 她, "She ..."), also after a short
-    clause of when or where: a note with no name of its own."""
-    if (leading := leading_cjk_words(note)) and leading[0][0] in _HE_OR_SHE:
-        return leading[0][0]
-    first = _WORD.match(note.lstrip(" \t\"'“‘「(["))
-    return first.group(0) if first and first.group(0).casefold() in _HE_OR_SHE else None
-
-
-def notes_person(notes: Sequence[str]) -> str | None:
-    """The name most of these notes (turns with no speaker) begin with
-    (:func:`note_subject`, case folded; also after a short clause of when or where,
-    "今天，Bart..."), or None where most begin with none or with different names.
-    Notes that begin with he or she (她在公园里…) are not counted: they go on about the
-    person the others name, so a memory written "Lisa…" and "她…" by turns is Lisa's.
-    Chinese names jieba does not know are found by what the notes share: the same first
-    words (:func:`_leading_name`) in most of them."""
-    pronoun: dict[str, bool] = {}  # asked only of notes that begin with no name, once
-
-    def begins_with_a_pronoun(note: str) -> bool:
-        if note not in pronoun:
-            pronoun[note] = _opening_subject(note, _pronoun_of) is not None
-        return pronoun[note]
-
-    for subject_of in (note_subject, _leading_name):
-        subjects: Counter[str] = Counter()
-        counted = 0  # the notes but those that begin with he or she
-        for note in notes:
-            if subject := _opening_subject(note, subject_of):
-                subjects[subject.casefold()] += 1
-            elif begins_with_a_pronoun(note):
-                continue
-            counted += 1
-        if subjects:
-            name, count = subjects.most_common(1)[0]
-            if 2 * count > counted:
-                return name
-    return None
-
-
-def notes_name_their_person(notes: Sequence[str]) -> bool:
-    """Whether most of these notes begin with one and the same name
-    (:func:`notes_person`): a memory of notes about a named person, whose owner is that
-    person, not unnamed."""
-    return notes_person(notes) is not None
-
-
 def owner_names(owner_name_memories: Iterable[str]) -> list[str]:
     """What the owner is called in these texts (memories about the owner under a name
     topic, :data:`OWNER_NAME_TOPICS`): their words less the words for the owner and the
@@ -630,10 +400,10 @@ def says_name(query: str, name: str) -> bool:
 def strangers_conversation(query: str, person_names: Iterable[str]) -> bool:
     """Whether ``query``, whose speakers are already found not to be the memory's people
     (never held, :func:`unknown_names`, or only mentioned, :func:`among_people`), is a
-    conversation of strangers: pasted with its
-    speakers (:func:`speaker_names`), and saying none of the names the memory calls its
-    people (``person_names``: speakers, :func:`notes_person`, :func:`owner_names`), which
-    a conversation in Chinese may say without any name being found in it
+    conversation of strangers: pasted with its speakers (:func:`speaker_names`), and
+    saying none of the names the memory calls its people (``person_names``: speakers,
+    :func:`.note_subjects.notes_person`, :func:`owner_names`), which a conversation in
+    Chinese may say without any name being found in it
     ("<Lisa>: 我和小红去游泳了"). Others it mentions do not count: a friend both people
     have makes the conversation no less a stranger's."""
     return bool(speaker_names(query)) and not any(says_name(query, n) for n in person_names)

@@ -27,9 +27,6 @@ from .names import (
     given_names,
     names_the_owner,
     names_the_user_id,
-    note_begins_with,
-    notes_name_their_person,
-    notes_person,
     owner_names,
     question_names,
     speaker_names,
@@ -37,6 +34,7 @@ from .names import (
     unknown_names,
     unnamed_speaker,
 )
+from .note_subjects import note_begins_with, notes_name_their_person, notes_person
 
 __all__ = ["MemoryPeople", "NameEvidence", "is_note", "name_evidence"]
 

@@ -1,0 +1,243 @@
+"""Whose a memory's notes are: the name most of them begin with.
+
+Notes (turns with no speaker) are the owner's unnamed words unless most of them begin
+with one and the same name (:func:`notes_name_their_person`): "Bart在圣诞节晚会上跳舞" is
+a note about Bart, as MADial-Bench writes every user's memory (77 of its dev user's 83
+notes begin with "Bart"). A name after a short clause of when or where that opens a note
+counts as its first ("2023-12-25，Bart在…", "今天，Bart…", "On Monday, Bart…"; what
+follows the clause must still be a name, not 我 or 妈妈). A Chinese name counts where
+jieba tags it a name (小红) and also where it does not (乐乐, an adjective to jieba;
+张婷婷, two words; 冬冬, a time word; 露西, a noun), as the same first words, up to a verb
+or function word, of most notes (:func:`notes_person`). Such a memory names its person,
+and a dialogue of someone it never held (``<Lisa>:``) asks about a stranger
+(:mod:`.names`). A memory whose notes mostly begin with "I", "user", 我, no subject at
+all, or different names each, keeps its owner unnamed. The cost: an owner who writes
+mostly about one friend, by name, and then pastes a conversation under a name of their
+own that no note holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from ..textutil import has_cjk, leading_cjk_words, tagged_words, word_tokens
+from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
+from .transliteration import written_for_sound
+
+__all__ = ["note_begins_with", "note_subject", "notes_name_their_person", "notes_person"]
+
+
+def note_subject(text: str) -> str | None:
+    """The name a note begins with, if its first word is one: a capitalised word of Latin
+    script that is no stop word, no word for the owner, no month or day ("Caroline went
+    ...", "Bart在..."), or a Chinese person's name as jieba tags it (``nr``: "小红在..."),
+    all the words so tagged that open the note ("莉莎在...": 莉, 莎), and the character
+    after one so tagged alone ("梓萱在...": 梓, 萱)."""
+    text = text.lstrip(" \t\n\"'“‘「")
+    first = LATIN_WORD.match(text)
+    if first is not None:
+        word = re.sub(r"['’]s$", "", first.group(0))
+        return (
+            word
+            if word[0].isupper()
+            and not text[first.end() :].startswith(",")  # "Yesterday, ..." opens a clause
+            and nameable(word)
+            and word.casefold() not in OWNER_WORDS
+            and word_tokens(word)  # a stop word ("The", "We") names nobody
+            else None
+        )
+    name = ""  # jieba may cut a name it half knows in two, both tagged so (莉莎: 莉, 莎)
+    leading = leading_cjk_words(text)
+    for word, tag in leading:
+        if not tag.startswith("nr") or word in OWNER_WORDS:
+            break
+        name += word
+    # or cut after its first character, the rest untagged (梓萱: 梓, 萱)
+    if len(name) == 1 and len(leading) > 1:
+        after, tag = leading[1]
+        if len(after) == 1 and not tag.startswith(_NOT_IN_NAMES):
+            name += after
+    return name or None
+
+
+_NOT_PERSONS = frozenset(
+    {
+        "妈妈", "爸爸", "爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "哥哥", "姐姐",
+        "弟弟", "妹妹", "老师", "同学", "朋友", "同事", "老板", "老公", "老婆", "丈夫",
+        "妻子", "孩子", "儿子", "女儿", "宝宝", "家人", "大家", "邻居", "室友", "男友",
+        "女友", "男朋友", "女朋友", "叔叔", "阿姨", "舅舅", "舅妈", "姑姑", "伯伯", "婶婶",
+        "表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "班主任", "校长", "医生", "教练",
+    }
+)  # fmt: skip
+"""Words for relatives and roles: notes that mostly begin with 妈妈 are about the owner's
+mother, and say nothing of what the owner is called."""
+_NOT_IN_NAMES = ("c", "d", "e", "f", "m", "o", "p", "r", "t", "u", "v", "y", "zg")
+"""jieba's tags (their first letters) of words no name holds: conjunctions, adverbs,
+localities, numerals, prepositions, pronouns, time words, particles, verbs."""
+_EVERY = frozenset({"天天", "年年", "月月", "日日", "夜夜", "时时", "处处", "人人", "个个"})
+"""Doubled words of how often or how many (every day, everyone) that open notes without
+naming anyone, though 天天 is a child's name too."""
+
+
+_NOUNS = frozenset({"n", "ng", "nt", "ns", "s", "vn"})
+"""jieba's tags of common nouns and places (学校, 公园, 北京), which begin notes about
+them rather than about a person."""
+
+
+def _leading_name(text: str) -> str | None:
+    """A note's first words up to its first function word or verb, as a name of two to
+    four Chinese characters: what a note about a Chinese name begins with though jieba
+    does not tag it ``nr`` (乐乐 is an adjective to it, 朵朵 a measure word, 张婷婷 two
+    words, 可可 a verb). Not a common noun or place (学校, 公园), unless doubled as
+    children's names are (豆豆) or written in the characters of foreign names (露西), nor
+    a word for a relative (妈妈); :func:`notes_person` takes it only where most notes
+    begin with the same one."""
+    leading = leading_cjk_words(text)
+    if leading and _doubled(leading[0][0]) and not leading[0][1].startswith(("d", "r")):
+        # a doubled name (可可, 果果; 冬冬 and 晨晨, time words to jieba), whatever jieba
+        # takes it for, but for an adverb (常常) or a word of how often (天天, 年年)
+        name = leading[0][0]
+        return None if name in _NOT_PERSONS | _EVERY else name
+    words: list[tuple[str, str]] = []
+    for word, tag in leading:
+        if tag.startswith(_NOT_IN_NAMES) or not has_cjk(word):
+            break
+        words.append((word, tag))
+    name = "".join(word for word, _ in words)
+    if not 2 <= len(name) <= 4 or name in _NOT_PERSONS or name in OWNER_WORDS:
+        return None
+    foreign = written_for_sound(name) and all(tag == "n" for _, tag in words)
+    if any(tag in _NOUNS for _, tag in words) and not foreign:
+        return None  # but a foreign name (露西, a common noun to jieba; not 西安, a place)
+    return name
+
+
+_LEAD = re.compile(
+    r"(?:\d{4}[-/.年]\d{1,2}[-/.月]|\d{1,2}月)\d{1,2}[日号]?[，,：:\s]*"
+    r"|[^，,：:。.!?！？；;\n]{1,16}?[，,：:]\s*|\d[\d\-/.年月日号]*\s+"
+)
+"""A short clause before a note's subject: when or where ("今天，", "2023-12-25，",
+"在元旦晚会上，", "On Monday, ", "2023-12-25 "), up to a comma or colon, or a date and a
+space, or a whole date with nothing after it ("2023-12-25Lisa…", "12月25日Lisa…";
+:func:`_is_setting` then checks it names no one and does nothing)."""
+_PERSONAL = frozenset({"我", "我们", "你", "你们", "他", "她", "他们", "她们", "咱们", "自己"})
+_PERSONAL_EN = frozenset({"i", "me", "my", "we", "you", "he", "she", "they", "it", "user"})
+
+
+def _is_setting(lead: str) -> bool:
+    """Whether an opening clause says when or where, not who did what: no verb (but 有
+    before a number, 有一天), no personal pronoun or relative ("我在公园里跳舞，", "妈妈说，"
+    are not settings); in Latin script, at most four words and no pronoun."""
+    text = lead.strip(" \t，,：:")
+    if not has_cjk(text):
+        words = LATIN_WORD.findall(text)
+        return len(words) <= 4 and not any(w.casefold() in _PERSONAL_EN for w in words)
+    tagged = tagged_words(text)
+    for i, (word, tag) in enumerate(tagged):
+        if word in _PERSONAL or word in _NOT_PERSONS or word in OWNER_WORDS:
+            return False
+        counted = word == "有" and i + 1 < len(tagged) and tagged[i + 1][1].startswith("m")
+        if tag.startswith("v") and not counted:
+            return False
+    return True
+
+
+@lru_cache(maxsize=4096)
+def _after_setting(note: str) -> str | None:
+    """What follows a short clause of when or where that opens a note (:data:`_LEAD`,
+    :func:`_is_setting`), or the time words that open it with no comma after them
+    ("昨天Lisa…", "去年夏天Lisa…", by jieba's tag), or None where none does. Cached: both
+    ways of finding a name read each note, search after search."""
+    text = note.lstrip()
+    lead = _LEAD.match(text)
+    if lead is not None and _is_setting(lead.group(0)):
+        return text[lead.end() :]
+    times = 0
+    for word, tag in leading_cjk_words(text):
+        if not tag.startswith("t"):
+            break
+        times += len(word)
+    return text[times:] if times else None
+
+
+def _opening_subject(note: str, subject_of: Callable[[str], str | None]) -> str | None:
+    """What ``subject_of`` finds at the start of a note, or else after a short clause of
+    when or where that opens it ("今天，Bart在公园里放风筝", "2023-12-25，Bart..."): a
+    note's person need not be its first word."""
+    found = subject_of(note)
+    if found is None and (rest := _after_setting(note)) is not None:
+        found = subject_of(rest)
+    return found
+
+
+def note_begins_with(note: str, name: str) -> bool:
+    """Whether a note (a turn with no speaker) begins with ``name`` (:func:`note_subject`
+    or the shared first words :func:`notes_person` reads, in any case), also after a
+    short clause of when or where that opens it."""
+    return any(
+        subject is not None and among_people(name, [subject])
+        for subject in (
+            _opening_subject(note, note_subject),
+            _opening_subject(note, _leading_name),
+        )
+    )
+
+
+def _doubled(word: str) -> bool:
+    """Whether a word is one Chinese character twice, as children's names often are."""
+    return len(word) == 2 and word[0] == word[1] and has_cjk(word)
+
+
+_HE_OR_SHE = frozenset({"他", "她", "he", "she"})
+"""Pronouns of one person besides the speaker and the listener: a note that begins with
+one goes on about someone its other notes name."""
+
+
+def _pronoun_of(note: str) -> str | None:
+    """The note's first word where it is he or she (他, 她, "She ..."), also after a short
+    clause of when or where: a note with no name of its own."""
+    if (leading := leading_cjk_words(note)) and leading[0][0] in _HE_OR_SHE:
+        return leading[0][0]
+    first = LATIN_WORD.match(note.lstrip(" \t\"'“‘「(["))
+    return first.group(0) if first and first.group(0).casefold() in _HE_OR_SHE else None
+
+
+def notes_person(notes: Sequence[str]) -> str | None:
+    """The name most of these notes (turns with no speaker) begin with
+    (:func:`note_subject`, case folded; also after a short clause of when or where,
+    "今天，Bart..."), or None where most begin with none or with different names.
+    Notes that begin with he or she (她在公园里…) are not counted: they go on about the
+    person the others name, so a memory written "Lisa…" and "她…" by turns is Lisa's.
+    Chinese names jieba does not know are found by what the notes share: the same first
+    words (:func:`_leading_name`) in most of them."""
+    pronoun: dict[str, bool] = {}  # asked only of notes that begin with no name, once
+
+    def begins_with_a_pronoun(note: str) -> bool:
+        if note not in pronoun:
+            pronoun[note] = _opening_subject(note, _pronoun_of) is not None
+        return pronoun[note]
+
+    for subject_of in (note_subject, _leading_name):
+        subjects: Counter[str] = Counter()
+        counted = 0  # the notes but those that begin with he or she
+        for note in notes:
+            if subject := _opening_subject(note, subject_of):
+                subjects[subject.casefold()] += 1
+            elif begins_with_a_pronoun(note):
+                continue
+            counted += 1
+        if subjects:
+            name, count = subjects.most_common(1)[0]
+            if 2 * count > counted:
+                return name
+    return None
+
+
+def notes_name_their_person(notes: Sequence[str]) -> bool:
+    """Whether most of these notes begin with one and the same name
+    (:func:`notes_person`): a memory of notes about a named person, whose owner is that
+    person, not unnamed."""
+    return notes_person(notes) is not None
