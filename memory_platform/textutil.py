@@ -136,15 +136,17 @@ def word_tokens(text: str) -> tuple[str, ...]:
 
 
 _SPEAKER_TAG = re.compile(
-    r"^\s*(?:<(?P<bracketed>[^<>\n]{1,40})>\s*[:：]"
+    r"^\s*(?:[<\[【](?P<bracketed>[^<>\[\]【】\n]{1,40})[>\]】]\s*[:：]"
     r"|(?P<bare>[^\W\d][\w .-]{0,23})(?::(?=[\s\"'“‘「])|：))\s*"
 )
+"""A speaker tag that opens a line: bracketed (``<Bart>:``, ``[Bart]:``, ``【小明】：``) or
+bare (``Caroline: "…"``, ``小明：``)."""
 _QUOTES = "\"'“”‘’「」『』"
 
 
 def plain_transcript(text: str) -> str:
     """A pasted conversation as plain speech: each line without its speaker tag
-    (``<Bart>:``, ``User:``, ``小明：``) and the quotes around what was said.
+    (``<Bart>:``, ``[Bart]:``, ``User:``, ``小明：``) and the quotes around what was said.
 
     Embedding models read the tags and quotes as content; for a query that is a stretch
     of dialogue they drown what was actually said (measured on MADial-Bench dev: dense

@@ -1,5 +1,6 @@
 """Microbenchmark: which names written into MADial's dev notes are found as the notes'
-person (``note_subjects.notes_person``), and which opening words are rightly found as no one's.
+person (``note_subjects.notes_person``), and which opening words are rightly found as no
+one's.
 
 Each name replaces Bart in every one of the dev user's 83 notes (as a second user of the
 benchmark would be written); the notes' person must come back as that name. Words that

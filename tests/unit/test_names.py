@@ -391,11 +391,14 @@ def one_candidate(sqlite_settings: Settings, embedder: Embedder) -> Iterator[Mem
         yield mp
 
 
-def _found_for(mp: MemoryPlatform, user: str, speaker: str, lines: tuple[str, ...]) -> list[str]:
+def _found_for(
+    mp: MemoryPlatform, user: str, speaker: str, lines: tuple[str, ...], tag: str = "<{}>: "
+) -> list[str]:
     """The texts found, without a floor, for ``lines`` pasted as a conversation of
-    ``speaker`` with the assistant (the speaker's tag on the first and last line)."""
-    tags = (f"<{speaker}>", "<Assistant>", f"<{speaker}>")
-    query = "\n".join(f"{tag}: {line}" for tag, line in zip(tags, lines, strict=True))
+    ``speaker`` with the assistant (the speaker's tag on the first and last line), each
+    line opened by ``tag`` with its speaker in it."""
+    speakers = (speaker, "Assistant", speaker)
+    query = "\n".join(tag.format(who) + line for who, line in zip(speakers, lines, strict=True))
     return [r.text for r in mp.search(user, query, min_relevance=0, record_access=False)]
 
 
@@ -512,3 +515,20 @@ def test_a_persons_own_conversation_finds_their_notes_and_a_strangers_nothing(
     lines = ("我在元旦晚会上表演魔术了！", "真棒！观众喜欢吗？", "大家都很喜欢我的魔术。")
     assert magic in _found_for(platform, "person", tag, lines)
     assert _found_for(platform, "person", "Bart", lines) == []
+
+
+@pytest.mark.parametrize("tag", ["[{}]: ", "【{}】：", "{}："])
+def test_a_conversation_tagged_in_other_brackets_is_read_as_one(
+    platform: MemoryPlatform, tag: str
+) -> None:
+    """Speaker tags in square or lenticular brackets are tags, as ``<Bart>:`` is: the
+    person's own conversation finds their notes, a stranger's nothing (MADial's dev
+    dialogues retagged ``[Bart]:`` or ``【Bart】：``: recall@10 0.740 and 0.754 before,
+    0.774 as published)."""
+    magic = "Lisa在元旦晚会上表演了魔术，大家都很喜欢。"
+    notes = (magic, "Lisa在圣诞节晚会上跳舞，感觉非常开心。", "Lisa和妈妈一起去公园放风筝。")
+    platform.add_episodes("person", [{"text": note} for note in notes])
+    assert platform.wait_for_indexing()
+    lines = ("我在元旦晚会上表演魔术了！", "真棒！观众喜欢吗？", "大家都很喜欢我的魔术。")
+    assert magic in _found_for(platform, "person", "Lisa", lines, tag)
+    assert _found_for(platform, "person", "Bart", lines, tag) == []

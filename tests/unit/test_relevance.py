@@ -111,7 +111,14 @@ def test_a_pasted_dialogue_is_searched_as_plain_speech() -> None:
     assert (
         plain_transcript("User: where do I live?\n小明：我在北京") == "where do I live?\n我在北京"
     )
-    for untouched in ("What did Caroline research?", "10:30 meeting", "http://x.com", "3:1"):
+    assert plain_transcript('[Bart]: "魔术！"\n【助手】：“太棒了！”') == "魔术！\n太棒了！"
+    for untouched in (
+        "What did Caroline research?",
+        "10:30 meeting",
+        "http://x.com",
+        "3:1",
+        "[shares a photo of a lake]",
+    ):
         assert plain_transcript(untouched) == untouched
 
 

@@ -1,0 +1,78 @@
+"""Microbenchmark: recall of MADial's dev user when its dialogues write their speaker
+tags another way (``textutil.plain_transcript``, ``names.speaker_names``).
+
+MADial-Bench writes each line of a dialogue ``<Bart>:"…"``. A user may paste the same
+conversation from another chat tool: tags in other brackets, without brackets, with a
+full-width colon, in other case, the assistant under a Chinese name, or with no tags at
+all. Each format is measured as ``memory-platform eval madial`` measures the dialogues as
+published (recall@10, the platform's default search).
+
+    .venv/bin/python benchmarks/micro/speaker_formats.py [--madial FILE] [--out FILE]
+
+Writes a Markdown table (default ``benchmarks/results/speaker_formats.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from report import Report
+
+from memory_platform.bench.retrieval_eval import run_eval
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parents[2] / "shared" / "data"
+RESULTS = HERE.parent / "results" / "speaker_formats.md"
+_TAG = re.compile(r"^<([^>]+)>:")
+
+
+def _retagged(form: str) -> Callable[[str], str]:
+    """A line's ``<Bart>:`` tag written as ``form`` (``{}`` for the speaker)."""
+    return lambda line: _TAG.sub(lambda m: form.format(m.group(1)), line)
+
+
+FORMATS: dict[str, Callable[[str], str]] = {
+    '<Bart>:"…" (as published)': lambda line: line,
+    '[Bart]:"…"': _retagged("[{}]:"),
+    '【Bart】："…"': _retagged("【{}】："),
+    'Bart:"…" (no brackets)': _retagged("{}:"),
+    'Bart："…" (a full-width colon)': _retagged("{}："),
+    '<bart>:"…" (lower case)': lambda line: _TAG.sub(lambda m: f"<{m.group(1).lower()}>:", line),
+    "the assistant as <助手>": lambda line: line.replace("<Assistant>:", "<助手>:"),
+    '"…" (no tags at all)': _retagged(""),
+}
+"""How each format writes a line of the dialogues as published."""
+
+INTRO = (
+    "MADial's dev dialogues with their speaker tags written another way, each measured as"
+    " `memory-platform eval madial` measures them (`benchmarks/micro/speaker_formats.py`)."
+)
+COLUMNS = ["speaker tags", "recall@10"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--madial", type=Path, default=DATA / "madial_zh_dev.json")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    dev = json.loads(args.madial.read_text(encoding="utf-8"))
+    table = Report(INTRO, COLUMNS)
+    for label, written in FORMATS.items():
+        dialogues = [dict(d, dialogue=list(map(written, d["dialogue"]))) for d in dev["dialogues"]]
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp) / "madial.json"
+            data.write_text(json.dumps(dict(dev, dialogues=dialogues), ensure_ascii=False))
+            report = run_eval(None, data, Path(tmp), platform_only=True)
+        (figures,) = report["sets"].values()
+        (user,) = figures["per_user"].values()
+        table.add(label, f"{user['recall@10']:.3f}")
+    table.write(args.out)
+
+
+if __name__ == "__main__":
+    main()
