@@ -110,8 +110,20 @@ class MemoryPeople:
         speakers of the candidate turns and the name the candidate notes mostly begin
         with."""
         speakers = {turn.speaker for turn in self._turns if not unnamed_speaker(turn.speaker)}
-        person = notes_person(self._notes)
+        person = self.notes_person
         return sorted(s for s in speakers if s) + ([person] if person else [])
+
+    @functools.cached_property
+    def notes_person(self) -> str | None:
+        """The name most candidate notes begin with (:func:`.note_subjects.notes_person`):
+        the person those notes are about, the memory's owner; None where they name none."""
+        return notes_person(self._notes)
+
+    def about_notes_person(self, turn: Episode) -> bool:
+        """Whether ``turn`` is a note that begins with :attr:`notes_person` ("Bart在…" in
+        a memory of notes about Bart): a note about the owner."""
+        person = self.notes_person
+        return person is not None and is_note(turn) and note_begins_with(turn.text, person)
 
     def knows(self, name: str) -> bool:
         """Whether the memory holds ``name`` anywhere (memories, turns, speakers), or

@@ -542,8 +542,9 @@ class HybridRetriever:
                 speaker = cand.episode.speaker
                 if speaker and words & set(word_tokens(speaker)):
                     cand.mention = 1.0
+        people = MemoryPeople(self._store, user, [c.episode for c in candidates if c.episode])
         evidence = name_evidence(
-            MemoryPeople(self._store, user, [c.episode for c in candidates if c.episode]),
+            people,
             query,
             user,
             documents,
@@ -551,13 +552,18 @@ class HybridRetriever:
         )
         owner_words = evidence.owner_words
         owner_asked = bool(words & owner_words) or asks_about_owner(query, words)
+        if owner_asked and people.notes_person:  # notes about Bart are about the owner
+            owner_words |= set(word_tokens(people.notes_person))
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(words, document)
             asked = len(words)
             if (
                 owner_asked
-                and _about_owner(cand)
+                and (
+                    _about_owner(cand)
+                    or (cand.episode is not None and people.about_notes_person(cand.episode))
+                )
                 and not _shares_owner_word(words, document, owner_words)
             ):
                 cand.matched += 1
