@@ -15,16 +15,13 @@ Writes a Markdown table (default ``benchmarks/results/note_names.md``).
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 
-from report import Report
+from report import Report, madial_and_out
 
 from memory_platform.retrieval.note_subjects import notes_person
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parents[2] / "shared" / "data"
 RESULTS = HERE.parent / "results" / "note_names.md"
 
 NAMES = """
@@ -47,11 +44,7 @@ COLUMNS = ["written", "count", "as expected", "not as expected (found)"]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--madial", type=Path, default=DATA / "madial_zh_dev.json")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    dev = json.loads(args.madial.read_text(encoding="utf-8"))
+    dev, out = madial_and_out(__doc__ or "", RESULTS)
     notes = [memory["event"] for memory in dev["memories"]]
 
     def person(word: str) -> str | None:
@@ -70,7 +63,7 @@ def main() -> None:
         len(NO_ONE),
         [f"{word} ({got})" for word, got in named.items() if got is not None],
     )
-    table.write(args.out)
+    table.write(out)
 
 
 if __name__ == "__main__":

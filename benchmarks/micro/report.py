@@ -4,8 +4,25 @@ are printed as they are measured (a long run shows its progress)."""
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+MADIAL_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "madial_zh_dev.json"
+"""MADial-Bench's dev user (``../shared/data``)."""
+
+
+def madial_and_out(doc: str, default: Path) -> tuple[dict[str, Any], Path]:
+    """The MADial file a benchmark reads (``--madial FILE``, MADial's dev user unless
+    given), parsed, and where it writes its report (``--out FILE``, or ``default``);
+    ``doc`` is the script's docstring, whose first line is its help."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--madial", type=Path, default=MADIAL_DEV)
+    parser.add_argument("--out", type=Path, default=default)
+    args = parser.parse_args()
+    madial: dict[str, Any] = json.loads(args.madial.read_text(encoding="utf-8"))
+    return madial, args.out
 
 
 def out_path(doc: str, default: Path) -> Path:

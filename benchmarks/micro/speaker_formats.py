@@ -14,19 +14,17 @@ Writes a Markdown table (default ``benchmarks/results/speaker_formats.md``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from report import Report
+from report import Report, madial_and_out
 
 from memory_platform.bench.retrieval_eval import run_eval
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parents[2] / "shared" / "data"
 RESULTS = HERE.parent / "results" / "speaker_formats.md"
 _TAG = re.compile(r"^<([^>]+)>:")
 
@@ -56,11 +54,7 @@ COLUMNS = ["speaker tags", "recall@10"]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--madial", type=Path, default=DATA / "madial_zh_dev.json")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    dev = json.loads(args.madial.read_text(encoding="utf-8"))
+    dev, out = madial_and_out(__doc__ or "", RESULTS)
     table = Report(INTRO, COLUMNS)
     for label, written in FORMATS.items():
         dialogues = [dict(d, dialogue=list(map(written, d["dialogue"]))) for d in dev["dialogues"]]
@@ -71,7 +65,7 @@ def main() -> None:
         (figures,) = report["sets"].values()
         (user,) = figures["per_user"].values()
         table.add(label, f"{user['recall@10']:.3f}")
-    table.write(args.out)
+    table.write(out)
 
 
 if __name__ == "__main__":

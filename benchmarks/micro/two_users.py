@@ -26,19 +26,17 @@ the set (direct results per question) and recall@10 of each user.
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from report import Report
+from report import Report, madial_and_out
 
 from memory_platform.bench.retrieval_eval import run_eval
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parents[2] / "shared" / "data"
 RESULTS = HERE.parent / "results" / "two_users.md"
 
 
@@ -163,11 +161,7 @@ def two_user_folder(dev: dict[str, Any], second: SecondUser, folder: Path) -> Pa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--madial", type=Path, default=DATA / "madial_zh_dev.json")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    dev = json.loads(args.madial.read_text(encoding="utf-8"))
+    dev, out = madial_and_out(__doc__ or "", RESULTS)
     table = Report(INTRO, COLUMNS)
     for label, second in SECOND_USERS.items():
         with tempfile.TemporaryDirectory() as tmp:
@@ -178,7 +172,7 @@ def main() -> None:
         low, high = off["95% CI"]
         recalls = " / ".join(f"{user['recall@10']:.3f}" for user in figures["per_user"].values())
         table.add(label, f"{off['direct_per_query']:.2f} ({low:.2f}-{high:.2f})", recalls)
-    table.write(args.out)
+    table.write(out)
 
 
 if __name__ == "__main__":
