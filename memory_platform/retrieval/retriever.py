@@ -137,12 +137,17 @@ class _Candidate:
             self.has_similarity = True
 
 
-def _about_owner(c: _Candidate) -> bool:
-    """A memory whose subject is the user, or a turn the user said."""
+def _about_owner(c: _Candidate, people: MemoryPeople | None = None) -> bool:
+    """A memory whose subject is the user, a turn the user said, or, where the memory's
+    ``people`` are given, a note about the person its notes are about (its owner)."""
     if c.memory is not None:
         return about_owner(c.memory.text)
-    speaker = c.episode.speaker if c.episode is not None else None
-    return speaker is not None and canonical_subject(speaker) == SELF_SUBJECT
+    if c.episode is None:
+        return False
+    speaker = c.episode.speaker
+    if speaker is not None and canonical_subject(speaker) == SELF_SUBJECT:
+        return True
+    return people is not None and people.about_notes_person(c.episode)
 
 
 def _shares_owner_word(words: set[str], document: str, owner_words: Set[str]) -> bool:
@@ -560,10 +565,7 @@ class HybridRetriever:
             asked = len(words)
             if (
                 owner_asked
-                and (
-                    _about_owner(cand)
-                    or (cand.episode is not None and people.about_notes_person(cand.episode))
-                )
+                and _about_owner(cand, people)
                 and not _shares_owner_word(words, document, owner_words)
             ):
                 cand.matched += 1
