@@ -87,6 +87,9 @@ SECOND_USERS: dict[str, SecondUser] = {
     "Bart renamed 小红 in the notes and Xiaohong in the dialogues (her name in pinyin)": (
         SecondUser({"Bart": "小红"}, said={"Bart": "Xiaohong"})
     ),
+    "Bart left out of the notes (在圣诞节晚会上跳舞…), the dialogues tagged <Lisa>": (
+        SecondUser({"Bart": ""}, said={"Bart": "Lisa"})
+    ),
 }
 SEASONS = (
     "冬天",

@@ -14,6 +14,11 @@ and a dialogue of someone it never held (``<Lisa>:``) asks about a stranger
 all, or different names each, keeps its owner unnamed. The cost: an owner who writes
 mostly about one friend, by name, and then pastes a conversation under a name of their
 own that no note holds.
+
+A Chinese note with no subject at all ("在圣诞节晚会上跳舞，感到非常开心") is the writer's
+own, as the language leaves out the subject where it is the speaker
+(:func:`begins_without_subject`): a note about the owner, as one that begins with the
+notes' person is.
 """
 
 from __future__ import annotations
@@ -27,7 +32,13 @@ from ..textutil import has_cjk, leading_cjk_words, tagged_words, word_tokens
 from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
 from .transliteration import written_for_sound
 
-__all__ = ["note_begins_with", "note_subject", "notes_name_their_person", "notes_person"]
+__all__ = [
+    "begins_without_subject",
+    "note_begins_with",
+    "note_subject",
+    "notes_name_their_person",
+    "notes_person",
+]
 
 
 def note_subject(text: str) -> str | None:
@@ -184,6 +195,22 @@ def note_begins_with(note: str, name: str) -> bool:
             _opening_subject(note, _leading_name),
         )
     )
+
+
+_OPENS_NO_SUBJECT = ("v", "p", "c", "d", "zg")
+"""jieba's tags (their first letters) of the words a Chinese clause with no subject opens
+with: a verb (参加了…), a preposition (在圣诞节晚会上…, 与家人…), a conjunction (和同学们…,
+因为…) or an adverb (一直很想要…, 不小心…). Not a verbal noun (``vn``: 工作压力很大 is
+about work)."""
+
+
+def begins_without_subject(note: str) -> bool:
+    """Whether a Chinese note opens, after any short clause of when or where, with what was
+    done rather than who did it ("在圣诞节晚会上跳舞，感到非常开心", "今天，和同学们去了公园"):
+    Chinese leaves out the subject of what the writer did, so such a note is the writer's
+    own. A note that opens with a name, a pronoun (我, 他) or a relative (妈妈) is not."""
+    leading = leading_cjk_words((_after_setting(note) or note).lstrip())
+    return bool(leading) and leading[0][1].startswith(_OPENS_NO_SUBJECT) and leading[0][1] != "vn"
 
 
 def _doubled(word: str) -> bool:

@@ -34,7 +34,12 @@ from .names import (
     unknown_names,
     unnamed_speaker,
 )
-from .note_subjects import note_begins_with, notes_name_their_person, notes_person
+from .note_subjects import (
+    begins_without_subject,
+    note_begins_with,
+    notes_name_their_person,
+    notes_person,
+)
 
 __all__ = ["MemoryPeople", "NameEvidence", "is_note", "name_evidence"]
 
@@ -119,11 +124,17 @@ class MemoryPeople:
         the person those notes are about, the memory's owner; None where they name none."""
         return notes_person(self._notes)
 
-    def about_notes_person(self, turn: Episode) -> bool:
-        """Whether ``turn`` is a note that begins with :attr:`notes_person` ("Bart在…" in
-        a memory of notes about Bart): a note about the owner."""
+    def about_the_owner(self, turn: Episode) -> bool:
+        """Whether ``turn`` is a note about the owner: one that begins with
+        :attr:`notes_person` ("Bart在…" in a memory of notes about Bart), or one in Chinese
+        with no subject at all, the writer's own
+        (:func:`.note_subjects.begins_without_subject`: "在圣诞节晚会上跳舞…")."""
+        if not is_note(turn):
+            return False
         person = self.notes_person
-        return person is not None and is_note(turn) and note_begins_with(turn.text, person)
+        return begins_without_subject(turn.text) or (
+            person is not None and note_begins_with(turn.text, person)
+        )
 
     def knows(self, name: str) -> bool:
         """Whether the memory holds ``name`` anywhere (memories, turns, speakers), or

@@ -139,7 +139,7 @@ class _Candidate:
 
 def _about_owner(c: _Candidate, people: MemoryPeople | None = None) -> bool:
     """A memory whose subject is the user, a turn the user said, or, where the memory's
-    ``people`` are given, a note about the person its notes are about (its owner)."""
+    ``people`` are given, a note about the owner (:meth:`.MemoryPeople.about_the_owner`)."""
     if c.memory is not None:
         return about_owner(c.memory.text)
     if c.episode is None:
@@ -147,7 +147,7 @@ def _about_owner(c: _Candidate, people: MemoryPeople | None = None) -> bool:
     speaker = c.episode.speaker
     if speaker is not None and canonical_subject(speaker) == SELF_SUBJECT:
         return True
-    return people is not None and people.about_notes_person(c.episode)
+    return people is not None and people.about_the_owner(c.episode)
 
 
 def _shares_owner_word(words: set[str], document: str, owner_words: Set[str]) -> bool:

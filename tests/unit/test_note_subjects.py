@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_platform.retrieval.note_subjects import (
+    begins_without_subject,
     note_begins_with,
     note_subject,
     notes_name_their_person,
@@ -138,3 +139,34 @@ def test_a_note_begins_with_its_persons_name_in_any_case() -> None:
     assert note_begins_with("乐乐在圣诞节晚会上跳舞。", "乐乐")  # no name to jieba
     assert not note_begins_with("Jimmy送给Bart一本漫画书。", "Bart")  # mentioned, not the subject
     assert not note_begins_with("我今天很开心。", "Bart")
+
+
+def test_a_chinese_note_with_no_subject_is_the_writers_own() -> None:
+    """Chinese leaves out who did it where that is the writer: a note that opens with what
+    was done is the owner's, one that opens with a person is that person's."""
+    for note in (
+        "在圣诞节晚会上跳舞，感觉非常开心。",  # a preposition
+        "与家人享用了美味的早餐。",
+        "和同学们在公园玩捉迷藏。",  # a conjunction
+        "因为搬家到一个新城市感到孤独。",
+        "参加了学校的美术比赛。",  # a verb
+        "一直很想要一个新的自行车。",  # an adverb
+        "不小心打倒了水杯。",
+        "今天，去动物园看到了大熊猫。",  # after a clause of when
+        "在元旦晚会上，和同学们一起制作了灯笼。",  # and of where
+    ):
+        assert begins_without_subject(note), note
+    for note in (
+        "我在公园散步。",  # the owner by a pronoun: it says so itself
+        "他在公园散步。",
+        "妈妈送给我一个玩具。",  # a relative
+        "爸爸妈妈去了一家餐厅。",
+        "小红在学校跳舞。",  # a name
+        "Bart在圣诞节晚会上跳舞。",
+        "阿黄在公园追逐小朋友。",
+        "工作压力很大。",  # a verbal noun is what the note is about
+        "学校的体育节很热闹。",
+        "Went to the park.",  # English writes its subject: not read here
+        "",
+    ):
+        assert not begins_without_subject(note), note

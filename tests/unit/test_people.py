@@ -120,3 +120,36 @@ def test_the_owners_recorded_name_is_a_word_for_the_owner(platform: MemoryPlatfo
     evidence = name_evidence(people(), question, USER, documents, about_owner=lambda: False)
     assert evidence.owner_words == OWNER_WORDS
     assert not store.reads
+
+
+def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
+    platform: MemoryPlatform,
+) -> None:
+    """A note is about the owner where it begins with the person the notes are about, or
+    with no subject at all (the writer's own, in Chinese); not a note about a relative,
+    nor a turn someone said. Asked of the candidates alone: no read."""
+    notes = [
+        "Bart在圣诞节晚会上跳舞。",
+        "Bart吃了冰淇淋。",
+        "Bart去了动物园。",
+        "在公园放风筝，很开心。",
+    ]
+    others = ["妈妈送给Bart一辆自行车。", "他在公园散步。"]
+    ids = platform.add_episodes(
+        USER,
+        [{"text": text} for text in notes + others]
+        + [{"text": "在公园放风筝了吗？", "speaker": "Tim"}],
+    )
+    platform.wait_for_indexing()
+    turns = platform.store.get_episodes(USER, ids)
+    store, people = _people_of(platform, turns)
+    about = {turn.text: people().about_the_owner(turn) for turn in turns if not turn.speaker}
+    assert about == {text: text in notes for text in notes + others}
+    spoken = next(turn for turn in turns if turn.speaker)
+    assert not people().about_the_owner(spoken)
+    # with no notes' person, a note with no subject is still the writer's own
+    _, unnamed = _people_of(platform, [turn for turn in turns if "Bart" not in turn.text])
+    subjectless = next(turn for turn in turns if turn.text == notes[-1])
+    assert unnamed().notes_person is None
+    assert unnamed().about_the_owner(subjectless)
+    assert not store.reads
