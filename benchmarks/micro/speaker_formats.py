@@ -3,8 +3,8 @@ tags another way (``textutil.plain_transcript``, ``names.speaker_names``).
 
 MADial-Bench writes each line of a dialogue ``<Bart>:"…"``. A user may paste the same
 conversation from another chat tool: tags in other brackets, without brackets, with a
-full-width colon, in other case, the assistant under a Chinese name, or with no tags at
-all. Each format is measured as ``memory-platform eval madial`` measures the dialogues as
+full-width colon, in other case, numbered, the assistant under a Chinese name, or with
+no tags at all. Each format is measured as ``memory-platform eval madial`` measures the dialogues as
 published (recall@10, the platform's default search).
 
     .venv/bin/python benchmarks/micro/speaker_formats.py [--madial FILE] [--out FILE]
@@ -41,6 +41,7 @@ FORMATS: dict[str, Callable[[str], str]] = {
     'Bart:"…" (no brackets)': _retagged("{}:"),
     'Bart："…" (a full-width colon)': _retagged("{}："),
     '<bart>:"…" (lower case)': lambda line: _TAG.sub(lambda m: f"<{m.group(1).lower()}>:", line),
+    '<Bart1>:"…" (a number after the name)': lambda line: line.replace("<Bart>:", "<Bart1>:"),
     "the assistant as <助手>": lambda line: line.replace("<Assistant>:", "<助手>:"),
     '"…" (no tags at all)': _retagged(""),
 }

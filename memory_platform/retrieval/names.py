@@ -295,9 +295,11 @@ def among_people(name: str, people: Iterable[str]) -> bool:
     one or two characters (小红, 李小红; 婷婷, 欧阳婷婷), and a name and a nickname made of
     its last character (张伟, 小伟; 李晓红, 红红); a name in Latin script and its
     transliteration in Chinese characters (Lisa, 丽莎; :mod:`.transliteration`), and a
-    Chinese name, or its given name, and its pinyin (Xiaohong; 小红 or 李小红)."""
+    Chinese name, or its given name, and its pinyin (Xiaohong; 小红 or 李小红). A number
+    that ends a name tells two of one name apart, not two names: Bart1 is Bart."""
+    name = _unnumbered(name)
     folded, tokens = name.casefold(), set(word_tokens(name))
-    for person in people:
+    for person in map(_unnumbered, people):
         if person.casefold() == folded:
             return True
         if has_cjk(name + person):
@@ -312,6 +314,16 @@ def among_people(name: str, people: Iterable[str]) -> bool:
         if tokens and theirs and (tokens <= theirs or theirs <= tokens):
             return True
     return False
+
+
+_NUMBER_AFTER = re.compile(r"(?<=[^\W\d_])\d+$")
+"""Digits glued to the end of a name (Bart1, 小红2), which number people of one name."""
+
+
+def _unnumbered(name: str) -> str:
+    """``name`` without the digits glued to its end (Bart1: Bart); a name of digits alone
+    stays as it is."""
+    return _NUMBER_AFTER.sub("", name.strip())
 
 
 def _in_two_scripts(name: str, person: str) -> bool:

@@ -374,6 +374,11 @@ def test_a_speaker_is_among_a_memorys_people_by_name_in_any_case() -> None:
     assert not among_people("Melanie", people)
     assert not among_people("Smithers", people)
     assert not among_people("Bart", [])
+    assert among_people("Bart1", people)  # a number tells two of one name apart
+    assert among_people("小红2", people)
+    assert among_people("Caroline", ["Caroline Smith 2"])
+    assert not among_people("Melanie2", people)
+    assert not among_people("2", ["3"])  # digits alone are no name to strip
     assert names_the_user_id("Bart", "bart-42")
     assert names_the_user_id("joanna", "Joanna_Smith")
     assert not names_the_user_id("Lisa", "bart-42")
@@ -498,6 +503,10 @@ def test_a_chinese_name_and_the_nicknames_of_its_last_character_are_one_person()
         # conversations tagged with a role, numbered or not, are the owner's
         ("Lisa", "User 2", "", None),
         ("Lisa", "小朋友", "", None),
+        # a number glued to her name tells her apart from others of that name (Bart's
+        # dialogues tagged <Bart1>: recall@10 0.000 before, 0.774 now)
+        ("Lisa", "Lisa1", "", None),
+        ("小红", "小红2", "", None),
     ],
 )
 def test_a_persons_own_conversation_finds_their_notes_and_a_strangers_nothing(
