@@ -136,11 +136,16 @@ def word_tokens(text: str) -> tuple[str, ...]:
 
 
 _SPEAKER_TAG = re.compile(
-    r"^\s*(?:[<\[【](?P<bracketed>[^<>\[\]【】\n]{1,40})[>\]】]\s*[:：]"
-    r"|(?P<bare>[^\W\d][\w .-]{0,23})(?::(?=[\s\"'“‘「])|：))\s*"
+    r"^\s*(?:[\[(（]?\d{1,2}:\d{2}(?::\d{2})?[\])）]?\s+)?"
+    r"(?:[<\[【＜](?P<bracketed>[^<>\[\]【】＜＞\n]{1,40})[>\]】＞]\s*[:：]"
+    r"|@?(?P<bare>[^\W\d][\w .-]{0,23}?(?:\s*[(（][^()（）\n]{1,12}[)）])?)"
+    r"(?:(?<=\w\w)[说问答道])?(?::(?=[\s\"'“‘「])|：))\s*"
 )
-"""A speaker tag that opens a line: bracketed (``<Bart>:``, ``[Bart]:``, ``【小明】：``) or
-bare (``Caroline: "…"``, ``小明：``)."""
+"""A speaker tag that opens a line: bracketed (``<Bart>:``, ``[Bart]:``, ``【小明】：``,
+``＜Bart＞：``) or bare (``Caroline: "…"``, ``小明：``, ``@Bart:``, ``小明说：``), after the
+time it was said, if given (``[10:00] Bart:``)."""
+_ASIDE = re.compile(r"\s*[(（][^()（）\n]*[)）]$")
+"""What a tag adds in brackets after the speaker's name: ``Bart（小朋友）``."""
 _QUOTES = "\"'“”‘’「」『』"
 
 
@@ -168,7 +173,7 @@ def transcript_speakers(text: str) -> list[str]:
     tags = []
     for line in text.splitlines():
         m = _SPEAKER_TAG.match(line)
-        if m is not None and (tag := (m["bracketed"] or m["bare"]).strip()):
+        if m is not None and (tag := _ASIDE.sub("", m["bracketed"] or m["bare"]).strip()):
             tags.append(tag)
     if len(set(tags)) == len(tags):
         return []

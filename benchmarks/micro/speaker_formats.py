@@ -3,8 +3,8 @@ tags another way (``textutil.plain_transcript``, ``names.speaker_names``).
 
 MADial-Bench writes each line of a dialogue ``<Bart>:"…"``. A user may paste the same
 conversation from another chat tool: tags in other brackets, without brackets, with a
-full-width colon, in other case, numbered, the assistant under a Chinese name, or with
-no tags at all. Each format is measured as ``memory-platform eval madial`` measures the dialogues as
+full-width colon, in other case, numbered, with "said" (说), an @, the time or an aside,
+the assistant under a Chinese name, or with no tags at all. Each format is measured as ``memory-platform eval madial`` measures the dialogues as
 published (recall@10, the platform's default search).
 
     .venv/bin/python benchmarks/micro/speaker_formats.py [--madial FILE] [--out FILE]
@@ -42,6 +42,13 @@ FORMATS: dict[str, Callable[[str], str]] = {
     'Bart："…" (a full-width colon)': _retagged("{}："),
     '<bart>:"…" (lower case)': lambda line: _TAG.sub(lambda m: f"<{m.group(1).lower()}>:", line),
     '<Bart1>:"…" (a number after the name)': lambda line: line.replace("<Bart>:", "<Bart1>:"),
+    '＜Bart＞："…" (full-width brackets)': _retagged("＜{}＞："),
+    'Bart说："…" (said)': _retagged("{}说："),
+    '@Bart:"…"': _retagged("@{}:"),
+    '[10:00] Bart:"…" (the time it was said)': _retagged("[10:00] {}:"),
+    '<Bart（小朋友）>:"…" (an aside after the name)': lambda line: line.replace(
+        "<Bart>:", "<Bart（小朋友）>:"
+    ),
     "the assistant as <助手>": lambda line: line.replace("<Assistant>:", "<助手>:"),
     '"…" (no tags at all)': _retagged(""),
 }

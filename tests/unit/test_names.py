@@ -80,6 +80,12 @@ def test_a_pasted_conversation_names_its_speakers_not_its_labels() -> None:
         "Melanie",
     ]
     assert speaker_names("小明：你好\n小红：你好\n小明：我考了满分") == ["小明", "小红"]
+    assert speaker_names("小明说：你好\n小红问：你好吗\n小明答：我考了满分") == ["小明", "小红"]
+    assert speaker_names("小说：好看\n小说：真的") == ["小说"]  # 说 after one character is a word
+    assert speaker_names("＜Bart＞：嗨\n＜Assistant＞：你好\n＜Bart＞：嗯") == ["Bart"]
+    assert speaker_names("<Bart（小朋友）>:嗨\n<Assistant>:你好\n<Bart（小朋友）>:嗯") == ["Bart"]
+    assert speaker_names("[10:00] Bart: hi\n[10:01] Assistant: hello\n[10:02] Bart: ok") == ["Bart"]
+    assert speaker_names("@Bart: hi\n@Assistant: hello\n@Bart: ok") == ["Bart"]
     assert speaker_names("User: hi\nAssistant: hello\nUser: what did I eat?") == []
     assert speaker_names("Human: hi\nAI: hello\nHuman: and?") == []  # LangChain's roles
     # labels tag one line each; a conversation's speakers come back

@@ -112,6 +112,16 @@ def test_a_pasted_dialogue_is_searched_as_plain_speech() -> None:
         plain_transcript("User: where do I live?\n小明：我在北京") == "where do I live?\n我在北京"
     )
     assert plain_transcript('[Bart]: "魔术！"\n【助手】：“太棒了！”') == "魔术！\n太棒了！"
+    # other ways chat tools write who said it: full-width brackets, "said", an @, the
+    # time it was said, an aside after the name
+    for pasted in (
+        "＜Bart＞：“魔术！”\n＜助手＞：“太棒了！”",
+        "Bart说：“魔术！”\n助手说：“太棒了！”",
+        "@Bart: 魔术！\n@Assistant: 太棒了！",
+        "[10:00] Bart: 魔术！\n[10:01] Assistant: 太棒了！",
+        "<Bart（小朋友）>:“魔术！”\n<Assistant>:“太棒了！”",
+    ):
+        assert plain_transcript(pasted) == "魔术！\n太棒了！", pasted
     for untouched in (
         "What did Caroline research?",
         "10:30 meeting",
