@@ -13,7 +13,8 @@ people) is a check, not a fit: nothing was tuned on it. ::
 Prints, per language, how many questions find their memory as a direct result (and
 first), the direct results per question that nothing answers, and per question about
 someone else (Lisa, John: a stranger to this memory); then the same once a memory records
-what the owner is called ((user, name, Alice), (我, 名字, 小芳)).
+what the owner is called ((user, name, Alice), (我, 名字, 小芳)); then the same facts kept
+as notes, as the LangGraph store keeps its values.
 """
 
 from __future__ import annotations
@@ -202,6 +203,31 @@ def main() -> None:
                     f"questions about other people: "
                     f"{direct_per_question(mp, user, OTHERS[language]):.2f}"
                 )
+            every = [memory_id for language_ids in ids.values() for memory_id in language_ids]
+            texts = {m.id: m.text for m in mp.store.get_memories(user, every)}
+            notes_leg(mp, {language: [texts[i] for i in ids[language]] for language in ids})
+
+
+def notes_leg(mp: MemoryPlatform, texts: dict[str, list[str]]) -> None:
+    """The same facts kept as notes (episodes with no speaker, as the LangGraph store
+    keeps its values), each the text its memory reads as ("user favourite food sushi",
+    "我 喜欢的运动 游泳"), in a memory of their own, asked the same questions."""
+    for language, questions in QUESTIONS.items():
+        user = f"owner-notes-{language}"
+        ids = mp.add_episodes(user, [{"text": text} for text in texts[language]])
+        mp.wait_for_indexing()
+        found = first = 0
+        for question, index in questions:
+            direct = [
+                r.id for r in mp.search(user, question, record_access=False) if r.layer == "direct"
+            ]
+            found += ids[index] in direct
+            first += direct[:1] == [ids[index]]
+        print(
+            f"{language}, as notes: found directly {found} of {len(questions)} (first {first}); "
+            "questions nothing answers: "
+            f"{direct_per_question(mp, user, UNANSWERED[language]):.2f} direct results each"
+        )
 
 
 if __name__ == "__main__":

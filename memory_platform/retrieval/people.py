@@ -125,15 +125,18 @@ class MemoryPeople:
         return notes_person(self._notes)
 
     def about_the_owner(self, turn: Episode) -> bool:
-        """Whether ``turn`` is a note about the owner: one that begins with
-        :attr:`notes_person` ("Bart在…" in a memory of notes about Bart), or one in Chinese
-        with no subject at all, the writer's own
+        """Whether ``turn`` is a note about the owner: one whose subject is the owner, as
+        a memory's is (:func:`.builder.about_owner`: "User likes pizza", "I work as a
+        nurse"), one that begins with :attr:`notes_person` ("Bart在…" in a memory of notes
+        about Bart), or one in Chinese with no subject at all, the writer's own
         (:func:`.note_subjects.begins_without_subject`: "在圣诞节晚会上跳舞…")."""
         if not is_note(turn):
             return False
         person = self.notes_person
-        return begins_without_subject(turn.text) or (
-            person is not None and note_begins_with(turn.text, person)
+        return (
+            about_owner(turn.text)
+            or begins_without_subject(turn.text)
+            or (person is not None and note_begins_with(turn.text, person))
         )
 
     def knows(self, name: str) -> bool:

@@ -340,6 +340,25 @@ def test_a_first_person_question_finds_the_memory_about_its_asker(
     assert direct("Which university did I go to?") == []
 
 
+def test_a_first_person_question_finds_the_note_about_its_asker(
+    platform: MemoryPlatform,
+) -> None:
+    """A note whose subject is the owner ("User ran a marathon", as a LangGraph store
+    value may say) is about its asker, as the same memory is: before, a first-person
+    question shared no word with it and it stayed under the floor (relevance 0.02)."""
+    notes = ["User ran a marathon", "User dislikes horror movies", "I work as a nurse"]
+    platform.add_episodes("owner-2", [{"text": note} for note in notes])
+    platform.wait_for_indexing()
+
+    def direct(query: str) -> list[str]:
+        results = platform.search("owner-2", query, record_access=False)
+        return [r.text for r in results if r.layer == "direct"]
+
+    assert direct("Have I done any long-distance running?") == ["User ran a marathon"]
+    assert direct("What is my job?") == ["I work as a nurse"]
+    assert direct("What is the capital of Australia?") == []
+
+
 def test_what_the_owner_is_called_is_a_memory_of_the_owners_name_less_its_topic() -> None:
     assert owner_names(["我 名字 小芳", "user name Alice Smith", "user nickname Al"]) == [
         "小芳",

@@ -125,14 +125,19 @@ def test_the_owners_recorded_name_is_a_word_for_the_owner(platform: MemoryPlatfo
 def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
     platform: MemoryPlatform,
 ) -> None:
-    """A note is about the owner where it begins with the person the notes are about, or
-    with no subject at all (the writer's own, in Chinese); not a note about a relative,
-    nor a turn someone said. Asked of the candidates alone: no read."""
+    """A note is about the owner where its subject is the owner, it begins with the person
+    the notes are about, or it has no subject at all (the writer's own, in Chinese); not
+    a note about a relative, nor a turn someone said. Asked of the candidates alone: no
+    read."""
     notes = [
         "Bart在圣诞节晚会上跳舞。",
         "Bart吃了冰淇淋。",
         "Bart去了动物园。",
+        "Bart画了一幅画。",
+        "Bart唱了一首歌。",
         "在公园放风筝，很开心。",
+        "User likes pizza.",  # the owner as a memory's subject is written
+        "I play the violin.",
     ]
     others = ["妈妈送给Bart一辆自行车。", "他在公园散步。"]
     ids = platform.add_episodes(
@@ -149,7 +154,7 @@ def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
     assert not people().about_the_owner(spoken)
     # with no notes' person, a note with no subject is still the writer's own
     _, unnamed = _people_of(platform, [turn for turn in turns if "Bart" not in turn.text])
-    subjectless = next(turn for turn in turns if turn.text == notes[-1])
+    subjectless = next(turn for turn in turns if turn.text == "在公园放风筝，很开心。")
     assert unnamed().notes_person is None
     assert unnamed().about_the_owner(subjectless)
     assert not store.reads
