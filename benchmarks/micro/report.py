@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,22 @@ def madial_and_out(doc: str, default: Path) -> tuple[dict[str, Any], Path]:
     args = parser.parse_args()
     madial: dict[str, Any] = json.loads(args.madial.read_text(encoding="utf-8"))
     return madial, args.out
+
+
+def madial_recall(madial: dict[str, Any]) -> float:
+    """Recall@10 of the one user of a MADial file (its ``memories`` and ``dialogues``),
+    measured as ``memory-platform eval madial`` measures the dev set, in a store of its
+    own."""
+    from memory_platform.bench.retrieval_eval import run_eval
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "madial.json"
+        data.write_text(json.dumps(madial, ensure_ascii=False), encoding="utf-8")
+        report = run_eval(None, data, Path(tmp), platform_only=True)
+    (figures,) = report["sets"].values()
+    (user,) = figures["per_user"].values()
+    recall: float = user["recall@10"]
+    return recall
 
 
 def out_path(doc: str, default: Path) -> Path:

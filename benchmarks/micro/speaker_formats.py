@@ -4,8 +4,10 @@ tags another way (``textutil.plain_transcript``, ``names.speaker_names``).
 MADial-Bench writes each line of a dialogue ``<Bart>:"…"``. A user may paste the same
 conversation from another chat tool: tags in other brackets, without brackets, with a
 full-width colon, in other case, numbered, with "said" (说), an @, the time or an aside,
-the assistant under a Chinese name, or with no tags at all. Each format is measured as ``memory-platform eval madial`` measures the dialogues as
-published (recall@10, the platform's default search).
+the assistant under another name (助手, AI, a persona's 小爱), roles for both speakers
+(用户/助手, Human/AI), or with no tags at all. Each format is measured as
+``memory-platform eval madial`` measures the dialogues as published (recall@10, the
+platform's default search).
 
     .venv/bin/python benchmarks/micro/speaker_formats.py [--madial FILE] [--out FILE]
 
@@ -14,15 +16,11 @@ Writes a Markdown table (default ``benchmarks/results/speaker_formats.md``).
 
 from __future__ import annotations
 
-import json
 import re
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from report import Report, madial_and_out
-
-from memory_platform.bench.retrieval_eval import run_eval
+from report import Report, madial_and_out, madial_recall
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results" / "speaker_formats.md"
@@ -50,6 +48,17 @@ FORMATS: dict[str, Callable[[str], str]] = {
         "<Bart>:", "<Bart（小朋友）>:"
     ),
     "the assistant as <助手>": lambda line: line.replace("<Assistant>:", "<助手>:"),
+    "the assistant as <AI>": lambda line: line.replace("<Assistant>:", "<AI>:"),
+    "the assistant as <小爱> (a persona's name)": lambda line: line.replace(
+        "<Assistant>:", "<小爱>:"
+    ),
+    "<User>: and <小美>: (a role, and an assistant with a name)": lambda line: line.replace(
+        "<Bart>:", "<User>:"
+    ).replace("<Assistant>:", "<小美>:"),
+    "用户：and 助手：": lambda line: line.replace("<Bart>:", "用户：").replace(
+        "<Assistant>:", "助手："
+    ),
+    "Human: and AI:": lambda line: line.replace("<Bart>:", "Human:").replace("<Assistant>:", "AI:"),
     '"…" (no tags at all)': _retagged(""),
 }
 """How each format writes a line of the dialogues as published."""
@@ -66,13 +75,7 @@ def main() -> None:
     table = Report(INTRO, COLUMNS)
     for label, written in FORMATS.items():
         dialogues = [dict(d, dialogue=list(map(written, d["dialogue"]))) for d in dev["dialogues"]]
-        with tempfile.TemporaryDirectory() as tmp:
-            data = Path(tmp) / "madial.json"
-            data.write_text(json.dumps(dict(dev, dialogues=dialogues), ensure_ascii=False))
-            report = run_eval(None, data, Path(tmp), platform_only=True)
-        (figures,) = report["sets"].values()
-        (user,) = figures["per_user"].values()
-        table.add(label, f"{user['recall@10']:.3f}")
+        table.add(label, f"{madial_recall(dict(dev, dialogues=dialogues)):.3f}")
     table.write(out)
 
 
