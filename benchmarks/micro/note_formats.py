@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from report import Report, madial_and_out, madial_recall
+from report import madial_rewrites
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results" / "note_formats.md"
@@ -46,16 +47,18 @@ INTRO = (
     "MADial's dev notes written another way, the dialogues as published, each measured as"
     " `memory-platform eval madial` measures them (`benchmarks/micro/note_formats.py`)."
 )
-COLUMNS = ["notes", "recall@10"]
+
+
+def _notes(written: Callable[[str], str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A MADial file with each of its notes written by ``written``."""
+    return lambda madial: dict(
+        madial, memories=[dict(m, event=written(m["event"])) for m in madial["memories"]]
+    )
 
 
 def main() -> None:
-    dev, out = madial_and_out(__doc__ or "", RESULTS)
-    table = Report(INTRO, COLUMNS)
-    for label, written in FORMATS.items():
-        memories = [dict(m, event=written(m["event"])) for m in dev["memories"]]
-        table.add(label, f"{madial_recall(dict(dev, memories=memories)):.3f}")
-    table.write(out)
+    rewrites = {label: _notes(written) for label, written in FORMATS.items()}
+    madial_rewrites(__doc__ or "", RESULTS, INTRO, "notes", rewrites)
 
 
 if __name__ == "__main__":

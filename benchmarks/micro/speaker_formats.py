@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from report import Report, madial_and_out, madial_recall
+from report import madial_rewrites
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results" / "speaker_formats.md"
@@ -67,16 +68,21 @@ INTRO = (
     "MADial's dev dialogues with their speaker tags written another way, each measured as"
     " `memory-platform eval madial` measures them (`benchmarks/micro/speaker_formats.py`)."
 )
-COLUMNS = ["speaker tags", "recall@10"]
+
+
+def _dialogues(written: Callable[[str], str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A MADial file with each line of its dialogues written by ``written``."""
+    return lambda madial: dict(
+        madial,
+        dialogues=[
+            dict(d, dialogue=list(map(written, d["dialogue"]))) for d in madial["dialogues"]
+        ],
+    )
 
 
 def main() -> None:
-    dev, out = madial_and_out(__doc__ or "", RESULTS)
-    table = Report(INTRO, COLUMNS)
-    for label, written in FORMATS.items():
-        dialogues = [dict(d, dialogue=list(map(written, d["dialogue"]))) for d in dev["dialogues"]]
-        table.add(label, f"{madial_recall(dict(dev, dialogues=dialogues)):.3f}")
-    table.write(out)
+    rewrites = {label: _dialogues(written) for label, written in FORMATS.items()}
+    madial_rewrites(__doc__ or "", RESULTS, INTRO, "speaker tags", rewrites)
 
 
 if __name__ == "__main__":
