@@ -20,6 +20,7 @@ from functools import lru_cache
 __all__ = [
     "fts_query",
     "has_cjk",
+    "in_dictionary",
     "leading_cjk_words",
     "lexical_tokens",
     "normalize_name",
@@ -81,6 +82,14 @@ def tagged_words(text: str) -> tuple[tuple[str, str], ...]:
     import rjieba
 
     return tuple((str(word), str(tag)) for word, tag in rjieba.tag(text))
+
+
+def in_dictionary(word: str) -> bool:
+    """Whether jieba's dictionary holds a Chinese word. One it does not hold was put
+    together from its characters by jieba's HMM (思雨, 诗涵, 网课), and its tag is a guess."""
+    import rjieba
+
+    return bool(rjieba.has_word(word))
 
 
 def _stem(word: str) -> str:

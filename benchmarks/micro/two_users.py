@@ -6,7 +6,7 @@ measured on real data here. This builds benchmark folders of two users from the 
 user: the first is Bart as he is; the second is his whole memory and every dialogue with
 his name replaced (:data:`SECOND_USERS`, one folder each):
 
-- renamed Lisa, or 乐乐;
+- renamed Lisa, 乐乐, or 思雨 (a name jieba does not know);
 - a friend of his renamed Bart, so that the second user's notes mention the first by name
   as a sibling's or a classmate's would; or that friend, Tom, whom Bart's notes mention;
 - notes that open with their date (2023-12-25，Lisa在…) or their season (冬天Lisa在…),
@@ -57,6 +57,9 @@ class SecondUser:
 SECOND_USERS: dict[str, SecondUser] = {
     "Bart renamed Lisa": SecondUser({"Bart": "Lisa"}),
     "Bart renamed 乐乐": SecondUser({"Bart": "乐乐"}),
+    "Bart renamed 思雨 (a given name jieba's dictionary does not hold)": SecondUser(
+        {"Bart": "思雨"}
+    ),
     "Bart renamed Lisa, her friend Jimmy renamed Bart": SecondUser(
         {"Bart": "Lisa", "Jimmy": "Bart"}
     ),

@@ -7,10 +7,11 @@ notes begin with "Bart"). A name after a short clause of when or where that open
 counts as its first ("2023-12-25，Bart在…", "今天，Bart…", "On Monday, Bart…"; what
 follows the clause must still be a name, not 我 or 妈妈). A Chinese name counts where
 jieba tags it a name (小红) and also where it does not (乐乐, an adjective to jieba;
-张婷婷, two words; 冬冬, a time word; 露西, a noun), as the same first words, up to a verb
-or function word, of most notes (:func:`notes_person`). Such a memory names its person,
-and a dialogue of someone it never held (``<Lisa>:``) asks about a stranger
-(:mod:`.names`). A memory whose notes mostly begin with "I", "user", 我, no subject at
+张婷婷, two words; 冬冬, a time word; 露西, a noun; 思雨, a word its dictionary lacks), as
+the same first words, up to a verb or function word, of most notes (:func:`notes_person`).
+Words for relatives, friends and pets (妈妈, 老公, 闺蜜, 狗狗) name no one. Such a memory
+names its person, and a dialogue of someone it never held (``<Lisa>:``) asks about a
+stranger (:mod:`.names`). A memory whose notes mostly begin with "I", "user", 我, no subject at
 all, or different names each, keeps its owner unnamed. The cost: an owner who writes
 mostly about one friend, by name, and then pastes a conversation under a name of their
 own that no note holds.
@@ -28,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from ..textutil import has_cjk, leading_cjk_words, tagged_words, word_tokens
+from ..textutil import has_cjk, in_dictionary, leading_cjk_words, tagged_words, word_tokens
 from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
 from .transliteration import written_for_sound
 
@@ -63,8 +64,8 @@ def note_subject(text: str) -> str | None:
     name = ""  # jieba may cut a name it half knows in two, both tagged so (莉莎: 莉, 莎)
     leading = leading_cjk_words(text)
     for word, tag in leading:
-        if not tag.startswith("nr") or word in OWNER_WORDS:
-            break
+        if not tag.startswith("nr") or word in OWNER_WORDS or (not name and word in _NOT_PERSONS):
+            break  # 老公 and 宝宝 are names to jieba (李阿姨 is one), and say no one's name
         name += word
     # or cut after its first character, the rest untagged (梓萱: 梓, 萱)
     if len(name) == 1 and len(leading) > 1:
@@ -81,10 +82,12 @@ _NOT_PERSONS = frozenset(
         "妻子", "孩子", "儿子", "女儿", "宝宝", "家人", "大家", "邻居", "室友", "男友",
         "女友", "男朋友", "女朋友", "叔叔", "阿姨", "舅舅", "舅妈", "姑姑", "伯伯", "婶婶",
         "表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "班主任", "校长", "医生", "教练",
+        "闺蜜", "男票", "女票", "基友", "死党", "发小", "老妈", "老爸", "媳妇", "对象",
+        "狗狗", "猫猫", "娃娃",
     }
 )  # fmt: skip
-"""Words for relatives and roles: notes that mostly begin with 妈妈 are about the owner's
-mother, and say nothing of what the owner is called."""
+"""Words for relatives, roles and pets: notes that mostly begin with 妈妈 (or 狗狗) are
+about the owner's mother (or dog), and say nothing of what the owner is called."""
 _NOT_IN_NAMES = ("c", "d", "e", "f", "m", "o", "p", "r", "t", "u", "v", "y", "zg")
 """jieba's tags (their first letters) of words no name holds: conjunctions, adverbs,
 localities, numerals, prepositions, pronouns, time words, particles, verbs."""
@@ -98,20 +101,36 @@ _NOUNS = frozenset({"n", "ng", "nt", "ns", "s", "vn"})
 them rather than about a person."""
 
 
+def _coined(word: str) -> bool:
+    """Whether a note's first word is two or three Chinese characters that jieba's
+    dictionary does not hold: its HMM put them together, as it does a given name (思雨,
+    诗涵, 佳怡), and tagged them by a guess (a noun, a verb), where the common nouns that
+    open notes (学校, 猫咪) are words it knows. Not a word for a relative or friend it
+    lacks (闺蜜)."""
+    return (
+        2 <= len(word) <= 3
+        and all(has_cjk(ch) for ch in word)
+        and not in_dictionary(word)
+        and word not in _NOT_PERSONS
+    )
+
+
 def _leading_name(text: str) -> str | None:
     """A note's first words up to its first function word or verb, as a name of two to
     four Chinese characters: what a note about a Chinese name begins with though jieba
     does not tag it ``nr`` (乐乐 is an adjective to it, 朵朵 a measure word, 张婷婷 two
     words, 可可 a verb). Not a common noun or place (学校, 公园), unless doubled as
-    children's names are (豆豆) or written in the characters of foreign names (露西), nor
-    a word for a relative (妈妈); :func:`notes_person` takes it only where most notes
-    begin with the same one."""
+    children's names are (豆豆), written in the characters of foreign names (露西) or a
+    word jieba's dictionary lacks (思雨, :func:`_coined`), nor a word for a relative
+    (妈妈); :func:`notes_person` takes it only where most notes begin with the same one."""
     leading = leading_cjk_words(text)
     if leading and _doubled(leading[0][0]) and not leading[0][1].startswith(("d", "r")):
         # a doubled name (可可, 果果; 冬冬 and 晨晨, time words to jieba), whatever jieba
         # takes it for, but for an adverb (常常) or a word of how often (天天, 年年)
         name = leading[0][0]
         return None if name in _NOT_PERSONS | _EVERY else name
+    if leading and _coined(leading[0][0]):
+        return leading[0][0]  # a name jieba does not know, whatever it guessed it was
     words: list[tuple[str, str]] = []
     for word, tag in leading:
         if tag.startswith(_NOT_IN_NAMES) or not has_cjk(word):
@@ -187,7 +206,12 @@ def _opening_subject(note: str, subject_of: Callable[[str], str | None]) -> str 
 def note_begins_with(note: str, name: str) -> bool:
     """Whether a note (a turn with no speaker) begins with ``name`` (:func:`note_subject`
     or the shared first words :func:`notes_person` reads, in any case), also after a
-    short clause of when or where that opens it."""
+    short clause of when or where that opens it. A Chinese name need only open the text:
+    jieba may cut it apart from the word after it (佳怡和…: 佳, 怡和)."""
+    if has_cjk(name) and any(
+        text.lstrip().startswith(name) for text in (note, _after_setting(note) or "")
+    ):
+        return True
     return any(
         subject is not None and among_people(name, [subject])
         for subject in (
@@ -210,7 +234,9 @@ def begins_without_subject(note: str) -> bool:
     Chinese leaves out the subject of what the writer did, so such a note is the writer's
     own. A note that opens with a name, a pronoun (我, 他) or a relative (妈妈) is not."""
     leading = leading_cjk_words((_after_setting(note) or note).lstrip())
-    return bool(leading) and leading[0][1].startswith(_OPENS_NO_SUBJECT) and leading[0][1] != "vn"
+    if not leading or _coined(leading[0][0]):  # a name jieba guessed a verb (佳怡)
+        return False
+    return leading[0][1].startswith(_OPENS_NO_SUBJECT) and leading[0][1] != "vn"
 
 
 def _doubled(word: str) -> bool:

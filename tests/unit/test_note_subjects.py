@@ -120,6 +120,19 @@ def test_notes_name_a_chinese_person_jieba_does_not_know_by_what_most_of_them_sh
     assert notes_person(["乐乐跳舞。", "学校开运动会。"]) is None
 
 
+def test_notes_name_a_given_name_jieba_has_no_word_for_whatever_it_guesses_it_is() -> None:
+    """Popular given names are not in jieba's dictionary: its HMM puts them together and
+    tags them by a guess (思雨 and 诗涵 nouns, 佳怡 a verb). Words for relatives, friends and
+    pets that jieba takes for names (老公, 宝宝) or lacks (闺蜜) still name no one."""
+    starts = ("在圣诞节晚会上跳舞。", "和妈妈一起去公园。", "参加了运动会。", "喜欢吃冰淇淋。")
+    for name in ("思雨", "诗涵", "佳怡", "梓涵", "若汐", "语桐"):
+        assert notes_person([name + start for start in starts]) == name, name
+        assert not begins_without_subject(name + starts[0]), name  # a name, not a verb
+    for word in ("老公", "宝宝", "狗狗", "闺蜜", "猫咪", "公司"):
+        assert notes_person([word + start for start in starts]) is None, word
+    assert notes_person(["李阿姨" + start for start in starts]) == "李阿姨"  # a name with a role
+
+
 def test_notes_that_begin_with_he_or_she_go_on_about_the_person_the_others_name() -> None:
     by_turns = ["Lisa在公园跳舞。", "她喜欢吃冰淇淋。", "今天，她去了学校。", "Lisa唱歌了。"]
     assert notes_person(by_turns) == "lisa"
@@ -137,6 +150,8 @@ def test_a_note_begins_with_its_persons_name_in_any_case() -> None:
     assert note_begins_with("bart went fishing.", "Bart") is False  # no capital: no name
     assert note_begins_with("Caroline went fishing.", "caroline")
     assert note_begins_with("乐乐在圣诞节晚会上跳舞。", "乐乐")  # no name to jieba
+    assert note_begins_with("佳怡和同学们去公园。", "佳怡")  # jieba cuts it 佳, 怡和
+    assert note_begins_with("今天，佳怡和同学们去公园。", "佳怡")
     assert not note_begins_with("Jimmy送给Bart一本漫画书。", "Bart")  # mentioned, not the subject
     assert not note_begins_with("我今天很开心。", "Bart")
 

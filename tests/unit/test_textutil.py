@@ -5,6 +5,7 @@ from __future__ import annotations
 from memory_platform.textutil import (
     _cut_cjk,
     fts_query,
+    in_dictionary,
     lexical_tokens,
     normalize_name,
     user_token,
@@ -15,6 +16,11 @@ def test_chinese_is_segmented_with_single_characters_added() -> None:
     tokens = lexical_tokens("我很困")
     assert tokens[:2] == ("我", "很困")
     assert "困" in tokens
+
+
+def test_the_dictionary_holds_common_words_and_not_given_names() -> None:
+    assert in_dictionary("学校") and in_dictionary("猫咪")
+    assert not in_dictionary("思雨") and not in_dictionary("诗涵")
 
 
 def test_english_is_lowercased_stemmed_and_stopworded() -> None:
