@@ -131,6 +131,10 @@ def test_notes_name_a_given_name_jieba_has_no_word_for_whatever_it_guesses_it_is
     for word in ("老公", "宝宝", "狗狗", "闺蜜", "猫咪", "公司"):
         assert notes_person([word + start for start in starts]) is None, word
     assert notes_person(["李阿姨" + start for start in starts]) == "李阿姨"  # a name with a role
+    # jieba glues a name it does not know to the word after it: 张三在, 李华去, 思雨要
+    for name in ("张三", "李华", "思雨", "王五"):
+        glued = [name + rest for rest in ("在公园跳舞。", "去了学校。", "要去游泳。", "说很开心。")]
+        assert notes_person(glued) == name, name
 
 
 def test_notes_that_begin_with_he_or_she_go_on_about_the_person_the_others_name() -> None:
