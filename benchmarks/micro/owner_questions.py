@@ -14,7 +14,8 @@ Prints, per language, how many questions find their memory as a direct result (a
 first), the direct results per question that nothing answers, and per question about
 someone else (Lisa, John: a stranger to this memory); then the same once a memory records
 what the owner is called ((user, name, Alice), (我, 名字, 小芳)); then the same facts kept
-as notes, as the LangGraph store keeps its values.
+as notes, as the LangGraph store keeps its values, and as notes that leave the user out
+("Likes jazz music", 喜欢喝绿茶).
 """
 
 from __future__ import annotations
@@ -206,14 +207,32 @@ def main() -> None:
             every = [memory_id for language_ids in ids.values() for memory_id in language_ids]
             texts = {m.id: m.text for m in mp.store.get_memories(user, every)}
             notes_leg(mp, {language: [texts[i] for i in ids[language]] for language in ids})
+            notes_leg(mp, SUBJECTLESS, "with no subject")
 
 
-def notes_leg(mp: MemoryPlatform, texts: dict[str, list[str]]) -> None:
+SUBJECTLESS = {
+    "en": [
+        "Favourite food is sushi", "Adopted a dog named Rex in October 2025",
+        "Works as a software engineer", "Lives in Berlin", "Dislikes horror movies",
+        "Ran a marathon in April 2024", "Allergic to peanuts", "Has a sister named Anna",
+        "Broke left arm in January 2024", "Likes jazz music",
+    ],
+    "zh": [
+        "喜欢的运动是游泳", "养了一只猫", "工作是老师", "2025年3月搬家到上海", "讨厌下雨天",
+        "对花粉过敏", "2025年6月考试没通过", "女儿三岁了", "喜欢喝绿茶", "开的车是特斯拉",
+    ],
+}  # fmt: skip
+"""The same ten facts per language as notes that leave the user out, as agents often
+write them (a noun phrase, "Favourite food is sushi", names no subject either)."""
+
+
+def notes_leg(mp: MemoryPlatform, texts: dict[str, list[str]], kept: str = "as notes") -> None:
     """The same facts kept as notes (episodes with no speaker, as the LangGraph store
     keeps its values), each the text its memory reads as ("user favourite food sushi",
-    "我 喜欢的运动 游泳"), in a memory of their own, asked the same questions."""
+    "我 喜欢的运动 游泳") or as ``texts`` gives them, in a memory of their own, asked the
+    same questions."""
     for language, questions in QUESTIONS.items():
-        user = f"owner-notes-{language}"
+        user = f"owner-notes-{language}-{kept.replace(' ', '-')}"
         ids = mp.add_episodes(user, [{"text": text} for text in texts[language]])
         mp.wait_for_indexing()
         found = first = 0
@@ -224,7 +243,7 @@ def notes_leg(mp: MemoryPlatform, texts: dict[str, list[str]]) -> None:
             found += ids[index] in direct
             first += direct[:1] == [ids[index]]
         print(
-            f"{language}, as notes: found directly {found} of {len(questions)} (first {first}); "
+            f"{language}, {kept}: found directly {found} of {len(questions)} (first {first}); "
             "questions nothing answers: "
             f"{direct_per_question(mp, user, UNANSWERED[language]):.2f} direct results each"
         )

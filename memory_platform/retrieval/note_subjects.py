@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from ..textutil import has_cjk, in_dictionary, leading_cjk_words, tagged_words, word_tokens
+from .english_verbs import opens_with_verb
 from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
 from .transliteration import written_for_sound
 
@@ -245,12 +246,16 @@ about work)."""
 
 
 def begins_without_subject(note: str) -> bool:
-    """Whether a Chinese note opens, after any short clause of when or where, with what was
-    done rather than who did it ("在圣诞节晚会上跳舞，感到非常开心", "今天，和同学们去了公园"):
-    Chinese leaves out the subject of what the writer did, so such a note is the writer's
-    own. A note that opens with a name, a pronoun (我, 他) or a relative (妈妈) is not."""
-    leading = leading_cjk_words((_after_setting(note) or note).lstrip())
-    if not leading or _coined(leading[0][0]):  # a name jieba guessed a verb (佳怡)
+    """Whether a note opens, after any short clause of when or where, with what was done
+    rather than who did it ("在圣诞节晚会上跳舞，感到非常开心", "今天，和同学们去了公园";
+    "Likes jazz music", "Went to Paris", :func:`.english_verbs.opens_with_verb`): such a
+    note leaves out its subject, the writer, so it is the writer's own. A note that opens
+    with a name, a pronoun (我, 他, she) or a relative (妈妈) is not."""
+    text = (_after_setting(note) or note).lstrip(" \t\n\"'“‘「(")
+    leading = leading_cjk_words(text)
+    if not leading:
+        return LATIN_WORD.match(text) is not None and opens_with_verb(text)
+    if _coined(leading[0][0]):  # a name jieba guessed a verb (佳怡)
         return False
     return leading[0][1].startswith(_OPENS_NO_SUBJECT) and leading[0][1] != "vn"
 

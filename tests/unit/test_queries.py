@@ -96,6 +96,8 @@ def test_wheel_ships_the_cypher_files(tmp_path: Path) -> None:
         names = set(archive.namelist())
     assert "memory_platform/cypher/neo4j/schema.cypher" in names
     assert "workers/__init__.py" in names
+    assert "memory_platform/retrieval/english_forms.txt.gz" in names
+    assert "memory_platform/retrieval/pinyin.txt" in names
     shipped = [n for n in names if n.startswith("memory_platform/retrieval/backgrounds/")]
     assert len([n for n in shipped if n.endswith(".npy")]) == 4  # two models, two languages
     subprocess.run(
