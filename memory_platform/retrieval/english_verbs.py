@@ -35,7 +35,7 @@ _ADVERBS_BEFORE = 2
 @lru_cache(maxsize=1)
 def _forms() -> dict[str, str]:
     """Each word's kinds (``v`` inflected verb, ``x`` auxiliary, ``a`` adjective, ``r``
-    adverb), read once: 30,000 words, about 0.05 s."""
+    adverb), read once: 30,000 words, about 0.01 s and 5 MB."""
     with gzip.open(_FORMS, "rt", encoding="utf-8") as table:
         return dict(
             line.split(" ", 1) for line in table.read().splitlines() if line and line[0] != "#"
