@@ -14,8 +14,9 @@ Prints, per language, how many questions find their memory as a direct result (a
 first), the direct results per question that nothing answers, and per question about
 someone else (Lisa, John: a stranger to this memory); then the same once a memory records
 what the owner is called ((user, name, Alice), (我, 名字, 小芳)); then the same facts kept
-as notes, as the LangGraph store keeps its values, and as notes that leave the user out
-("Likes jazz music", 喜欢喝绿茶).
+as notes, as the LangGraph store keeps its values, as notes that leave the user out
+("Likes jazz music", 喜欢喝绿茶), and as notes about what is the user's ("My sister is
+called Anna").
 """
 
 from __future__ import annotations
@@ -208,6 +209,7 @@ def main() -> None:
             texts = {m.id: m.text for m in mp.store.get_memories(user, every)}
             notes_leg(mp, {language: [texts[i] for i in ids[language]] for language in ids})
             notes_leg(mp, SUBJECTLESS, "with no subject")
+            notes_leg(mp, POSSESSIVE, "about what is the owner's")
 
 
 SUBJECTLESS = {
@@ -224,6 +226,24 @@ SUBJECTLESS = {
 }  # fmt: skip
 """The same ten facts per language as notes that leave the user out, as agents often
 write them (a noun phrase, "Favourite food is sushi", names no subject either)."""
+
+
+POSSESSIVE = {
+    "en": [
+        "My favourite food is sushi", "My dog Rex joined the family in October 2025",
+        "My job: software engineer", "My home is in Berlin",
+        "My least favourite films are horror movies", "My first marathon was in April 2024",
+        "My allergy: peanuts", "My sister is called Anna",
+        "My left arm was broken in January 2024", "My favourite music is jazz",
+    ],
+    "zh": [
+        "我最喜欢的运动是游泳", "我的猫是去年养的", "我的工作是老师", "我的新家在上海",
+        "我最讨厌的天气是下雨天", "我的过敏原是花粉", "我的考试没通过", "我的女儿三岁了",
+        "我最爱的饮料是绿茶", "我的车是特斯拉",
+    ],
+}  # fmt: skip
+"""The same ten facts per language as notes about what is the owner's ("My sister is
+called Anna", 我的车是特斯拉)."""
 
 
 def notes_leg(mp: MemoryPlatform, texts: dict[str, list[str]], kept: str = "as notes") -> None:

@@ -35,6 +35,7 @@ from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
 from .transliteration import written_for_sound
 
 __all__ = [
+    "begins_with_owners",
     "begins_without_subject",
     "note_begins_with",
     "note_subject",
@@ -258,6 +259,19 @@ def begins_without_subject(note: str) -> bool:
     if _coined(leading[0][0]):  # a name jieba guessed a verb (佳怡)
         return False
     return leading[0][1].startswith(_OPENS_NO_SUBJECT) and leading[0][1] != "vn"
+
+
+_OWNERS = re.compile(r"(?:the\s+)?(?:my|user['’]s)\s", re.IGNORECASE)
+"""The owner's possessive opening an English note: "My …", "User's …", "The user's …"."""
+
+
+def begins_with_owners(note: str) -> bool:
+    """Whether an English note opens, after any short clause of when or where, with what
+    is the owner's ("My favourite food is sushi", "User's dog is called Rex"): a note
+    about the owner's things, and so about the owner. (我的… needs no rule: its 我 is a
+    word the question shares.)"""
+    texts = (note, _after_setting(note) or "")  # "User's job: nurse" is no setting
+    return any(_OWNERS.match(text.lstrip(" \t\n\"'“‘「(")) for text in texts)
 
 
 def _doubled(word: str) -> bool:

@@ -35,6 +35,7 @@ from .names import (
     unnamed_speaker,
 )
 from .note_subjects import (
+    begins_with_owners,
     begins_without_subject,
     note_begins_with,
     notes_name_their_person,
@@ -128,14 +129,17 @@ class MemoryPeople:
         """Whether ``turn`` is a note about the owner: one whose subject is the owner, as
         a memory's is (:func:`.builder.about_owner`: "User likes pizza", "I work as a
         nurse"), one that begins with :attr:`notes_person` ("Bart在…" in a memory of notes
-        about Bart), or one in Chinese with no subject at all, the writer's own
-        (:func:`.note_subjects.begins_without_subject`: "在圣诞节晚会上跳舞…")."""
+        about Bart), one with no subject at all, the writer's own
+        (:func:`.note_subjects.begins_without_subject`: "在圣诞节晚会上跳舞…", "Likes jazz"),
+        or one about what is the owner's (:func:`.note_subjects.begins_with_owners`: "My
+        sister is Anna")."""
         if not is_note(turn):
             return False
         person = self.notes_person
         return (
             about_owner(turn.text)
             or begins_without_subject(turn.text)
+            or begins_with_owners(turn.text)
             or (person is not None and note_begins_with(turn.text, person))
         )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_platform.retrieval.note_subjects import (
+    begins_with_owners,
     begins_without_subject,
     note_begins_with,
     note_subject,
@@ -189,3 +190,11 @@ def test_a_chinese_note_with_no_subject_is_the_writers_own() -> None:
         "",
     ):
         assert not begins_without_subject(note), note
+
+
+def test_a_note_that_opens_with_the_owners_possessive_is_about_the_owner() -> None:
+    for note in ("My favourite food is sushi", "my dog is Rex", "User's job: nurse",
+                 "The user’s sister is Anna", "Yesterday, my car broke down"):  # fmt: skip
+        assert begins_with_owners(note), note
+    for note in ("Myra likes tea", "Her dog is Rex", "Users like it", "Caroline's dog", "我的猫"):
+        assert not begins_with_owners(note), note

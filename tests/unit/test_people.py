@@ -126,8 +126,8 @@ def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
     platform: MemoryPlatform,
 ) -> None:
     """A note is about the owner where its subject is the owner, it begins with the person
-    the notes are about, or it has no subject at all (the writer's own, in Chinese); not
-    a note about a relative, nor a turn someone said. Asked of the candidates alone: no
+    the notes are about, it has no subject at all (the writer's own) or it opens with what
+    is the owner's; not a note about a relative or someone else, nor a turn someone said. Asked of the candidates alone: no
     read."""
     notes = [
         "Bart在圣诞节晚会上跳舞。",
@@ -140,11 +140,14 @@ def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
         "I play the violin.",
     ]
     others = ["妈妈送给Bart一辆自行车。", "他在公园散步。"]
+    english = ["Likes jazz music.", "My sister is called Anna.", "The user's dog is named Rex."]
+    not_english = ["Caroline went home.", "Her dog barks."]  # someone else's, unnamed
     ids = platform.add_episodes(
         USER,
         [{"text": text} for text in notes + others]
         + [{"text": "在公园放风筝了吗？", "speaker": "Tim"}],
     )
+    english_ids = platform.add_episodes(USER, [{"text": t} for t in english + not_english])
     platform.wait_for_indexing()
     turns = platform.store.get_episodes(USER, ids)
     store, people = _people_of(platform, turns)
@@ -158,3 +161,8 @@ def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
     assert unnamed().notes_person is None
     assert unnamed().about_the_owner(subjectless)
     assert not store.reads
+    # an English note with no subject, or about what is the owner's, is the owner's too
+    english_turns = platform.store.get_episodes(USER, english_ids)
+    _, of_english = _people_of(platform, english_turns)
+    about = {turn.text: of_english().about_the_owner(turn) for turn in english_turns}
+    assert about == {text: text in english for text in english + not_english}
