@@ -40,6 +40,7 @@ from .config import (
     Settings,
 )
 from .errors import ConfigurationError, InvalidInputError
+from .textutil import plain_transcript, without_owner_pronoun
 
 __all__ = [
     "Embedder",
@@ -53,6 +54,7 @@ __all__ = [
     "embed_queries",
     "make_embedder",
     "normalize_rows",
+    "query_text",
 ]
 
 Vectors = npt.NDArray[np.float32]
@@ -93,6 +95,14 @@ def clip_query(text: str, keep: Literal["start", "end"] = "end") -> str:
     if len(text) <= QUERY_EMBED_CHARS:
         return text
     return text[-QUERY_EMBED_CHARS:] if keep == "end" else text[:QUERY_EMBED_CHARS]
+
+
+def query_text(query: str) -> str:
+    """What a search embeds of its query: a pasted dialogue as plain speech (its speaker
+    tags left out), at most its last :data:`QUERY_EMBED_CHARS` characters, without the
+    speaker's 我 (:func:`~.textutil.without_owner_pronoun`). The lexical channel and the
+    matched words read the query as written."""
+    return without_owner_pronoun(clip_query(plain_transcript(query)))
 
 
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..config import load_settings
-from ..embeddings import clip_query, embed_queries
+from ..embeddings import embed_queries, query_text
 from ..models import VectorKind
 from ..platform import MemoryPlatform
 from ..retrieval import HybridRetriever
@@ -44,7 +44,7 @@ from ..retrieval.relevance import (
     query_language,
 )
 from ..store.base import episode_document
-from ..textutil import lexical_tokens, plain_transcript, word_tokens
+from ..textutil import lexical_tokens, word_tokens
 from .locomo import load_locomo
 from .madial import load_madial
 from .retrieval_eval import EvalSet
@@ -79,9 +79,7 @@ def store_sets(mp: MemoryPlatform, sets: Sequence[EvalSet]) -> None:
 def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> list[Row]:
     """The candidates of every question, from its own user and from ``other_user``."""
     backgrounds = {lang: mp.embedder.embed(list(texts)) for lang, texts in BACKGROUND.items()}
-    vectors = embed_queries(
-        mp.embedder, [clip_query(plain_transcript(q.question)) for q in data.questions]
-    )
+    vectors = embed_queries(mp.embedder, [query_text(q.question) for q in data.questions])
     rows: list[Row] = []
     for q, vector in zip(data.questions, vectors, strict=True):
         bg = Background.of(vector, backgrounds[query_language(q.question)])

@@ -37,7 +37,7 @@ from ..builder import (
     subject_node_id,
 )
 from ..config import RetrievalSettings
-from ..embeddings import Embedder, clip_query, embed_queries
+from ..embeddings import Embedder, embed_queries, query_text
 from ..errors import InvalidInputError
 from ..models import (
     Episode,
@@ -51,7 +51,7 @@ from ..models import (
 )
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
-from ..textutil import plain_transcript, word_tokens
+from ..textutil import word_tokens
 from ..timeparse import dated_spans, without_dates
 from .names import asks_about_owner
 from .people import MemoryPeople, name_evidence
@@ -304,7 +304,7 @@ class HybridRetriever:
             # a user's first search in this process: the vectors load while the query
             # embeds (not on every search: a thread beside the embedding slows it)
             side.submit(self._store.warm_vectors, user_id, vector_kinds)
-        query_vector = self._embed_query(clip_query(plain_transcript(plan.semantic_query)))
+        query_vector = self._embed_query(query_text(plan.semantic_query))
         lexical = self._lexical(user_id, plan.semantic_query, kind_set, want_episodes)
         filters: list[LinkType | str] | None = None
         if relation_types is not None:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_platform import InvalidInputError, MemoryPlatform, Settings
-from memory_platform.embeddings import QUERY_EMBED_CHARS, Embedder, clip_query
+from memory_platform.embeddings import QUERY_EMBED_CHARS, Embedder, clip_query, query_text
 from memory_platform.errors import StorageError
 from memory_platform.llm import LLMClient
 from memory_platform.models import LexicalHit, LinkType, PathStep, VectorHit, VectorKind
@@ -179,6 +179,19 @@ def test_a_long_pasted_query_is_embedded_from_its_last_part(platform: MemoryPlat
     assert clip_query(long) == long[-QUERY_EMBED_CHARS:]
     assert clip_query(long, keep="start") == long[:QUERY_EMBED_CHARS]
     assert clip_query(tail) == tail  # a query of ordinary length is embedded whole
+
+
+def test_a_query_is_embedded_without_the_speakers_wo(platform: MemoryPlatform) -> None:
+    """我 says who asks: the query's vector is the same without it, so two short texts
+    that share only 我 do not look alike (the matched words still count it)."""
+    platform.create_memory(USER, subject="我", memory_type="事实", topic="喜欢", object="爵士乐")
+    platform.create_memory(USER, subject="我", memory_type="观点", topic="讨厌", object="下雨天")
+    platform.wait_for_indexing(USER)
+    asked = platform.search(USER, "我喜欢什么音乐?", record_access=False, min_relevance=0)
+    bare = platform.search(USER, "喜欢什么音乐?", record_access=False, min_relevance=0)
+    cosine = {r.id: r.components.similarity for r in bare}
+    assert asked and all(r.components.similarity == cosine[r.id] for r in asked)
+    assert query_text("<Bart>: 我今天很开心\n<Assistant>: 太好了") == "今天很开心\n太好了"
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from memory_platform.textutil import (
     lexical_tokens,
     normalize_name,
     user_token,
+    without_owner_pronoun,
 )
 
 
@@ -62,3 +63,12 @@ def test_chinese_words_are_split_as_jieba_0_42_splits_them() -> None:
     }  # fmt: skip
     for text, words in expected.items():
         assert _cut_cjk(text) == words
+
+
+def test_a_query_is_embedded_without_the_speakers_wo() -> None:
+    """我 says who asks, not what about (and 我们 is kept: we, not I)."""
+    assert without_owner_pronoun("我会弹钢琴吗?") == "会弹钢琴吗?"
+    assert without_owner_pronoun("我的生日是哪天?") == "的生日是哪天?"
+    assert without_owner_pronoun("我们去公园吧") == "我们去公园吧"
+    assert without_owner_pronoun("我") == "我"  # nothing else to embed
+    assert without_owner_pronoun("What is my job?") == "What is my job?"
