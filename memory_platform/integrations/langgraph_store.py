@@ -5,7 +5,8 @@ sub-space (``("alice", "memories")``). Each item is one episode of that user, wi
 deterministic id per (namespace, key), so ``put`` replaces, ``get`` and ``delete`` go
 straight to it, and the item takes part in the user's search like any memory. The
 value is kept whole in the episode's metadata; the searchable text is the value's
-``index`` fields (the ``index`` argument of ``put``), else its string values.
+``index`` fields (the ``index`` argument of ``put``), else the whole value as what it
+says: its sentences, then its other fields by name ("favorite food: sushi").
 
 ``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
 relevance floor) and returns ``SearchItem``s scored by relevance in [0, 1]; without a
@@ -36,8 +37,10 @@ from langgraph.store.base import (
     get_text_at_path,
 )
 
+from ..errors import InvalidInputError
 from ..models import Episode
 from ..platform import MemoryPlatform
+from .value_text import value_text
 
 __all__ = ["MemoryPlatformStore"]
 
@@ -59,11 +62,26 @@ def _episode_id(namespace: tuple[str, ...], key: str) -> str:
 
 
 def _text(value: Mapping[str, Any], index: list[str] | None) -> str:
+    """What an item is searched by: the ``index`` fields of its value, else the whole
+    value as what it says (:func:`~.value_text.value_text`)."""
     if index:
         parts = [str(t) for path in index for t in get_text_at_path(value, path) if t]
+        text = " ".join(p for p in parts if p.strip())
     else:
-        parts = [v for v in value.values() if isinstance(v, str)]
-    return " ".join(p for p in parts if p.strip()) or json.dumps(value, ensure_ascii=False)
+        text = value_text(value)
+    return text or json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _check_value(value: Mapping[str, Any]) -> None:
+    """A value is kept as JSON (what JSON has no type for, a date, as its text): one that
+    cannot be, nested too deeply or holding itself, is refused with what to fix."""
+    try:
+        json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise InvalidInputError(
+            f"a store value must be storable as JSON: {reason}", "value"
+        ) from None
 
 
 def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:
@@ -133,6 +151,7 @@ class MemoryPlatformStore(BaseStore):
         if op.value is None:
             self.platform.delete_episodes(user, [ref])
             return
+        _check_value(op.value)
         now = datetime.now(UTC)
         created = old[0].metadata.get(_MARK, {}).get("created_at") if old else None
         index = None if op.index is None or op.index is False else list(op.index)

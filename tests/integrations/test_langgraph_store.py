@@ -86,6 +86,48 @@ def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) 
     assert store.list_namespaces(limit=1, offset=1) == [("alice", "work", "q3")]
 
 
+def test_a_profile_kept_as_fields_is_found_by_what_its_fields_say(
+    store: MemoryPlatformStore,
+) -> None:
+    """Values with no sentence in them: each field is read by its name, lists and numbers
+    too, and a record in the user's namespace that names no one else is the user's."""
+    profile = ("dana", "profile")
+    store.put(profile, "health", {"name": "Dana", "allergies": ["peanuts", "shellfish"]})
+    store.put(profile, "food", {"favorite_food": "sushi"})
+    store.put(profile, "work", {"occupation": "nurse", "years": 12})
+    store.put(profile, "home", {"city": "Lisbon"})
+
+    def first(query: str) -> str | None:
+        found = store.search(profile, query=query)
+        return found[0].key if found else None
+
+    assert first("Am I allergic to shellfish?") == "health"  # a list, beside a string
+    assert first("What is my favourite food?") == "food"
+    assert first("How many years have I worked as a nurse?") == "work"
+    assert store.search(profile, query="quantum chromodynamics lecture") == []
+    assert store.get(profile, "health").value == {  # type: ignore[union-attr]
+        "name": "Dana", "allergies": ["peanuts", "shellfish"],
+    }  # fmt: skip
+
+
+def test_a_value_that_cannot_be_kept_is_refused_and_nothing_is_written(
+    store: MemoryPlatformStore,
+) -> None:
+    deep: dict[str, Any] = {}
+    inner = deep
+    for _ in range(5_000):
+        inner["k"] = {}
+        inner = inner["k"]
+    looped: dict[str, Any] = {"a": 1}
+    looped["self"] = looped
+    for value in (deep, looped):
+        with pytest.raises(ValueError, match="a store value must be storable as JSON"):
+            store.put(("erin",), "k", value)
+    assert store.get(("erin",), "k") is None
+    store.put(("erin",), "when", {"met": datetime(2025, 5, 1)})  # a date is kept as its text
+    assert store.get(("erin",), "when").value == {"met": "2025-05-01 00:00:00"}  # type: ignore[union-attr]
+
+
 def test_the_async_interface_does_the_same(store: MemoryPlatformStore) -> None:
     async def run() -> tuple[Any, ...]:
         await store.aput(("carol",), "k", {"text": "Carol plays the cello every evening"})
