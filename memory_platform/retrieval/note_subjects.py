@@ -35,6 +35,7 @@ from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
 from .transliteration import written_for_sound
 
 __all__ = [
+    "begins_with_a_field",
     "begins_with_owners",
     "begins_without_subject",
     "note_begins_with",
@@ -272,6 +273,45 @@ def begins_with_owners(note: str) -> bool:
     word the question shares.)"""
     texts = (note, _after_setting(note) or "")  # "User's job: nurse" is no setting
     return any(_OWNERS.match(text.lstrip(" \t\n\"'“‘「(")) for text in texts)
+
+
+_FIELD = re.compile(r"(?P<field>[^\W\d_][^:：\n]{0,23}?)\s*[:：](?!//)\s*(?P<value>\S)")
+"""A note that opens as a record's field: a name of what is recorded, then a colon."""
+_OTHERS = frozenset({"他", "她", "他们", "她们", "你", "你们"})
+_SAID = frozenset("说问答道讲")
+
+
+def begins_with_a_field(note: str) -> bool:
+    """Whether a note opens as a record's field ("favorite food: sushi", 职业：老师), as
+    an agent keeps a profile (the LangGraph store writes a value's fields so): a record in
+    the owner's memory that says whose it is nowhere is the owner's. The field's name is
+    no one's: in Latin script, lower case and at most four words (not "Caroline: …", a
+    speaker's line); in Chinese, no name jieba tags or guesses and no one else's pronoun
+    (not 小明：…, 她：…), and the value is no sentence about someone (not "friend: Anna
+    likes tea", "note: she …"). The owner's relatives are the owner's ("sister: Anna",
+    妈妈：护士)."""
+    text = note.lstrip(" \t\n\"'“‘「(")
+    m = _FIELD.match(text)
+    if m is None:
+        return False
+    value = text[m.start("value") :]
+    named = note_subject(value)
+    if _pronoun_of(value) is not None or (named and value.rstrip(" .;,，。；") != named):
+        return False  # "note: she is …", "friend: Anna likes …": someone else's
+    field = m["field"].strip()
+    if not has_cjk(field):
+        words = LATIN_WORD.findall(field)
+        return (
+            field == field.lower()
+            and 0 < len(words) <= 4
+            and not any(w in _PERSONAL_EN - {"my", "i", "user"} for w in words)
+        )
+    if field[-1] in _SAID or any(w[0].isupper() for w in LATIN_WORD.findall(field)):
+        return False  # 妈妈说：…, Lisa的日记：…
+    return not any(
+        (tag.startswith("nr") and word not in _NOT_PERSONS) or word in _OTHERS or _coined(word)
+        for word, tag in tagged_words(field)
+    )
 
 
 def _doubled(word: str) -> bool:

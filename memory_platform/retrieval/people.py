@@ -35,6 +35,7 @@ from .names import (
     unnamed_speaker,
 )
 from .note_subjects import (
+    begins_with_a_field,
     begins_with_owners,
     begins_without_subject,
     note_begins_with,
@@ -131,8 +132,9 @@ class MemoryPeople:
         nurse"), one that begins with :attr:`notes_person` ("Bart在…" in a memory of notes
         about Bart), one with no subject at all, the writer's own
         (:func:`.note_subjects.begins_without_subject`: "在圣诞节晚会上跳舞…", "Likes jazz"),
-        or one about what is the owner's (:func:`.note_subjects.begins_with_owners`: "My
-        sister is Anna")."""
+        one about what is the owner's (:func:`.note_subjects.begins_with_owners`: "My
+        sister is Anna"), or a record's field that names no one else
+        (:func:`.note_subjects.begins_with_a_field`: "favorite food: sushi")."""
         if not is_note(turn):
             return False
         person = self.notes_person
@@ -140,6 +142,7 @@ class MemoryPeople:
             about_owner(turn.text)
             or begins_without_subject(turn.text)
             or begins_with_owners(turn.text)
+            or begins_with_a_field(turn.text)
             or (person is not None and note_begins_with(turn.text, person))
         )
 

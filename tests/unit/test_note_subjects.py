@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_platform.retrieval.note_subjects import (
+    begins_with_a_field,
     begins_with_owners,
     begins_without_subject,
     note_begins_with,
@@ -198,3 +199,19 @@ def test_a_note_that_opens_with_the_owners_possessive_is_about_the_owner() -> No
         assert begins_with_owners(note), note
     for note in ("Myra likes tea", "Her dog is Rex", "Users like it", "Caroline's dog", "我的猫"):
         assert not begins_with_owners(note), note
+
+
+def test_a_note_that_opens_as_a_records_field_is_the_owners() -> None:
+    """A profile's field ("favorite food: sushi", 职业：老师) says whose it is nowhere: in
+    the owner's memory it is the owner's, relatives included; a speaker's line, a name or
+    someone else's pronoun as the field, or a sentence about someone as its value is not."""
+    for note in ("favorite food: sushi", "allergies: peanuts, shellfish", "职业：老师",
+                 "喜欢的运动: 游泳", "sister: Anna", "妈妈：护士", "汽车: 特斯拉",
+                 "user name: Alice", "siblings: relation: sister, name: Anna"):  # fmt: skip
+        assert begins_with_a_field(note), note
+    for note in ("Caroline: I went home", "小明：今天去公园", "她：很好", "思雨：喜欢画画",
+                 "妈妈说：今天下雨", "Lisa的日记：今天很开心", "friend: Anna likes tea",
+                 "note: she is nice", "备注：她很好", "see http://example.com",
+                 "http://example.com", "2023-12-25: Bart went home", "meeting at 3pm",
+                 "Bart在圣诞节晚会上跳舞。", ""):  # fmt: skip
+        assert not begins_with_a_field(note), note

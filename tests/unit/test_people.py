@@ -140,8 +140,13 @@ def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
         "I play the violin.",
     ]
     others = ["妈妈送给Bart一辆自行车。", "他在公园散步。"]
-    english = ["Likes jazz music.", "My sister is called Anna.", "The user's dog is named Rex."]
-    not_english = ["Caroline went home.", "Her dog barks."]  # someone else's, unnamed
+    english = [
+        "Likes jazz music.",
+        "My sister is called Anna.",
+        "The user's dog is named Rex.",
+        "favorite food: sushi",  # a record's field, as the LangGraph store writes a value
+    ]
+    not_english = ["Caroline went home.", "Her dog barks.", "friend: Anna likes tea"]
     ids = platform.add_episodes(
         USER,
         [{"text": text} for text in notes + others]
@@ -161,7 +166,8 @@ def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
     assert unnamed().notes_person is None
     assert unnamed().about_the_owner(subjectless)
     assert not store.reads
-    # an English note with no subject, or about what is the owner's, is the owner's too
+    # an English note with no subject, about what is the owner's or a record's field of
+    # no one else is the owner's too
     english_turns = platform.store.get_episodes(USER, english_ids)
     _, of_english = _people_of(platform, english_turns)
     about = {turn.text: of_english().about_the_owner(turn) for turn in english_turns}
