@@ -1233,8 +1233,10 @@ class MemoryPlatform:
             raise NotFoundError("memory", memory_id)
 
     def delete_user(self, user_id: str) -> None:
-        """Delete everything stored for a user, media files included."""
+        """Delete everything stored for a user, media files included (after the accesses
+        of searches already made are written, so none lands on what is imported next)."""
         user = self._user(user_id)
+        self.wait_for_access()
         self.store.delete_user(user)
         self._media.files.remove_user(user)
 
@@ -1245,8 +1247,11 @@ class MemoryPlatform:
 
     def iter_export(self, user_id: str) -> Iterator[str]:
         """:meth:`export_user` line by line, for streaming a large user (the user id is
-        checked now, the lines are read as they are consumed)."""
-        records = export_user(self.store, self._user(user_id))
+        checked now, the lines are read as they are consumed). The accesses of searches
+        already made are written first: an export holds what was used up to it."""
+        user = self._user(user_id)
+        self.wait_for_access()
+        records = export_user(self.store, user)
         return (dump_line(record) for record in records)
 
     def import_user(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 
 import pytest
@@ -98,6 +99,34 @@ def test_export_import_round_trips_losslessly(mp: MemoryPlatform, users) -> None
     assert mp.stats(user).vectors == vectors  # rebuilt from the text
     found = mp.search(user, "Tom bought coffee", record_access=False)
     assert found and found[0].text.startswith("Tom")
+
+
+def test_an_export_holds_the_accesses_of_the_searches_before_it(mp: MemoryPlatform, users) -> None:
+    """Searches record their accesses off the caller's path; an export, and a deletion,
+    come after every access already recorded. The access writer is held back here until
+    a moment after the search returns, so an export that did not wait would miss it
+    (whatever the machine's speed, one that waits cannot)."""
+    user = users()
+    memory_id = create(mp, user, subject="我", memory_type="观点", topic="喜欢", object="咖啡")
+    mp.wait_for_indexing(user)
+    gate = threading.Event()
+    mp._retriever._access_pool.submit(gate.wait)  # the writer's next task waits for it
+    assert [r.id for r in mp.search(user, "我喜欢咖啡吗?") if r.layer == "direct"] == [memory_id]
+    threading.Timer(0.2, gate.set).start()
+
+    exported = [json.loads(line) for line in mp.export_user(user)]
+
+    (memory,) = [r["memory"] for r in exported if r["type"] == "memory"]
+    assert memory["access_count"] == 1 and memory["last_accessed"] is not None
+    mp._retriever._access_pool.submit(gate.wait)
+    gate.clear()
+    mp.search(user, "我喜欢咖啡吗?")
+    threading.Timer(0.2, gate.set).start()
+    mp.delete_user(user)
+    mp.import_user(iter([json.dumps(r) for r in exported]))
+    records = [json.loads(line) for line in mp.export_user(user)]
+    (again,) = [r["memory"] for r in records if r["type"] == "memory"]
+    assert again["access_count"] == 1  # the second search's access died with the user
 
 
 def test_a_second_import_skips_what_is_there(mp: MemoryPlatform, users) -> None:
