@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
+from ..models import MemoryType
+from ..textutil import has_cjk
 from .results import SearchResult
 
 __all__ = ["NOTHING_RELEVANT", "format_context", "relation_label"]
@@ -29,10 +31,21 @@ def relation_label(relation: str, direction: str) -> str:
     return _LABELS.get((relation, direction), "shares")
 
 
+def _type_label(result: SearchResult) -> str | None:
+    """A memory's type in the language it is written in: 事实 beside 我 喜欢 咖啡, fact
+    beside "user likes tea" (a model reading English need not read 事实)."""
+    if not result.memory_type or has_cjk(result.text):
+        return result.memory_type
+    try:
+        return MemoryType(result.memory_type).value
+    except ValueError:
+        return result.memory_type
+
+
 def _memory_element(index: int, result: SearchResult, related: bool) -> list[str]:
     attrs = [f"index={quoteattr(str(index))}", f"kind={quoteattr(result.kind)}"]
-    if result.memory_type:
-        attrs.append(f"type={quoteattr(result.memory_type)}")
+    if label := _type_label(result):
+        attrs.append(f"type={quoteattr(label)}")
     if result.time:
         attrs.append(f"time={quoteattr(result.time)}")
     if related:

@@ -112,6 +112,17 @@ def test_recency_and_access_scale() -> None:
     assert 0 < access_frequency(3) < access_frequency(10) < 1
 
 
+def test_format_context_names_a_memorys_type_in_the_language_it_is_written_in() -> None:
+    def typed(text: str) -> str:
+        result = SearchResult(
+            id="a", kind="memory", text=text, score=1, layer="direct", memory_type="事实"
+        )
+        return format_context([result])
+
+    assert 'type="fact"' in typed("user likes tea")
+    assert 'type="事实"' in typed("我 喜欢 咖啡")
+
+
 def test_format_context_escapes_and_layers() -> None:
     direct = SearchResult(
         id="a",
