@@ -6,7 +6,8 @@ deterministic id per (namespace, key), so ``put`` replaces, ``get`` and ``delete
 straight to it, and the item takes part in the user's search like any memory. The
 value is kept whole in the episode's metadata; the searchable text is the value's
 ``index`` fields (the ``index`` argument of ``put``), else the whole value as what it
-says: its sentences, then its other fields by name ("favorite food: sushi").
+says: its sentences, then its other fields by name ("favorite food: sushi"). An item put
+with ``index=False`` is kept, read and listed, but a query never matches it.
 
 ``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
 relevance floor) and returns ``SearchItem``s scored by relevance in [0, 1]; without a
@@ -166,6 +167,7 @@ class MemoryPlatformStore(BaseStore):
                         "namespace": list(op.namespace),
                         "key": op.key,
                         "value": dict(op.value),
+                        **({"searchable": False} if op.index is False else {}),
                         "created_at": created or now.isoformat(),
                         "updated_at": now.isoformat(),
                     }
@@ -183,6 +185,8 @@ class MemoryPlatformStore(BaseStore):
             for result in self.platform.search(
                 user, op.query, kinds=("episode",), max_results=100, expand_depth=0
             ):
+                if result.metadata.get(_MARK, {}).get("searchable") is False:
+                    continue  # put with index=False: listed and read, never matched
                 item = self._searched(result.metadata, prefix, op.filter, result.relevance)
                 if item is not None:
                     hits.append(item)

@@ -110,6 +110,17 @@ def test_a_profile_kept_as_fields_is_found_by_what_its_fields_say(
     }  # fmt: skip
 
 
+def test_an_item_put_with_index_false_is_kept_and_listed_but_never_matched(
+    store: MemoryPlatformStore,
+) -> None:
+    store.put(("fay",), "draft", {"text": "Fay is learning the cello"}, index=False)
+    store.put(("fay",), "hobby", {"text": "Fay plays the cello every evening"})
+
+    assert store.get(("fay",), "draft") is not None
+    assert {i.key for i in store.search(("fay",))} == {"draft", "hobby"}
+    assert [i.key for i in store.search(("fay",), query="cello")] == ["hobby"]
+
+
 def test_a_value_that_cannot_be_kept_is_refused_and_nothing_is_written(
     store: MemoryPlatformStore,
 ) -> None:
