@@ -7,11 +7,11 @@ stores embed the whole value as JSON, keys and braces included. Here a value rea
 what it says: its sentences as written, then each other field after its name
 ("favorite food: sushi; allergies: peanuts; age: 34"), nested fields by their own names.
 
-A string is a sentence, kept without its field's name, when it says more than a word or
-two (three words or more, or more than five Chinese characters) or sits under a field
-whose name says nothing (``text``, ``content``, ``memory``...): "I am allergic to
-peanuts" reads as the user wrote it, and a note that opens with its subject is still
-read as about that subject.
+A string is a sentence when it says more than a word or two (three words or more, or
+more than five Chinese characters): it opens the text as written, its field's name after
+it in brackets ("I like pizza (food preference)"), so a note that opens with its subject
+is still read as about that subject. A field whose name says nothing (``text``,
+``content``, ``memory``...) adds no name.
 """
 
 from __future__ import annotations
