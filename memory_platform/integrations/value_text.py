@@ -74,27 +74,21 @@ def _parts(key: str, value: Any, depth: int = 0) -> Iterator[tuple[bool, str]]:
             joined = ", ".join(inner_fields)
             yield False, f"{label}: {joined}" if label else joined
         return
-    if isinstance(value, list | tuple):
-        words = []
-        for item in value:
-            word = _scalar(item)
-            if word is None:
+    items = value if isinstance(value, list | tuple) else [value]
+    words = []
+    for item in items:
+        said = _scalar(item)
+        if said is None:
+            if item is not value:  # a list's dict or list: read by this field's name
                 yield from _parts(key, item, depth + 1)
-            elif isinstance(item, str) and not _says_little(word):
-                yield True, f"{word} ({label})" if label else word
-            else:
-                words.append(word)
-        if words:
-            joined = ", ".join(words)
-            yield (False, f"{label}: {joined}") if label else (True, joined)
-        return
-    said = _scalar(value)
-    if said is None:
-        return
-    if not isinstance(value, str) or _says_little(said):
-        yield (False, f"{label}: {said}") if label else (True, said)
-    else:  # a sentence opens with its own subject; its field's name follows it
-        yield True, f"{said} ({label})" if label else said
+        elif isinstance(item, str) and not _says_little(said):
+            # a sentence opens with its own subject; its field's name follows it
+            yield True, f"{said} ({label})" if label else said
+        else:
+            words.append(said)
+    if words:  # a word or two, numbers, yes or no: meaningless without the field's name
+        joined = ", ".join(words)
+        yield (False, f"{label}: {joined}") if label else (True, joined)
 
 
 def _joined(pieces: list[str]) -> str:
