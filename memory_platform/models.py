@@ -61,6 +61,9 @@ MAX_TEXT_CHARS = 20_000
 """Longest memory text, episode or knowledge content accepted."""
 MAX_ID_CHARS = 128
 
+SEARCHABLE_KEY = "searchable"
+"""Metadata key: ``False`` keeps an episode out of every search (see :attr:`Episode.searchable`)."""
+
 
 def utcnow() -> datetime:
     """The current time, timezone-aware in UTC (the only kind of time stored)."""
@@ -469,6 +472,13 @@ class Episode(_Model):
     def sensitive(self) -> bool:
         """Marked sensitive (see :mod:`memory_platform.privacy`)."""
         return is_sensitive(self.metadata)
+
+    @property
+    def searchable(self) -> bool:
+        """False when its metadata says ``"searchable": false``: the episode is kept, read,
+        listed and exported, but no search matches it (a record that is not something
+        said, such as a LangGraph item put with ``index=False``)."""
+        return self.metadata.get(SEARCHABLE_KEY) is not False
 
 
 class KnowledgePoint(_Model):

@@ -42,6 +42,7 @@ from .media.encoders import make_encoders
 from .media.library import MediaMemory
 from .midterm import archive_faded, summarize_episodes
 from .models import (
+    SEARCHABLE_KEY,
     AuditEntry,
     Episode,
     KnowledgePoint,
@@ -659,7 +660,9 @@ class MemoryPlatform:
         """Store many episodes at once (imports, benchmarks); returns their ids in order.
 
         Each episode is a dict with :meth:`add_episode`'s keyword names; ``timestamp`` is
-        a datetime or an ISO-8601 string, ``metadata`` any JSON-able dict.
+        a datetime or an ISO-8601 string, ``metadata`` any JSON-able dict. Metadata
+        ``"searchable": false`` keeps an episode out of every search (it is still read,
+        listed and exported); ``"sensitive": true`` hides it unless asked for.
         """
         user = self._user(user_id)
         items: list[Episode] = []
@@ -677,6 +680,10 @@ class MemoryPlatform:
                 if values["timestamp"].tzinfo is None:
                     values["timestamp"] = values["timestamp"].replace(tzinfo=UTC)
             metadata = dict(values.get("metadata") or {})
+            if not isinstance(metadata.get(SEARCHABLE_KEY, True), bool):
+                raise InvalidInputError(
+                    "must be true or false", f"episodes[{index}].metadata.{SEARCHABLE_KEY}"
+                )
             explicit = metadata.get(SENSITIVE_KEY)
             values["metadata"] = with_sensitivity(
                 metadata,

@@ -7,7 +7,8 @@ straight to it, and the item takes part in the user's search like any memory. Th
 value is kept whole in the episode's metadata; the searchable text is the value's
 ``index`` fields (the ``index`` argument of ``put``), else the whole value as what it
 says: its sentences, then its other fields by name ("favorite food: sushi"). An item put
-with ``index=False`` is kept, read and listed, but a query never matches it.
+with ``index=False`` is kept, read and listed, but no search matches it: neither the
+store's nor the platform's (``search_memories``, ``format_context``).
 
 ``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
 relevance floor) and returns ``SearchItem``s scored by relevance in [0, 1]; without a
@@ -39,7 +40,7 @@ from langgraph.store.base import (
 )
 
 from ..errors import InvalidInputError
-from ..models import Episode
+from ..models import SEARCHABLE_KEY, Episode
 from ..platform import MemoryPlatform
 from .value_text import value_text
 
@@ -167,10 +168,10 @@ class MemoryPlatformStore(BaseStore):
                         "namespace": list(op.namespace),
                         "key": op.key,
                         "value": dict(op.value),
-                        **({"searchable": False} if op.index is False else {}),
                         "created_at": created or now.isoformat(),
                         "updated_at": now.isoformat(),
-                    }
+                    },
+                    **({SEARCHABLE_KEY: False} if op.index is False else {}),
                 },
             )
         )
@@ -185,8 +186,6 @@ class MemoryPlatformStore(BaseStore):
             for result in self.platform.search(
                 user, op.query, kinds=("episode",), max_results=100, expand_depth=0
             ):
-                if result.metadata.get(_MARK, {}).get("searchable") is False:
-                    continue  # put with index=False: listed and read, never matched
                 item = self._searched(result.metadata, prefix, op.filter, result.relevance)
                 if item is not None:
                     hits.append(item)

@@ -169,6 +169,8 @@ class _Visible:
         item = c.memory if c.memory is not None else c.episode
         if item is None:
             return False  # deleted between seeding and loading
+        if c.episode is not None and not c.episode.searchable:
+            return False  # kept and read, never matched
         if item.sensitive and not self.include_sensitive:
             return False
         if c.memory is not None:

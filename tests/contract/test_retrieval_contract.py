@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from datetime import datetime, timedelta, timezone
@@ -11,6 +12,7 @@ import pytest
 
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.embeddings import Embedder, embed_queries
+from memory_platform.errors import InvalidInputError
 from memory_platform.models import LinkType, MemoryLink, VectorKind
 from memory_platform.retrieval import SearchResult
 from memory_platform.retrieval.relevance import RelevanceModel
@@ -253,6 +255,28 @@ def test_invalid_memories_are_excluded_unless_asked(mp: MemoryPlatform, users) -
 
     assert [r.id for r in default] == [new]
     assert sorted(r.id for r in everything) == sorted([old, new])
+
+
+def test_an_episode_marked_unsearchable_is_kept_but_never_matched(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    hidden, shown = mp.add_episodes(
+        user,
+        [
+            {"text": "draft: 周末去杭州看西湖", "metadata": {"searchable": False}},
+            {"text": "周末去杭州看西湖，坐高铁", "speaker": "我"},
+        ],
+    )
+    mp.wait_for_indexing(user)
+
+    found = mp.search(user, "周末去杭州看西湖", min_relevance=0.0, record_access=False)
+    assert [r.id for r in found] == [shown]
+    assert [e.id for e in mp.store.get_episodes(user, [hidden])] == [hidden]  # still kept
+    exported = [json.loads(line) for line in mp.export_user(user)]
+    assert hidden in {r["episode"]["id"] for r in exported if r["type"] == "episode"}
+    with pytest.raises(InvalidInputError, match=r"metadata\.searchable"):
+        mp.add_episodes(user, [{"text": "x", "metadata": {"searchable": "no"}}])
 
 
 def test_time_range_and_type_filters(mp: MemoryPlatform, users) -> None:
