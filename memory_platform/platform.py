@@ -63,6 +63,7 @@ from .retrieval import HybridRetriever, SearchResult, format_context
 from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
+from .speaker_tags import pasted_speakers
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
 from .store.base import memory_document
 from .textutil import has_cjk, lexical_tokens
@@ -660,19 +661,28 @@ class MemoryPlatform:
         """Store many episodes at once (imports, benchmarks); returns their ids in order.
 
         Each episode is a dict with :meth:`add_episode`'s keyword names; ``timestamp`` is
-        a datetime or an ISO-8601 string, ``metadata`` any JSON-able dict. Metadata
+        a datetime or an ISO-8601 string, ``metadata`` any JSON-able dict. A turn
+        without ``speaker`` whose text opens with one ("Caroline: …", stored with other
+        turns of hers in its session, or hers already stored) gets it filled in
+        (:mod:`memory_platform.speaker_tags`); its text is kept as given. Metadata
         ``"searchable": false`` keeps an episode out of every search (it is still read,
         listed and exported); ``"sensitive": true`` hides it unless asked for.
         """
         user = self._user(user_id)
-        items: list[Episode] = []
         for index, raw in enumerate(episodes):
             if not isinstance(raw, Mapping):
                 raise InvalidInputError("each episode must be a dict", f"episodes[{index}]")
             unknown = set(raw) - _EPISODE_KEYS
             if unknown:
                 raise InvalidInputError(f"unknown keys {sorted(unknown)}", f"episodes[{index}]")
+        speakers = pasted_speakers(
+            episodes, lambda speaker: bool(self.store.find_episodes(user, speaker, limit=1))
+        )
+        items: list[Episode] = []
+        for index, (raw, speaker) in enumerate(zip(episodes, speakers, strict=True)):
             values = {k: v for k, v in raw.items() if v is not None}
+            if speaker is not None:
+                values["speaker"] = speaker
             if "timestamp" in values:
                 values["timestamp"] = _parse_timestamp(
                     values["timestamp"], f"episodes[{index}].timestamp"

@@ -24,6 +24,7 @@ __all__ = [
     "leading_cjk_words",
     "lexical_tokens",
     "normalize_name",
+    "opening_tag",
     "plain_transcript",
     "tagged_words",
     "tokens_document",
@@ -196,11 +197,25 @@ def transcript_speakers(text: str) -> list[str]:
     tags = []
     for line in text.splitlines():
         m = _SPEAKER_TAG.match(line)
-        if m is not None and (tag := _ASIDE.sub("", m["bracketed"] or m["bare"]).strip()):
+        if m is not None and (tag := _tag_of(m)):
             tags.append(tag)
     if len(set(tags)) == len(tags):
         return []
     return list(dict.fromkeys(tags))
+
+
+def opening_tag(text: str) -> str | None:
+    """The speaker tag a text opens with (``Caroline: "…"``, ``<Bart>:``, ``小明：``),
+    without an aside after the name, when something is said after it; else None."""
+    m = _SPEAKER_TAG.match(text)
+    if m is None or not text[m.end() :].strip(_QUOTES + " \n"):
+        return None
+    return _tag_of(m) or None
+
+
+def _tag_of(m: re.Match[str]) -> str:
+    """The speaker's name in a matched tag, without an aside after it (``Bart（小朋友）``)."""
+    return _ASIDE.sub("", m["bracketed"] or m["bare"]).strip()
 
 
 def tokens_document(text: str) -> str:

@@ -96,6 +96,35 @@ def test_add_episodes_keeps_metadata_and_parses_times(platform: MemoryPlatform) 
     assert platform.stats(USER).vectors["episode"] == 3
 
 
+def test_a_speaker_pasted_into_the_text_fills_the_empty_field(platform: MemoryPlatform) -> None:
+    transcript = [
+        "Caroline: I went to a LGBTQ support group yesterday.",
+        'Melanie: "That is great, Caroline!"',
+        "Caroline: It was so powerful.",
+        "Melanie: I painted a lake sunrise last year.",
+        "Note: ask about the adoption agencies.",
+        "Q: what did she paint?",
+        "A: a lake sunrise",
+    ]
+    ids = platform.add_episodes(USER, [{"text": t, "session_id": "s1"} for t in transcript])
+    later = platform.add_episodes(
+        USER,
+        [
+            {"text": "Caroline: I'm researching adoption agencies.", "session_id": "s2"},
+            {"text": "Jon: my dance studio opened.", "session_id": "s2"},
+            {"text": "Melanie: So proud of you!", "session_id": "s2", "speaker": "Mel"},
+        ],
+    )
+
+    stored = {e.id: e for e in platform.store.get_episodes(USER, ids + later)}
+    assert [stored[i].speaker for i in ids] == [
+        "Caroline", "Melanie", "Caroline", "Melanie", None, None, None,
+    ]  # fmt: skip
+    assert [stored[i].text for i in ids] == transcript  # the text as given
+    # hers already stored; Jon's tag opens one turn only; a given speaker stays
+    assert [stored[i].speaker for i in later] == ["Caroline", None, "Mel"]
+
+
 @pytest.mark.parametrize(
     ("episode", "message"),
     [

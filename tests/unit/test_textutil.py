@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory_platform.textutil import (
     _cut_cjk,
     fts_query,
     in_dictionary,
     lexical_tokens,
     normalize_name,
+    opening_tag,
     user_token,
     without_owner_pronoun,
 )
@@ -72,3 +75,21 @@ def test_a_query_is_embedded_without_the_speakers_wo() -> None:
     assert without_owner_pronoun("我们去公园吧") == "我们去公园吧"
     assert without_owner_pronoun("我") == "我"  # nothing else to embed
     assert without_owner_pronoun("What is my job?") == "What is my job?"
+
+
+@pytest.mark.parametrize(
+    ("text", "tag"),
+    [
+        ("Caroline: I went camping.", "Caroline"),
+        ('<Bart>:"我要表演魔术！"', "Bart"),
+        ("小明：今天好累", "小明"),
+        ("<Bart（小朋友）>: 你好", "Bart"),
+        ("[10:00] Jon: the studio opened", "Jon"),
+        ("Caroline:", None),  # nothing said after it
+        ('Caroline: ""', None),
+        ("see https://example.com: a link", None),
+        ("I went camping.", None),
+    ],
+)
+def test_the_speaker_tag_a_text_opens_with(text: str, tag: str | None) -> None:
+    assert opening_tag(text) == tag

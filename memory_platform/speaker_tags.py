@@ -1,0 +1,53 @@
+"""Who said a turn stored with its speaker pasted into the text and no ``speaker`` field.
+
+The documented way to store a turn puts who said it in ``speaker``; a user who imports a
+transcript often leaves it in the text instead ("Caroline: I went camping."). Retrieval
+then cannot tell whose turn it is: a question naming Caroline finds no turn of hers and
+counts her name as unknown to the memory. On LoCoMo's dev conversations stored that way,
+recall@10 was 0.03 lower than with the field (``benchmarks/README.md``).
+
+A tag is taken for the speaker when it is one by the rule for pasted conversations
+(:func:`~memory_platform.textutil.transcript_speakers`: in a conversation someone speaks
+again): it opens two or more speakerless turns of one session stored together, or the
+user already has a turn of that speaker. "Note: ..." once, "Q:"/"A:" or "Monday:" never
+become speakers. The text is kept as given; only the empty field is filled.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .retrieval.names import nameable
+from .textutil import opening_tag
+
+__all__ = ["pasted_speakers"]
+
+
+def pasted_speakers(
+    episodes: Sequence[Mapping[str, Any]], has_speaker: Callable[[str], bool]
+) -> list[str | None]:
+    """For each episode (``add_episodes`` dicts), the speaker its text opens with when it
+    has no ``speaker`` and the tag is one (see the module docstring), else None.
+    ``has_speaker`` says whether the user already has a turn of a speaker."""
+    tags: list[str | None] = [
+        None if episode.get("speaker") else opening_tag(str(episode.get("text") or ""))
+        for episode in episodes
+    ]
+    tags = [tag if tag is not None and nameable(tag) else None for tag in tags]
+    sessions = [episode.get("session_id") for episode in episodes]
+    repeated = Counter((s, t) for s, t in zip(sessions, tags, strict=True) if t is not None)
+    known: dict[str, bool] = {}
+
+    def speaks(session: Any, tag: str) -> bool:
+        if repeated[(session, tag)] >= 2:
+            return True
+        if tag not in known:
+            known[tag] = has_speaker(tag)
+        return known[tag]
+
+    return [
+        tag if tag is not None and speaks(session, tag) else None
+        for session, tag in zip(sessions, tags, strict=True)
+    ]
