@@ -21,6 +21,7 @@ called Anna").
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -210,6 +211,7 @@ def main() -> None:
             notes_leg(mp, {language: [texts[i] for i in ids[language]] for language in ids})
             notes_leg(mp, SUBJECTLESS, "with no subject")
             notes_leg(mp, POSSESSIVE, "about what is the owner's")
+            notes_leg(mp, UNOWNED, "about what is the owner's, without my")
 
 
 SUBJECTLESS = {
@@ -244,6 +246,14 @@ POSSESSIVE = {
 }  # fmt: skip
 """The same ten facts per language as notes about what is the owner's ("My sister is
 called Anna", 我的车是特斯拉)."""
+
+
+UNOWNED = {
+    language: [re.sub(r"^(?:My (.)|我的|我)", lambda m: (m[1] or "").upper(), n) for n in notes]
+    for language, notes in POSSESSIVE.items()
+}
+"""The same notes without "My" / 我的 ("Sister is called Anna", "Job: software
+engineer"), as notes that leave the owner out often read."""
 
 
 def notes_leg(mp: MemoryPlatform, texts: dict[str, list[str]], kept: str = "as notes") -> None:

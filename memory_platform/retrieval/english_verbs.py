@@ -19,12 +19,13 @@ the park" reads as "[she] kids …"), a name spelt like an auxiliary or an infle
 from __future__ import annotations
 
 import gzip
+import re
 from functools import lru_cache
 from pathlib import Path
 
 from .names import LATIN_WORD
 
-__all__ = ["opens_with_verb"]
+__all__ = ["opens_with_a_described_thing", "opens_with_verb"]
 
 _FORMS = Path(__file__).with_name("english_forms.txt.gz")
 _PREPOSITIONS = frozenset("to of in at about with for from on by".split())
@@ -72,3 +73,24 @@ def opens_with_verb(text: str) -> bool:
     if "v" in kinds:
         return not _finite(forms.get(after, ""), after)  # "Drew went" names Drew
     return "a" in kinds and after in _PREPOSITIONS
+
+
+def opens_with_a_described_thing(text: str) -> bool:
+    """Whether an English text opens with an adjective and the thing it describes, no
+    determiner before them ("Favourite food is sushi", "Best friend is Anna", "Older
+    sister lives in Paris"): a noun phrase whose "my" was left out, not a name. The word
+    after the adjective is in lower case and no finite verb, so "Frank plays golf",
+    "Amber is a nurse" and "Frank Smith …" still open with a name."""
+    m = _FIRST_TWO.match(text.lstrip(" \t\n\"'“‘「("))
+    if m is None or not m["second"].islower():
+        return False
+    second = m["second"].casefold()
+    return (
+        "a" in _forms().get(m["first"].casefold(), "")
+        and not _finite(_forms().get(second, ""), second)
+        and second not in _PREPOSITIONS  # "Allergic to …" is what was left of a verb
+    )
+
+
+_FIRST_TWO = re.compile(r"(?P<first>[A-Za-z]+)[ \t]+(?P<second>[A-Za-z]+)\b")
+"""A text's first two words in Latin letters, separated by spaces only."""

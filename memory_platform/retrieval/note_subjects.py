@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from ..textutil import has_cjk, in_dictionary, leading_cjk_words, tagged_words, word_tokens
-from .english_verbs import opens_with_verb
+from .english_verbs import opens_with_a_described_thing, opens_with_verb
 from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
 from .transliteration import written_for_sound
 
@@ -59,6 +59,7 @@ def note_subject(text: str) -> str | None:
             word
             if word[0].isupper()
             and not text[first.end() :].startswith(",")  # "Yesterday, ..." opens a clause
+            and not opens_with_a_described_thing(text)  # "Favourite food is …"
             and nameable(word)
             and word.casefold() not in OWNER_WORDS
             and word_tokens(word)  # a stop word ("The", "We") names nobody
@@ -268,11 +269,14 @@ _OWNERS = re.compile(r"(?:the\s+)?(?:my|user['’]s)\s", re.IGNORECASE)
 
 def begins_with_owners(note: str) -> bool:
     """Whether an English note opens, after any short clause of when or where, with what
-    is the owner's ("My favourite food is sushi", "User's dog is called Rex"): a note
+    is the owner's ("My favourite food is sushi", "User's dog is called Rex"), or with
+    such a thing described with the "my" left out ("Favourite food is sushi", "Older
+    sister lives in Paris", :func:`.english_verbs.opens_with_a_described_thing`): a note
     about the owner's things, and so about the owner. (我的… needs no rule: its 我 is a
     word the question shares.)"""
     texts = (note, _after_setting(note) or "")  # "User's job: nurse" is no setting
-    return any(_OWNERS.match(text.lstrip(" \t\n\"'“‘「(")) for text in texts)
+    openings = [text.lstrip(" \t\n\"'“‘「(") for text in texts]
+    return any(_OWNERS.match(t) or opens_with_a_described_thing(t) for t in openings if t)
 
 
 _FIELD = re.compile(r"(?P<field>[^\W\d_][^:：\n]{0,23}?)\s*[:：](?!//)\s*(?P<value>\S)")
