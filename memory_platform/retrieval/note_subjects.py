@@ -60,6 +60,7 @@ def note_subject(text: str) -> str | None:
             if word[0].isupper()
             and not text[first.end() :].startswith(",")  # "Yesterday, ..." opens a clause
             and not opens_with_a_described_thing(text)  # "Favourite food is …"
+            and word.casefold() not in _THE_OWNERS
             and nameable(word)
             and word.casefold() not in OWNER_WORDS
             and word_tokens(word)  # a stop word ("The", "We") names nobody
@@ -94,6 +95,21 @@ _NOT_PERSONS = frozenset(
 )  # fmt: skip
 """Words for relatives, roles and pets: notes that mostly begin with 妈妈 (or 狗狗) are
 about the owner's mother (or dog), and say nothing of what the owner is called."""
+_THE_OWNERS = frozenset(
+    {
+        "mom", "mum", "dad", "mother", "father", "parents", "wife", "husband", "partner",
+        "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee", "fiancée", "son",
+        "daughter", "kids", "children", "sister", "brother", "siblings", "grandma",
+        "grandpa", "grandmother", "grandfather", "aunt", "uncle", "cousin", "family",
+        "boss", "coworker", "colleague", "roommate", "neighbor", "neighbour", "dog",
+        "cat", "pet", "pets", "puppy", "kitten", "job", "occupation", "profession",
+        "hometown", "home", "birthday", "age", "hobby", "hobbies", "allergy", "allergies",
+        "diet", "car", "address", "email", "phone", "nationality", "height", "weight",
+    }
+)  # fmt: skip
+"""English words for the owner's relatives, pets and profile fields: a note that opens
+with one, its "my" left out ("Sister is called Anna", "Dog Rex joined the family", "Job:
+nurse"), is about what is the owner's and names no one, as 妈妈 names no one above."""
 _NOT_IN_NAMES = ("c", "d", "e", "f", "m", "o", "p", "r", "t", "u", "v", "y", "zg")
 """jieba's tags (their first letters) of words no name holds: conjunctions, adverbs,
 localities, numerals, prepositions, pronouns, time words, particles, verbs."""
@@ -270,13 +286,25 @@ _OWNERS = re.compile(r"(?:the\s+)?(?:my|user['’]s)\s", re.IGNORECASE)
 def begins_with_owners(note: str) -> bool:
     """Whether an English note opens, after any short clause of when or where, with what
     is the owner's ("My favourite food is sushi", "User's dog is called Rex"), or with
-    such a thing described with the "my" left out ("Favourite food is sushi", "Older
-    sister lives in Paris", :func:`.english_verbs.opens_with_a_described_thing`): a note
+    such a thing, the "my" left out: described ("Favourite food is sushi", "Older sister
+    lives in Paris", :func:`.english_verbs.opens_with_a_described_thing`) or a relative,
+    a pet or a profile field (:data:`_THE_OWNERS`: "Sister is called Anna"): a note
     about the owner's things, and so about the owner. (我的… needs no rule: its 我 is a
     word the question shares.)"""
     texts = (note, _after_setting(note) or "")  # "User's job: nurse" is no setting
     openings = [text.lstrip(" \t\n\"'“‘「(") for text in texts]
-    return any(_OWNERS.match(t) or opens_with_a_described_thing(t) for t in openings if t)
+    return any(
+        _OWNERS.match(t) or opens_with_a_described_thing(t) or _opens_with_the_owners(t)
+        for t in openings
+        if t
+    )
+
+
+def _opens_with_the_owners(text: str) -> bool:
+    """Whether an English text opens with a word of :data:`_THE_OWNERS` ("Sister is …",
+    "Job: nurse", "Mom's birthday …"; not "Dogs are loyal", "Homework is done")."""
+    first = LATIN_WORD.match(text)
+    return first is not None and re.sub(r"['’]s$", "", first.group(0)).casefold() in _THE_OWNERS
 
 
 _FIELD = re.compile(r"(?P<field>[^\W\d_][^:：\n]{0,23}?)\s*[:：](?!//)\s*(?P<value>\S)")

@@ -215,3 +215,12 @@ def test_a_note_that_opens_as_a_records_field_is_the_owners() -> None:
                  "http://example.com", "2023-12-25: Bart went home", "meeting at 3pm",
                  "Bart在圣诞节晚会上跳舞。", ""):  # fmt: skip
         assert not begins_with_a_field(note), note
+
+
+def test_a_note_about_the_owners_relative_pet_or_field_is_the_owners() -> None:
+    for note in ("Sister is called Anna", "Dog Rex joined the family", "Job: nurse",
+                 "Mom's birthday is May 3", "allergies: peanuts"):  # fmt: skip
+        assert begins_with_owners(note), note
+        assert note_subject(note) is None, note
+    for note in ("Dogs are loyal", "Homework is done", "Grace loves hiking"):
+        assert not begins_with_owners(note), note
