@@ -9,8 +9,9 @@ recall@10 was 0.03 lower than with the field (``benchmarks/README.md``).
 A tag is taken for the speaker when it is one by the rule for pasted conversations
 (:func:`~memory_platform.textutil.transcript_speakers`: in a conversation someone speaks
 again): it opens two or more speakerless turns of one session stored together, or the
-user already has a turn of that speaker. "Note: ..." once, "Q:"/"A:" or "Monday:" never
-become speakers. The text is kept as given; only the empty field is filled.
+user already has a turn of that speaker. "Note: ..." once, "Q:"/"A:", "Monday:", "From:"
+or "Question:" never become speakers. The text is kept as given; only the empty field is
+filled.
 """
 
 from __future__ import annotations
@@ -20,9 +21,27 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .retrieval.names import nameable
-from .textutil import opening_tag
+from .textutil import opening_tag, word_tokens
 
 __all__ = ["pasted_speakers"]
+
+_LABELS = frozenset(
+    {
+        "question", "answer", "note", "notes", "summary", "topic", "subject", "title",
+        "date", "time", "todo", "reminder", "update", "source", "link", "url", "tags",
+        "status", "location", "cc", "bcc", "问题", "回答", "答案", "备注", "总结",
+        "主题", "标题", "日期", "时间", "地点",
+    }
+)  # fmt: skip
+"""Words that label a line rather than name who said it ("Question: …", "Subject: …",
+备注：…), even where they open two lines of a session."""
+
+
+def _may_speak(tag: str) -> bool:
+    """Whether a tag may be a speaker: a name or a role ("Caroline", "User", 小明), not a
+    single letter, a day or a month ("Q", "Monday"), a stop word ("From", "To", "Re") or
+    a label (:data:`_LABELS`)."""
+    return nameable(tag) and bool(word_tokens(tag)) and tag.casefold() not in _LABELS
 
 
 def pasted_speakers(
@@ -35,7 +54,7 @@ def pasted_speakers(
         None if episode.get("speaker") else opening_tag(str(episode.get("text") or ""))
         for episode in episodes
     ]
-    tags = [tag if tag is not None and nameable(tag) else None for tag in tags]
+    tags = [tag if tag is not None and _may_speak(tag) else None for tag in tags]
     sessions = [episode.get("session_id") for episode in episodes]
     repeated = Counter((s, t) for s, t in zip(sessions, tags, strict=True) if t is not None)
     known: dict[str, bool] = {}

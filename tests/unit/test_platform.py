@@ -105,6 +105,10 @@ def test_a_speaker_pasted_into_the_text_fills_the_empty_field(platform: MemoryPl
         "Note: ask about the adoption agencies.",
         "Q: what did she paint?",
         "A: a lake sunrise",
+        "Question: what did she paint?",
+        "Question: and when?",
+        "From: Caroline",
+        "From: Melanie",
     ]
     ids = platform.add_episodes(USER, [{"text": t, "session_id": "s1"} for t in transcript])
     later = platform.add_episodes(
@@ -118,7 +122,7 @@ def test_a_speaker_pasted_into_the_text_fills_the_empty_field(platform: MemoryPl
 
     stored = {e.id: e for e in platform.store.get_episodes(USER, ids + later)}
     assert [stored[i].speaker for i in ids] == [
-        "Caroline", "Melanie", "Caroline", "Melanie", None, None, None,
+        "Caroline", "Melanie", "Caroline", "Melanie", None, None, None, None, None, None, None,
     ]  # fmt: skip
     assert [stored[i].text for i in ids] == transcript  # the text as given
     # hers already stored; Jon's tag opens one turn only; a given speaker stays
