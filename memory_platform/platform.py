@@ -669,26 +669,22 @@ class MemoryPlatform:
         listed and exported); ``"sensitive": true`` hides it unless asked for.
         """
         user = self._user(user_id)
+        items: list[Episode] = []
         for index, raw in enumerate(episodes):
             if not isinstance(raw, Mapping):
                 raise InvalidInputError("each episode must be a dict", f"episodes[{index}]")
             unknown = set(raw) - _EPISODE_KEYS
             if unknown:
                 raise InvalidInputError(f"unknown keys {sorted(unknown)}", f"episodes[{index}]")
-        speakers = pasted_speakers(
-            episodes, lambda speaker: bool(self.store.find_episodes(user, speaker, limit=1))
-        )
-        items: list[Episode] = []
-        for index, (raw, speaker) in enumerate(zip(episodes, speakers, strict=True)):
             values = {k: v for k, v in raw.items() if v is not None}
-            if speaker is not None:
-                values["speaker"] = speaker
             if "timestamp" in values:
                 values["timestamp"] = _parse_timestamp(
                     values["timestamp"], f"episodes[{index}].timestamp"
                 )
                 if values["timestamp"].tzinfo is None:
                     values["timestamp"] = values["timestamp"].replace(tzinfo=UTC)
+            if not isinstance(values.get("metadata", {}), Mapping):
+                raise InvalidInputError("must be a dict", f"episodes[{index}].metadata")
             metadata = dict(values.get("metadata") or {})
             if not isinstance(metadata.get(SEARCHABLE_KEY, True), bool):
                 raise InvalidInputError(
@@ -706,6 +702,13 @@ class MemoryPlatform:
             except ValidationError as exc:
                 error = invalid_input_from(exc)
                 raise InvalidInputError(f"episodes[{index}]: {error}") from exc
+        speakers = pasted_speakers(
+            items, lambda speaker: bool(self.store.find_episodes(user, speaker, limit=1))
+        )
+        items = [
+            item if speaker is None else item.model_copy(update={"speaker": speaker})
+            for item, speaker in zip(items, speakers, strict=True)
+        ]
         ids = self.store.add_episodes(items)
         self._indexer.notify(user)
         return ids

@@ -17,9 +17,9 @@ filled.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
+from .models import Episode
 from .retrieval.names import nameable
 from .textutil import opening_tag, word_tokens
 
@@ -45,21 +45,20 @@ def _may_speak(tag: str) -> bool:
 
 
 def pasted_speakers(
-    episodes: Sequence[Mapping[str, Any]], has_speaker: Callable[[str], bool]
+    episodes: Sequence[Episode], has_speaker: Callable[[str], bool]
 ) -> list[str | None]:
-    """For each episode (``add_episodes`` dicts), the speaker its text opens with when it
-    has no ``speaker`` and the tag is one (see the module docstring), else None.
-    ``has_speaker`` says whether the user already has a turn of a speaker."""
+    """For each episode of one user, the speaker its text opens with when it has no
+    ``speaker`` and the tag is one (see the module docstring), else None. ``has_speaker``
+    says whether the user already has a turn of a speaker."""
     tags: list[str | None] = [
-        None if episode.get("speaker") else opening_tag(str(episode.get("text") or ""))
-        for episode in episodes
+        None if episode.speaker else opening_tag(episode.text) for episode in episodes
     ]
     tags = [tag if tag is not None and _may_speak(tag) else None for tag in tags]
-    sessions = [episode.get("session_id") for episode in episodes]
+    sessions = [episode.session_id for episode in episodes]
     repeated = Counter((s, t) for s, t in zip(sessions, tags, strict=True) if t is not None)
     known: dict[str, bool] = {}
 
-    def speaks(session: Any, tag: str) -> bool:
+    def speaks(session: str | None, tag: str) -> bool:
         if repeated[(session, tag)] >= 2:
             return True
         if tag not in known:

@@ -135,6 +135,9 @@ def test_a_speaker_pasted_into_the_text_fills_the_empty_field(platform: MemoryPl
         ({"text": ""}, "at least 1 character"),
         ({"text": "x", "timestamp": "yesterday-ish"}, "ISO-8601"),
         ({"text": "x", "mood": "sad"}, "unknown keys"),
+        ({"text": "x", "metadata": "abc"}, r"metadata: must be a dict"),
+        ({"text": "x", "metadata": [["k", "v"]]}, r"metadata: must be a dict"),
+        ({"text": "Caroline: hi", "session_id": ["s1"]}, "session_id"),
         ("just text", "must be a dict"),
     ],
 )
