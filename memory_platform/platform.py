@@ -305,7 +305,7 @@ class MemoryPlatform:
                     "memory_type": memory_type,
                     "topic": topic,
                     "object": object,
-                    "attributes": dict(attributes or {}),
+                    "attributes": {} if attributes is None else attributes,
                     "importance": importance,
                     "sensitive": sensitive,
                 }

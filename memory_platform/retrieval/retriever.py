@@ -155,6 +155,11 @@ def _shares_owner_word(words: set[str], document: str, owner_words: Set[str]) ->
     return bool(words & owner_words and words & owner_words & set(word_tokens(document)))
 
 
+def _whole(value: object) -> bool:
+    """Whether a count argument is a whole number (not a bool, a float or a string)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True)
 class _Visible:
     """Which candidates a search may show: type and time filters, and whether invalid
@@ -283,9 +288,9 @@ class HybridRetriever:
         include_sensitive: bool = False,
     ) -> list[SearchResult]:
         """Search a user's memory; see the module docstring for the steps."""
-        if not 1 <= max_results <= 100:
-            raise InvalidInputError("must be between 1 and 100", "max_results")
-        if not 0 <= expand_depth <= self._settings.max_expand_depth:
+        if not _whole(max_results) or not 1 <= max_results <= 100:
+            raise InvalidInputError("must be a whole number between 1 and 100", "max_results")
+        if not _whole(expand_depth) or not 0 <= expand_depth <= self._settings.max_expand_depth:
             raise InvalidInputError(
                 f"must be between 0 and {self._settings.max_expand_depth}", "expand_depth"
             )
@@ -293,7 +298,7 @@ class HybridRetriever:
             relation_filter(relation_types)  # refuse unknown names before any work
         kind_set = {VectorKind(k) for k in kinds}
         floor = self._settings.relevance_floor if min_relevance is None else min_relevance
-        if not 0 <= floor <= 1:
+        if not isinstance(floor, int | float) or isinstance(floor, bool) or not 0 <= floor <= 1:
             raise InvalidInputError("must be between 0 and 1", "min_relevance")
         plan = self.plan(query, mode, expand_depth)
         types = list(memory_types) if memory_types else plan.memory_types

@@ -64,6 +64,11 @@ def test_create_memory_validates_like_the_tool(platform: MemoryPlatform) -> None
         platform.create_memory(USER, subject="我", memory_type="mood", topic="x")
     with pytest.raises(InvalidInputError, match="user_id"):
         platform.create_memory("", subject="我", memory_type="fact", topic="x")
+    for attributes in ("x", [1], [("k", "v")]):
+        with pytest.raises(InvalidInputError, match="attributes"):
+            platform.create_memory(
+                USER, subject="我", memory_type="fact", topic="x", attributes=attributes
+            )  # type: ignore[arg-type]
     assert platform.stats().memories == 0
 
 
