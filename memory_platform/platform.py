@@ -87,6 +87,8 @@ _ROLES = {"user", "assistant", "system", "tool"}
 _FULL_COVERAGE = 0.999
 """Vector similarity is trusted only for texts the embedder knows every token of."""
 
+_MAX_DAYS = 100_000
+"""Longer than any memory is kept (about 270 years): ``now - days`` stays a date."""
 _EPISODE_KEYS = {
     "text",
     "timestamp",
@@ -587,8 +589,10 @@ class MemoryPlatform:
         days = days if older_than_days is None else older_than_days
         if days is None:
             return {"checked": 0, "purged": 0}
-        if not days > 0:
-            raise InvalidInputError("must be a positive number of days", "older_than_days")
+        if not 0 < days < _MAX_DAYS:
+            raise InvalidInputError(
+                f"must be a positive number of days, under {_MAX_DAYS:,}", "older_than_days"
+            )
         return purge_archived(self.store, self._user(user_id), days)
 
     def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
@@ -1235,8 +1239,15 @@ class MemoryPlatform:
         """A user's memories (hubs only), oldest first, optionally of one status.
 
         Raises:
-            InvalidInputError: ``limit`` outside 1..10,000 or ``offset`` outside 0..10**12.
+            InvalidInputError: ``limit`` outside 1..10,000, ``offset`` outside 0..10**12,
+                or ``status`` none of :class:`MemoryStatus`'s values.
         """
+        if status is not None:
+            try:
+                status = MemoryStatus(status)
+            except ValueError:
+                known = ", ".join(s.value for s in MemoryStatus)
+                raise InvalidInputError(f"must be one of {known}", "status") from None
         if not 1 <= limit <= 10_000:
             raise InvalidInputError("must be between 1 and 10000", "limit")
         if not 0 <= offset <= 10**12:

@@ -72,6 +72,23 @@ def test_create_memory_validates_like_the_tool(platform: MemoryPlatform) -> None
     assert platform.stats().memories == 0
 
 
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda mp: mp.list_memories(USER, status="retired"), "status"),
+        (lambda mp: mp.list_memories(USER, limit=0), "limit"),
+        (lambda mp: mp.purge_archived(USER, older_than_days=float("inf")), "older_than_days"),
+        (lambda mp: mp.purge_archived(USER, older_than_days=float("nan")), "older_than_days"),
+        (lambda mp: mp.purge_archived(USER, older_than_days=0), "older_than_days"),
+    ],
+)
+def test_listing_and_purging_refuse_values_out_of_range(
+    platform: MemoryPlatform, call: Callable[[MemoryPlatform], object], field: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=field):
+        call(platform)
+
+
 def test_add_episodes_keeps_metadata_and_parses_times(platform: MemoryPlatform) -> None:
     ids = platform.add_episodes(
         USER,
