@@ -63,7 +63,7 @@ from .retrieval import HybridRetriever, SearchResult, format_context
 from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
-from .speaker_tags import pasted_speakers
+from .speaker_tags import pasted_speakers, speaks_in_memory
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
 from .store.base import memory_document
 from .textutil import has_cjk, lexical_tokens
@@ -667,7 +667,7 @@ class MemoryPlatform:
         Each episode is a dict with :meth:`add_episode`'s keyword names; ``timestamp`` is
         a datetime or an ISO-8601 string, ``metadata`` any JSON-able dict. A turn
         without ``speaker`` whose text opens with one ("Caroline: …", stored with other
-        turns of hers in its session, or hers already stored) gets it filled in
+        turns of hers in its session, or a turn of hers already stored) gets it filled in
         (:mod:`memory_platform.speaker_tags`); its text is kept as given. Metadata
         ``"searchable": false`` keeps an episode out of every search (it is still read,
         listed and exported); ``"sensitive": true`` hides it unless asked for.
@@ -706,9 +706,7 @@ class MemoryPlatform:
             except ValidationError as exc:
                 error = invalid_input_from(exc)
                 raise InvalidInputError(f"episodes[{index}]: {error}") from exc
-        speakers = pasted_speakers(
-            items, lambda speaker: bool(self.store.find_episodes(user, speaker, limit=1))
-        )
+        speakers = pasted_speakers(items, lambda tag: speaks_in_memory(self.store, user, tag))
         items = [
             item if speaker is None else item.model_copy(update={"speaker": speaker})
             for item, speaker in zip(items, speakers, strict=True)

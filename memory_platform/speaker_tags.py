@@ -9,7 +9,9 @@ recall@10 was 0.03 lower than with the field (``benchmarks/README.md``).
 A tag is taken for the speaker when it is one by the rule for pasted conversations
 (:func:`~memory_platform.textutil.transcript_speakers`: in a conversation someone speaks
 again): it opens two or more speakerless turns of one session stored together, or the
-user already has a turn of that speaker. "Note: ..." once, "Q:"/"A:", "Monday:", "From:"
+user already has a turn of that speaker, or a stored turn without one that opens with the
+same tag (:func:`speaks_in_memory`: a transcript added a turn at a time gets its
+speakers from each one's second turn on). "Note: ..." once, "Q:"/"A:", "Monday:", "From:"
 or "Question:" never become speakers. The text is kept as given; only the empty field is
 filled.
 """
@@ -19,11 +21,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from .models import Episode
+from .models import Episode, VectorKind
 from .retrieval.names import nameable
+from .store import GraphStore
 from .textutil import opening_tag, word_tokens
 
-__all__ = ["pasted_speakers"]
+__all__ = ["pasted_speakers", "speaks_in_memory"]
 
 _LABELS = frozenset(
     {
@@ -69,3 +72,18 @@ def pasted_speakers(
         tag if tag is not None and speaks(session, tag) else None
         for session, tag in zip(sessions, tags, strict=True)
     ]
+
+
+_TAGGED_TURNS = 20
+"""How many of the user's turns that say a tag's words are read to find one it opens."""
+
+
+def speaks_in_memory(store: GraphStore, user_id: str, tag: str) -> bool:
+    """Whether the user's memory holds a turn of ``tag``: one stored with it as speaker
+    (an indexed lookup), or one stored without a speaker whose text opens with it (among
+    the :data:`_TAGGED_TURNS` turns that best match its words)."""
+    if store.find_episodes(user_id, tag, limit=1):
+        return True
+    hits = store.lexical_search(user_id, tag, [VectorKind.EPISODE], _TAGGED_TURNS)
+    turns = store.get_episodes(user_id, [hit.ref_id for hit in hits])
+    return any(not turn.speaker and opening_tag(turn.text) == tag for turn in turns)

@@ -279,6 +279,24 @@ def test_an_episode_marked_unsearchable_is_kept_but_never_matched(
         mp.add_episodes(user, [{"text": "x", "metadata": {"searchable": "no"}}])
 
 
+def test_a_transcript_added_a_turn_at_a_time_gets_its_speakers_from_the_second_turn(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    lines = [
+        "Caroline: I went to a support group yesterday.",
+        "Melanie: That's great!",
+        "Caroline: It was so powerful.",
+        "Melanie: I painted a lake sunrise.",
+        "Note: bring the paints.",
+        "Note: call the gallery.",
+    ]
+    ids = [mp.add_episode(user, line, session_id="s1") for line in lines]
+
+    stored = {e.id: e for e in mp.store.get_episodes(user, ids)}
+    assert [stored[i].speaker for i in ids] == [None, None, "Caroline", "Melanie", None, None]
+
+
 def test_time_range_and_type_filters(mp: MemoryPlatform, users) -> None:
     user = users()
     monday = create(
