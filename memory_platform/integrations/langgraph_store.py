@@ -11,8 +11,9 @@ with ``index=False`` is kept, read and listed, but no search matches it: neither
 store's nor the platform's (``search_memories``, ``format_context``).
 
 ``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
-relevance floor) and returns ``SearchItem``s scored by relevance in [0, 1]; without a
-query it lists the namespace's items, newest first. Filters compare top-level value
+relevance floor) and returns ``SearchItem``s scored by relevance in [0, 1], paging
+through the user's 100 best matches (the most one search returns) that the namespace and
+filter keep; without a query it lists the namespace's items, newest first. Filters compare top-level value
 fields (equality, or ``$eq $ne $gt $gte $lt $lte``). TTLs are not supported.
 """
 
