@@ -28,7 +28,7 @@ from .textutil import opening_tag, word_tokens
 
 __all__ = ["pasted_speakers", "speaks_in_memory"]
 
-_LABELS = frozenset(
+_LINE_LABELS = frozenset(
     {
         "question", "answer", "note", "notes", "summary", "topic", "subject", "title",
         "date", "time", "todo", "reminder", "update", "source", "link", "url", "tags",
@@ -43,8 +43,8 @@ _LABELS = frozenset(
 def _may_speak(tag: str) -> bool:
     """Whether a tag may be a speaker: a name or a role ("Caroline", "User", 小明), not a
     single letter, a day or a month ("Q", "Monday"), a stop word ("From", "To", "Re") or
-    a label (:data:`_LABELS`)."""
-    return nameable(tag) and bool(word_tokens(tag)) and tag.casefold() not in _LABELS
+    a label (:data:`_LINE_LABELS`)."""
+    return nameable(tag) and bool(word_tokens(tag)) and tag.casefold() not in _LINE_LABELS
 
 
 def pasted_speakers(

@@ -59,11 +59,10 @@ def note_subject(text: str) -> str | None:
             word
             if word[0].isupper()
             and not text[first.end() :].startswith(",")  # "Yesterday, ..." opens a clause
-            and not opens_with_a_described_thing(text)  # "Favourite food is …"
-            and word.casefold() not in _THE_OWNERS
             and nameable(word)
-            and word.casefold() not in OWNER_WORDS
+            and word.casefold() not in _NO_ONES_NAME
             and word_tokens(word)  # a stop word ("The", "We") names nobody
+            and not opens_with_a_described_thing(text)  # "Favourite food is …"
             else None
         )
     name = ""  # jieba may cut a name it half knows in two, both tagged so (莉莎: 莉, 莎)
@@ -110,6 +109,8 @@ _THE_OWNERS = frozenset(
 """English words for the owner's relatives, pets and profile fields: a note that opens
 with one, its "my" left out ("Sister is called Anna", "Dog Rex joined the family", "Job:
 nurse"), is about what is the owner's and names no one, as 妈妈 names no one above."""
+_NO_ONES_NAME = OWNER_WORDS | _THE_OWNERS
+"""English words that open a note without naming its person."""
 _NOT_IN_NAMES = ("c", "d", "e", "f", "m", "o", "p", "r", "t", "u", "v", "y", "zg")
 """jieba's tags (their first letters) of words no name holds: conjunctions, adverbs,
 localities, numerals, prepositions, pronouns, time words, particles, verbs."""
