@@ -476,8 +476,10 @@ class Episode(_Model):
     @property
     def searchable(self) -> bool:
         """False when its metadata says ``"searchable": false``: the episode is kept, read,
-        listed and exported, but no search matches it (a record that is not something
-        said, such as a LangGraph item put with ``index=False``)."""
+        listed and exported, but neither embedded nor indexed for words, so no search
+        matches it and it takes no search's place (a record that is not something said,
+        such as a LangGraph item put with ``index=False``). In a session it is still the
+        turn before or after its neighbours, whose vectors and words take it in."""
         return self.metadata.get(SEARCHABLE_KEY) is not False
 
 

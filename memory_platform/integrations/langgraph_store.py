@@ -7,8 +7,8 @@ straight to it, and the item takes part in the user's search like any memory. Th
 value is kept whole in the episode's metadata; the searchable text is the value's
 ``index`` fields (the ``index`` argument of ``put``), else the whole value as what it
 says: its sentences, then its other fields by name ("favorite food: sushi"). An item put
-with ``index=False`` is kept, read and listed, but no search matches it: neither the
-store's nor the platform's (``search_memories``, ``format_context``).
+with ``index=False`` is kept, read and listed, but never embedded, and no search matches
+it: neither the store's nor the platform's (``search_memories``, ``format_context``).
 
 ``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
 relevance floor) and returns ``SearchItem``s scored by relevance in [0, 1], paging

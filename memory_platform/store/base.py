@@ -768,7 +768,8 @@ def memory_document(memory: Memory) -> str:
 
 def episode_document(episode: Episode, previous_text: str | None = None) -> str:
     """What a lexical index holds for an episode: speaker, text and keywords, after the
-    previous turn of its session, whose words often carry the question a reply answers."""
+    previous turn of its session, whose words often carry the question a reply answers.
+    (One kept out of search, :attr:`Episode.searchable`, has no lexical document.)"""
     return " ".join([previous_text or "", episode.speaker or "", episode.text, *episode.keywords])
 
 
@@ -796,19 +797,20 @@ def episode_embedding_text(
     return "\n".join(spoken_line(e) for e in (previous, episode, following) if e is not None)
 
 
-def previous_texts(ordered: Sequence[Episode], tails: Mapping[str, str]) -> dict[str, str]:
-    """For each episode of a session, the text of the turn before it.
+def previous_texts(ordered: Sequence[Episode], tails: Mapping[str, str | None]) -> dict[str, str]:
+    """For each episode of a session, the text of the turn before it, unless that turn
+    is kept out of search (:attr:`Episode.searchable`: its words are indexed nowhere).
 
     ``ordered`` is sorted by session and time; ``tails`` gives, per session, the text of
-    the stored episode that the batch continues.
+    the stored episode that the batch continues (None for one kept out of search).
     """
     out: dict[str, str] = {}
-    last: dict[str, str] = dict(tails)
+    last: dict[str, str | None] = dict(tails)
     for episode in ordered:
         if episode.session_id is None:
             continue
         before = last.get(episode.session_id)
         if before is not None:
             out[episode.id] = before
-        last[episode.session_id] = episode.text
+        last[episode.session_id] = episode.text if episode.searchable else None
     return out

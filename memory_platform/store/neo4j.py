@@ -1079,7 +1079,7 @@ class Neo4jGraphStore(GraphStore):
 
         def work(tx: Any) -> None:
             pairs: list[dict[str, str]] = []
-            tails: dict[str, str] = {}
+            tails: dict[str, str | None] = {}
             for session, items in by_session.items():
                 tail = self._run(
                     tx,
@@ -1107,8 +1107,9 @@ class Neo4jGraphStore(GraphStore):
                     "access_count": e.access_count,
                     "metadata": json.dumps(e.metadata, ensure_ascii=False, default=str),
                     "sensitive": e.sensitive,
+                    "searchable": e.searchable,
                     "search_kind": VectorKind.EPISODE.value,
-                    "search_tokens": _search_tokens(user, episode_document(e, before.get(e.id))),
+                    "search_tokens": _episode_tokens(user, e, before.get(e.id)),
                 }
                 for e in episodes
             ]
@@ -1143,9 +1144,7 @@ class Neo4jGraphStore(GraphStore):
                 items = [
                     {
                         "id": props["id"],
-                        "search_tokens": _search_tokens(
-                            user, episode_document(_episode_from_props(props))
-                        ),
+                        "search_tokens": _episode_tokens(user, _episode_from_props(props)),
                     }
                     for props in (
                         r["episode"]
@@ -1396,6 +1395,14 @@ def _add_loaded(
 
 def _search_tokens(user_id: str, text: str) -> str:
     return user_token(user_id) + " " + tokens_document(text)
+
+
+def _episode_tokens(user_id: str, episode: Episode, previous_text: str | None = None) -> str | None:
+    """An episode's fulltext tokens; none for one kept out of search (without the
+    property the node is not in the fulltext index, nor in its statistics)."""
+    if not episode.searchable:
+        return None
+    return _search_tokens(user_id, episode_document(episode, previous_text))
 
 
 def _memory_props(memory: Memory) -> dict[str, Any]:

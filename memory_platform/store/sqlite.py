@@ -64,7 +64,7 @@ from .base import (
     single_user,
 )
 from .lexical_cache import LexicalCache
-from .sqlite_schema import REQUEUE_ALL, SPOKEN_LINE_SQL, migrate
+from .sqlite_schema import REQUEUE_ALL, SPOKEN_LINE_SQL, migrate, searchable_sql
 from .vector_cache import VectorCache
 
 __all__ = ["SQLiteGraphStore"]
@@ -91,17 +91,19 @@ _PENDING_SQL = (
     "SELECT pv.user_id, pv.kind, pv.ref_id,"
     " CASE WHEN pv.kind = 'episode' THEN COALESCE(("
     "   SELECT COALESCE(p.speaker || ': ', '') || p.text || char(10) FROM episodes p"
-    "   WHERE p.next_id = pv.ref_id AND p.user_id = pv.user_id LIMIT 1), '') || pv.text"
+    "   WHERE p.next_id = pv.ref_id AND p.user_id = pv.user_id"
+    f"   AND {searchable_sql('p')} LIMIT 1), '') || pv.text"
     " || COALESCE(("
     "   SELECT char(10) || COALESCE(n.speaker || ': ', '') || n.text"
     "   FROM episodes e JOIN episodes n ON n.id = e.next_id"
-    "   WHERE e.id = pv.ref_id AND n.user_id = pv.user_id), '')"
+    "   WHERE e.id = pv.ref_id AND n.user_id = pv.user_id"
+    f"   AND {searchable_sql('n')}), '')"
     " ELSE pv.text END, pv.seq"
     " FROM pending_vectors pv"
 )
 """Items waiting for a vector. A queued episode's text is its spoken line (the trigger's);
 the turns before and after it are put around it here, from the NEXT chain as it stands
-when the item is embedded (``episode_embedding_text``)."""
+when the item is embedded (``episode_embedding_text``), but a turn kept out of search."""
 
 
 def _placeholders(count: int) -> str:
@@ -129,13 +131,14 @@ def _queue_versions(
 def _queue_episodes(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
     """Queue episodes to be embedded again: a neighbouring turn came or went, and their
     vector's text follows the NEXT chain (``episode_embedding_text``). An episode already
-    queued is queued anew (a new seq): one being embedded right now has a stale text."""
+    queued is queued anew (a new seq): one being embedded right now has a stale text.
+    One kept out of search has no vector to renew."""
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         conn.execute(
             "INSERT OR REPLACE INTO pending_vectors(user_id, kind, ref_id, text)"
             f" SELECT user_id, 'episode', id, {SPOKEN_LINE_SQL}"
-            f" FROM episodes WHERE id IN ({_placeholders(len(chunk))})",
+            f" FROM episodes WHERE id IN ({_placeholders(len(chunk))}) AND {searchable_sql()}",
             chunk,
         )
 
@@ -919,6 +922,7 @@ class SQLiteGraphStore(GraphStore):
                     tokens_document(episode_document(e, before.get(e.id))),
                 )
                 for e in episodes
+                if e.searchable  # one kept out of search has no lexical document
             ]
             conn.executemany(
                 "INSERT INTO lexical_docs(user_id, kind, ref_id) VALUES (?, ?, ?)",
@@ -942,14 +946,14 @@ class SQLiteGraphStore(GraphStore):
     @staticmethod
     def _link_sessions(
         conn: sqlite3.Connection, user: str, ordered: Sequence[Episode]
-    ) -> dict[str, str]:
+    ) -> dict[str, str | None]:
         """Set ``next_id`` along each session in time order (NEXT edges).
 
         A stored tail that gains a turn after it is queued to be embedded again with that
         turn (``episode_embedding_text``); its vector serves until then. Returns, per
         session that continues a stored one, the text of its stored tail.
         """
-        tails: dict[str, str] = {}
+        tails: dict[str, str | None] = {}
         tail_ids: list[str] = []
         by_session: dict[str, list[Episode]] = {}
         for e in ordered:
@@ -959,7 +963,8 @@ class SQLiteGraphStore(GraphStore):
         for session, items in by_session.items():
             first = items[0]
             prev = conn.execute(
-                "SELECT id, text FROM episodes WHERE user_id = ? AND session_id = ? AND timestamp <= ?"
+                f"SELECT id, CASE WHEN {searchable_sql()} THEN text END"
+                " FROM episodes WHERE user_id = ? AND session_id = ? AND timestamp <= ?"
                 " AND next_id IS NULL AND id NOT IN (SELECT value FROM json_each(?))"
                 " ORDER BY timestamp DESC, id DESC LIMIT 1",
                 (user, session, _ts(first.timestamp), json.dumps([e.id for e in items])),
@@ -1019,6 +1024,8 @@ class SQLiteGraphStore(GraphStore):
                 # and embedded again: its vector was made with the deleted turn in front
                 self._delete_vectors(conn, VectorKind.EPISODE, after + before)
                 for episode in self._episodes_in(conn, user, after):
+                    if not episode.searchable:
+                        continue
                     self._index_text(
                         conn, user, VectorKind.EPISODE, episode.id, episode_document(episode)
                     )

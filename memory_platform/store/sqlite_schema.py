@@ -324,7 +324,39 @@ _V9 = """
 CREATE INDEX IF NOT EXISTS memories_staged ON memories(user_id, status) WHERE status = 'staged';
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9)
+
+def searchable_sql(row: str | None = None) -> str:
+    """SQL true for an episode row (of the table named ``row``) that search may match:
+    not marked ``"searchable": false`` (:attr:`~memory_platform.models.Episode.searchable`;
+    JSON's false reads as 0)."""
+    column = f"{row}.metadata" if row else "metadata"
+    return f"json_extract({column}, '$.searchable') IS NOT 0"
+
+
+# v10: an episode kept out of search (``"searchable": false``, a LangGraph item put with
+# ``index=False``) is neither embedded nor indexed for words: it took a place among each
+# channel's candidates (a search's 50 best per channel) that a searchable match then
+# lacked, and cost an embedding that nothing would read; it has no lexical document, so
+# it weighs in no word's statistics either. Those stored before lose both.
+_V10 = f"""
+DROP TRIGGER IF EXISTS episodes_pending;
+CREATE TRIGGER episodes_pending AFTER INSERT ON episodes
+WHEN {searchable_sql("new")} BEGIN
+    INSERT OR IGNORE INTO pending_vectors(user_id, kind, ref_id, text)
+    VALUES (new.user_id, 'episode', new.id, COALESCE(new.speaker || ': ', '') || new.text);
+END;
+CREATE TEMP TABLE _unsearchable AS
+SELECT id FROM episodes WHERE NOT ({searchable_sql()});
+DELETE FROM pending_vectors WHERE kind = 'episode' AND ref_id IN (SELECT id FROM _unsearchable);
+DELETE FROM vectors WHERE kind = 'episode' AND ref_id IN (SELECT id FROM _unsearchable);
+DELETE FROM lexical WHERE rowid IN (
+    SELECT d.rowid FROM lexical_docs d
+    WHERE d.kind = 'episode' AND d.ref_id IN (SELECT id FROM _unsearchable));
+DELETE FROM lexical_docs WHERE kind = 'episode' AND ref_id IN (SELECT id FROM _unsearchable);
+DROP TABLE _unsearchable;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 SPOKEN_LINE_SQL = "COALESCE(speaker || ': ', '') || text"
@@ -340,7 +372,8 @@ REQUEUE_ALL: tuple[str, ...] = (
     " SELECT user_id, lower(kind), id, content FROM nodes"
     " WHERE kind IN ('Topic', 'Object') ORDER BY rowid",
     "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
-    f" SELECT user_id, 'episode', id, {SPOKEN_LINE_SQL} FROM episodes ORDER BY rowid",
+    f" SELECT user_id, 'episode', id, {SPOKEN_LINE_SQL} FROM episodes"
+    f" WHERE {searchable_sql()} ORDER BY rowid",
     "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
     " SELECT user_id, 'knowledge', id, content FROM knowledge ORDER BY rowid",
 )

@@ -279,6 +279,22 @@ def test_an_episode_marked_unsearchable_is_kept_but_never_matched(
         mp.add_episodes(user, [{"text": "x", "metadata": {"searchable": "no"}}])
 
 
+def test_unsearchable_records_take_no_place_from_a_searchable_match(
+    mp: MemoryPlatform, users
+) -> None:
+    """More records kept out of search than a channel's candidates (50), each saying the
+    question's very words, and so matching it better than the one turn that may answer it
+    in both channels: that turn is still found."""
+    user = users()
+    records = [{"text": "周末去杭州看西湖", "metadata": {"searchable": False}}] * 60
+    mp.add_episodes(user, records)
+    [shown] = mp.add_episodes(user, [{"text": "周末去杭州看西湖，坐高铁去的", "speaker": "我"}])
+    mp.wait_for_indexing(user)
+
+    found = mp.search(user, "周末去杭州看西湖", min_relevance=0.0, record_access=False)
+    assert [r.id for r in found] == [shown]
+
+
 def test_a_transcript_added_a_turn_at_a_time_gets_its_speakers_from_the_second_turn(
     mp: MemoryPlatform, users
 ) -> None:

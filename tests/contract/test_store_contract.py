@@ -747,6 +747,43 @@ def test_episodes_chain_in_time_order_and_are_searchable(store: GraphStore, user
     assert store.vector_search(user, VectorKind.EPISODE, vec(7), k=1)[0].ref_id == later.id
 
 
+def test_an_unsearchable_episode_is_neither_embedded_nor_indexed(store: GraphStore, users) -> None:
+    """Kept out of search, it takes no channel's candidate place and costs no embedding:
+    not queued when written, when a turn follows it or when a neighbour goes, nor by a
+    reembed; its words are no context of the turns around it, nor in any word's
+    statistics."""
+    user = users()
+    before, hidden, after = [
+        Episode(user_id=user, session_id="s", text=text, timestamp=REF + timedelta(minutes=i),
+                metadata=meta)
+        for i, (text, meta) in enumerate([
+            ("we talked about violins", {}),
+            ("raw record: kayaks on the lake", {"searchable": False}),
+            ("and then about tulips", {}),
+        ])
+    ]  # fmt: skip
+    store.add_episodes([before])
+    [alone] = store.lexical_search(user, "violins", kinds=[VectorKind.EPISODE])
+    store.add_episodes([hidden])
+    assert store.lexical_search(user, "violins", kinds=[VectorKind.EPISODE]) == [alone]
+    store.add_episodes([after])  # the stored tail, the hidden turn, gains a turn after it
+
+    def queued() -> dict[str, str]:
+        return {p.ref_id: p.text for p in store.pending_embeddings(user)}
+
+    assert set(queued()) == {before.id, after.id}
+    assert not any("kayaks" in text for text in queued().values())
+    assert store.lexical_search(user, "kayaks lake", kinds=[VectorKind.EPISODE]) == []
+    assert [e.id for e in store.get_episodes(user, [hidden.id])] == [hidden.id]
+
+    store.delete_episodes(user, [before.id])  # the turn after it is indexed again
+    store.delete_episodes(user, [after.id])  # the turn before it is queued again
+    assert queued() == {}
+    assert store.lexical_search(user, "kayaks lake", kinds=[VectorKind.EPISODE]) == []
+    store.reset_embeddings()
+    assert hidden.id not in queued()
+
+
 def test_deleted_episodes_leave_no_trace(store: GraphStore, users, vec) -> None:
     user, other = users(), users()
     turns = [

@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.store.sqlite_schema import MIGRATIONS, schema_version
 
 SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
+REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
 
 WRITER = textwrap.dedent(
     """
@@ -122,6 +124,57 @@ def test_upgrading_a_version_4_file_embeds_turns_again_with_the_turns_around_the
     ]
     assert set(store.get_vectors("u", VectorKind.EPISODE, ["e1", "e2"])) == {"e1", "e2"}
     store.close()
+
+
+def test_upgrading_a_version_9_file_takes_unsearchable_episodes_out_of_both_channels(
+    tmp_path: Path,
+) -> None:
+    from memory_platform.models import Episode
+    from memory_platform.textutil import tokens_document, user_token
+
+    path = tmp_path / "v9.db"
+    store = SQLiteGraphStore(path, SIGNATURE)
+    hidden, later, shown = (
+        Episode(user_id="u", text=text, timestamp=REF, metadata=meta)
+        for text, meta in (
+            ("raw record: kayaks on the lake", {"searchable": False}),
+            ("another raw record about kayaks", {"searchable": False}),
+            ("we went kayaking today", {}),
+        )
+    )
+    store.add_episodes([hidden, later, shown])
+    store.close()
+    with sqlite3.connect(path) as conn:  # as version 9 left them: embedded, queued, indexed
+        conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+        conn.execute(
+            "INSERT INTO vectors(user_id, kind, ref_id, embedding) VALUES ('u', 'episode', ?, ?)",
+            (hidden.id, np.ones(384, dtype=np.float16).tobytes()),
+        )
+        conn.execute(
+            "INSERT INTO pending_vectors(user_id, kind, ref_id, text)"
+            " VALUES ('u', 'episode', ?, ?)",
+            (later.id, later.text),
+        )
+        for item in (hidden, later):
+            cur = conn.execute(
+                "INSERT INTO lexical_docs(user_id, kind, ref_id) VALUES ('u', 'episode', ?)",
+                (item.id,),
+            )
+            conn.execute(
+                "INSERT INTO lexical(rowid, tokens, utok) VALUES (?, ?, ?)",
+                (cur.lastrowid, tokens_document(item.text), user_token("u")),
+            )
+
+    store = SQLiteGraphStore(path, SIGNATURE)
+    assert [p.ref_id for p in store.pending_embeddings("u")] == [shown.id]
+    assert store.get_vectors("u", VectorKind.EPISODE, [hidden.id]) == {}
+    hits = store.lexical_search("u", "kayaks", kinds=[VectorKind.EPISODE])
+    assert [h.ref_id for h in hits] == [shown.id]
+    assert len(store.get_episodes("u", [hidden.id, later.id])) == 2  # kept, as they were
+    store.close()
+    with sqlite3.connect(path) as conn:  # no word statistics of theirs are left either
+        assert conn.execute("SELECT count(*) FROM lexical_docs").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM lexical").fetchone() == (1,)
 
 
 def test_the_vector_cache_stays_within_its_budget_and_reloads_what_it_dropped(

@@ -2,6 +2,7 @@
 // The second end is found in a subquery per row, so the plan has no cartesian product.
 // The first end is queued to be embedded again (:Pending): its vector's text takes the
 // turn after it (episode_embedding_text); a stored tail's old vector serves until then.
+// One kept out of search (searchable false) has no vector to renew.
 UNWIND $pairs AS p
 MATCH (a:Episode {id: p.from_id})
 WHERE a.user_id = $user_id
@@ -11,5 +12,7 @@ CALL (a, p) {
   RETURN b
 }
 MERGE (a)-[:NEXT {user_id: $user_id}]->(b)
-SET a:Pending, a.pending_token = randomUUID()
+FOREACH (_ IN CASE WHEN coalesce(a.searchable, true) THEN [1] ELSE [] END |
+  SET a:Pending, a.pending_token = randomUUID()
+)
 RETURN count(*) AS linked
