@@ -122,6 +122,10 @@ def test_an_item_put_with_index_false_is_kept_and_listed_but_never_matched(
     # nor does the agent's own memory search bring it into a prompt
     found = store.platform.search("fay", "Fay is learning the cello", record_access=False)
     assert found and all("learning" not in r.text for r in found)
+    assert store.platform.store.stats("fay").vectors.get("episode") == 1  # nor embedded
+
+    store.put(("fay",), "draft", {"text": "Fay is learning the cello"})  # indexed this time
+    assert [i.key for i in store.search(("fay",), query="learning the cello")][:1] == ["draft"]
 
 
 def test_a_value_that_cannot_be_kept_is_refused_and_nothing_is_written(
