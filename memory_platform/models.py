@@ -478,8 +478,8 @@ class Episode(_Model):
         """False when its metadata says ``"searchable": false``: the episode is kept, read,
         listed and exported, but neither embedded nor indexed for words, so no search
         matches it and it takes no search's place (a record that is not something said,
-        such as a LangGraph item put with ``index=False``). In a session it is still the
-        turn before or after its neighbours, whose vectors and words take it in."""
+        such as a LangGraph item put with ``index=False``). In a session it keeps its place
+        among the turns, but its words are no context of the turns around it either."""
         return self.metadata.get(SEARCHABLE_KEY) is not False
 
 

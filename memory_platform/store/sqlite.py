@@ -103,7 +103,8 @@ _PENDING_SQL = (
 )
 """Items waiting for a vector. A queued episode's text is its spoken line (the trigger's);
 the turns before and after it are put around it here, from the NEXT chain as it stands
-when the item is embedded (``episode_embedding_text``), but a turn kept out of search."""
+when the item is embedded (``episode_embedding_text``), leaving out a turn kept out of
+search."""
 
 
 def _placeholders(count: int) -> str:
