@@ -48,6 +48,9 @@ from .value_text import value_text
 __all__ = ["MemoryPlatformStore"]
 
 _MARK = "langgraph"
+_ID_PREFIX = "lg"
+"""Every item's episode id starts with it, so listing finds the items by the id's index
+among however many turns of chat the user has."""
 _PAGE = 1000
 _OPS = {
     "$eq": lambda a, b: a == b,
@@ -61,7 +64,7 @@ _OPS = {
 
 def _episode_id(namespace: tuple[str, ...], key: str) -> str:
     digest = hashlib.blake2b(json.dumps([namespace, key]).encode(), digest_size=16)
-    return "lg" + digest.hexdigest()
+    return _ID_PREFIX + digest.hexdigest()
 
 
 def _text(value: Mapping[str, Any], index: list[str] | None) -> str:
@@ -227,7 +230,9 @@ class MemoryPlatformStore(BaseStore):
         out: list[Episode] = []
         offset = 0
         while True:
-            page = self.platform.store.list_episodes(user, limit=_PAGE, offset=offset)
+            page = self.platform.store.list_episodes(
+                user, limit=_PAGE, offset=offset, id_prefix=_ID_PREFIX
+            )
             out += [e for e in page if _MARK in e.metadata]
             if len(page) < _PAGE:
                 return out

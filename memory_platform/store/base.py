@@ -575,8 +575,12 @@ class GraphStore(ABC):
         """A session's episodes in time order."""
 
     @abstractmethod
-    def list_episodes(self, user_id: str, limit: int = 1000, offset: int = 0) -> list[Episode]:
-        """A user's episodes ordered by session, time and id (for export and paging)."""
+    def list_episodes(
+        self, user_id: str, limit: int = 1000, offset: int = 0, *, id_prefix: str | None = None
+    ) -> list[Episode]:
+        """A user's episodes ordered by session, time and id (for export and paging);
+        with ``id_prefix``, only those whose id starts with it, found by the id's index
+        (an integration's items among many turns of chat)."""
 
     @abstractmethod
     def users_with_staged(self, limit: int = 1000) -> list[str]:

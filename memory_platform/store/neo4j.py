@@ -1168,9 +1168,20 @@ class Neo4jGraphStore(GraphStore):
         rows = self._read("episode/for_session", user_id=user, session_id=session_id, limit=limit)
         return [_episode_from_props(r["episode"]) for r in rows]
 
-    def list_episodes(self, user_id: str, limit: int = 1000, offset: int = 0) -> list[Episode]:
+    def list_episodes(
+        self, user_id: str, limit: int = 1000, offset: int = 0, *, id_prefix: str | None = None
+    ) -> list[Episode]:
         user = self._check_user(user_id)
-        rows = self._read("episode/list", user_id=user, limit=limit, offset=offset)
+        if id_prefix:
+            rows = self._read(
+                "episode/list_by_id_prefix",
+                user_id=user,
+                id_prefix=id_prefix,
+                limit=limit,
+                offset=offset,
+            )
+        else:
+            rows = self._read("episode/list", user_id=user, limit=limit, offset=offset)
         return [_episode_from_props(r["episode"]) for r in rows]
 
     def users_with_staged(self, limit: int = 1000) -> list[str]:

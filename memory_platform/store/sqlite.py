@@ -1072,14 +1072,21 @@ class SQLiteGraphStore(GraphStore):
             )
         ]
 
-    def list_episodes(self, user_id: str, limit: int = 1000, offset: int = 0) -> list[Episode]:
+    def list_episodes(
+        self, user_id: str, limit: int = 1000, offset: int = 0, *, id_prefix: str | None = None
+    ) -> list[Episode]:
         user = self._check_user(user_id)
+        if id_prefix:  # a range of the primary key; +user_id keeps the planner on it
+            where = "+user_id = ? AND id >= ? AND id < ?"
+            args: tuple[Any, ...] = (user, id_prefix, id_prefix + "\U0010ffff")
+        else:
+            where, args = "user_id = ?", (user,)
         return [
             _episode_from_row(r)
             for r in self._read(
-                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE user_id = ?"
+                f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE {where}"
                 " ORDER BY coalesce(session_id, ''), timestamp, id LIMIT ? OFFSET ?",
-                (user, limit, offset),
+                (*args, limit, offset),
             )
         ]
 

@@ -784,6 +784,27 @@ def test_an_unsearchable_episode_is_neither_embedded_nor_indexed(store: GraphSto
     assert hidden.id not in queued()
 
 
+def test_episodes_are_listed_by_id_prefix_within_the_user(store: GraphStore, users) -> None:
+    user, other = users(), users()
+    turn = Episode(user_id=user, session_id="s", text="a turn of chat", timestamp=REF)
+    items = [
+        Episode(
+            id=f"lgitem{i}-{user}", user_id=user, text=f"item {i}", timestamp=REF + timedelta(i)
+        )
+        for i in range(3)
+    ]  # ids are unique in the whole store, so each run's carry its user
+    theirs = Episode(id=f"lgtheirs-{other}", user_id=other, text="their item", timestamp=REF)
+    store.add_episodes([turn, *items])
+    store.add_episodes([theirs])
+
+    listed = store.list_episodes(user, id_prefix="lgitem")
+    assert [e.id for e in listed] == [e.id for e in items]  # ordered as every listing
+    page = store.list_episodes(user, limit=2, offset=1, id_prefix="lg")
+    assert [e.id for e in page] == [e.id for e in items[1:]]
+    assert {e.id for e in store.list_episodes(user)} == {turn.id, *(e.id for e in items)}
+    assert [e.id for e in store.list_episodes(other, id_prefix="lg")] == [theirs.id]
+
+
 def test_deleted_episodes_leave_no_trace(store: GraphStore, users, vec) -> None:
     user, other = users(), users()
     turns = [

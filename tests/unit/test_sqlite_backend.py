@@ -386,3 +386,19 @@ def test_the_users_with_staged_memories_are_read_from_an_index_of_those_alone(
     plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
     assert "USING COVERING INDEX memories_staged" in plan, plan
     store.close()
+
+
+def test_episodes_of_an_id_prefix_are_read_from_the_id_index(tmp_path: Path) -> None:
+    """The LangGraph store lists its items by their id prefix; read through the user's
+    index, that was a read of every turn of the user (6 s for 100,000 turns;
+    ``benchmarks/micro/store_listing.py``)."""
+    store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
+    conn = store._conn()
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    store.list_episodes("u", id_prefix="lg")
+    conn.set_trace_callback(None)
+    (statement,) = [s for s in statements if "FROM episodes" in s]
+    plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
+    assert "USING INDEX sqlite_autoindex_episodes_1 (id>? AND id<?)" in plan, plan
+    store.close()
