@@ -43,9 +43,13 @@ def summarize_episodes(
     """Summarise stored messages into one mid-term episode.
 
     Idempotent: the same messages give the same summary id and are summarised once.
-    Without an LLM it reports ``skipped``; the messages stay stored as episodes.
+    Without an LLM it reports ``skipped``; the messages stay stored as episodes. Episodes
+    kept out of search are not summarised (the summary is searched).
     """
-    episodes = sorted(store.get_episodes(user, episode_ids), key=lambda e: (e.timestamp, e.id))
+    episodes = sorted(
+        (e for e in store.get_episodes(user, episode_ids) if e.searchable),
+        key=lambda e: (e.timestamp, e.id),
+    )
     if not episodes:
         return {"status": "skipped", "reason": "no such messages"}
     if llm is None:

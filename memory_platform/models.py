@@ -479,7 +479,8 @@ class Episode(_Model):
         listed and exported, but neither embedded nor indexed for words, so no search
         matches it and it takes no search's place (a record that is not something said,
         such as a LangGraph item put with ``index=False``). In a session it keeps its place
-        among the turns, but its words are no context of the turns around it either."""
+        among the turns, but its words are no context of the turns around it either, and
+        the session's extraction and summaries leave it out."""
         return self.metadata.get(SEARCHABLE_KEY) is not False
 
 

@@ -1059,9 +1059,11 @@ class MemoryPlatform:
         return {"ready": ready, "store": store, "models": models, **jobs}
 
     def extract_session(self, user_id: str, session_id: str) -> dict[str, Any]:
-        """Extract a recorded session now (what the worker's task runs)."""
+        """Extract a recorded session now (what the worker's task runs). Its episodes kept
+        out of search (records, not something said) are not read: what they hold must not
+        come back into search as extracted memories."""
         user = self._user(user_id)
-        episodes = self.store.session_episodes(user, session_id)
+        episodes = [e for e in self.store.session_episodes(user, session_id) if e.searchable]
         messages = [
             Message(
                 role=e.metadata.get("role", "user") if e.metadata.get("role") in _ROLES else "user",

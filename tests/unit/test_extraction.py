@@ -83,6 +83,27 @@ def test_a_session_becomes_knowledge_and_searchable_memories(
     assert "user: 我下周要去成都出差" in transcript
 
 
+def test_a_recorded_session_is_extracted_without_what_is_kept_out_of_search(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    turns = [
+        {"text": m["content"], "session_id": "s2", "timestamp": m["timestamp"],
+         "metadata": {"role": m["role"]}}
+        for m in MESSAGES
+    ]  # fmt: skip
+    record = {"text": "原始工具输出：酒店订单 #4411", "session_id": "s2",
+              "timestamp": datetime(2025, 11, 5, 9, 2, tzinfo=UTC),
+              "metadata": {"searchable": False}}  # fmt: skip
+    mp.add_episodes(USER, [*turns, record])
+
+    report = mp.extract_session(USER, "s2")
+
+    assert report["status"] == "done"
+    transcript = stub.requests[0]["body"]["messages"][1]["content"]
+    assert "我下周要去成都出差" in transcript and "酒店订单" not in transcript
+
+
 def test_the_same_session_is_extracted_once(mp: MemoryPlatform, stub: OpenAIStub) -> None:
     stub.reply(json.dumps(GOOD, ensure_ascii=False))
     first = mp.extract_knowledge(USER, "s1", MESSAGES)
