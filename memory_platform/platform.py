@@ -811,8 +811,10 @@ class MemoryPlatform:
             return results
 
         def admits(episode: Episode) -> bool:
-            return (include_sensitive or not episode.sensitive) and (
-                window is None or window.contains(episode.timestamp)
+            return (
+                episode.searchable
+                and (include_sensitive or not episode.sensitive)
+                and (window is None or window.contains(episode.timestamp))
             )
 
         return self._media.augment(user, query.strip(), results, max_results, admits)

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..errors import InvalidInputError
-from ..models import MAX_TEXT_CHARS, Episode
+from ..models import MAX_TEXT_CHARS, SEARCHABLE_KEY, Episode
 from ..retrieval.results import SearchResult
 from ..store import GraphStore
 from .encoders import MediaEncoder
@@ -126,7 +126,8 @@ class MediaLibrary:
             )
         encoder = self.encoders.get(modality)
         generated = encoder.describe(data, media_type) if encoder is not None else None
-        vector = encoder.embed(data, media_type) if encoder is not None else None
+        searchable = (metadata or {}).get(SEARCHABLE_KEY) is not False  # else no vector
+        vector = encoder.embed(data, media_type) if encoder is not None and searchable else None
         text = description or generated
         if not text:
             raise InvalidInputError(

@@ -193,12 +193,15 @@ def test_a_local_clip_model_finds_an_image_by_its_vector(
         tmp_path, embedder, image_encoder="transformers_clip", clip_dir=folder, min_similarity=-1
     ) as mp:
         stored = mp.add_media(USER, png(), "image", "IMG_2041")
+        kept = mp.add_media(USER, png(), "image", "IMG_2042", metadata={"searchable": False})
         assert stored.vector_model == "transformers_clip/tiny-clip"
         mp.add_episode(USER, "we talked about the weather", speaker="user")
         mp.wait_for_indexing(USER)
         hits = mp.search(USER, "the photo of the beach", record_access=False)
         image_hits = [h for h in hits if h.id == stored.episode_id]
         assert image_hits and image_hits[0].matched_modality == "image"
+        assert kept.episode_id not in {h.id for h in hits}  # kept, but never matched
+        assert kept.vector_model is None  # nor encoded
         assert 0.5 <= image_hits[0].relevance <= 1.0
         [vector_hit] = mp.store.media_vector_search(
             USER, "image", "transformers_clip/tiny-clip", [1.0] * 16, k=5
