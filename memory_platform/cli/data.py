@@ -51,7 +51,7 @@ def _read_lines(path: Path, user: str | None, session: str | None) -> list[tuple
             try:
                 raw = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise fail(f"{path}:{number}: not JSON ({exc.msg})") from exc
+                raise fail(f"{path}:{number}:{exc.pos + 1}: not JSON ({exc.msg})") from exc
             if not isinstance(raw, dict):
                 raise fail(f"{path}:{number}: each line must be a JSON object")
             model: type[BaseModel] = _ChatMessage if "role" in raw else _Episode

@@ -133,7 +133,7 @@ def test_a_file_that_is_not_json_lines_is_one_clear_error(tmp_path: Path) -> Non
     source = tmp_path / "chat.jsonl"
     source.write_text('{"text": "fine"}\n{"text": \n', encoding="utf-8")
     result = runner.invoke(app, ["ingest", str(source), "-u", "a", "--db", str(tmp_path / "m.db")])
-    assert result.exit_code == 1 and "chat.jsonl:2: not JSON" in result.stderr
+    assert result.exit_code == 1 and "chat.jsonl:2:11: not JSON (Expecting value)" in result.stderr
     missing = runner.invoke(app, ["ingest", "nowhere.jsonl", "-u", "a"])
     assert missing.exit_code == 1 and "no such file: nowhere.jsonl" in missing.stderr
 
