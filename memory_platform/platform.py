@@ -748,6 +748,7 @@ class MemoryPlatform:
         record_access: bool = True,
         min_relevance: float | None = None,
         include_sensitive: bool = False,
+        episode_ids: Sequence[str] | None = None,
     ) -> list[SearchResult]:
         """Search a user's memories and episodes (seed 000 §5.2, §12.3; seed 004).
 
@@ -771,6 +772,10 @@ class MemoryPlatform:
                 conversation of strangers) at a floor of 0.
             include_sensitive: also return items marked sensitive (see
                 :mod:`memory_platform.privacy`); only when the user asked for them.
+            episode_ids: search only among these episodes of the user (at most 10,000;
+                an integration's items, such as a LangGraph namespace): each is scored as
+                any candidate is, whether or not either channel's first hits hold it, so
+                the rest of the user's memory cannot crowd them out. Memories are left out.
 
         Returns:
             Direct matches first, then graph-related memories (``layer="related"``), each
@@ -806,13 +811,16 @@ class MemoryPlatform:
             record_access=record_access,
             min_relevance=min_relevance,
             include_sensitive=include_sensitive,
+            episode_ids=episode_ids,
         )
         if types or "episode" not in kinds or not self._media.embeds_text:
             return results
+        allowed = None if episode_ids is None else set(episode_ids)
 
         def admits(episode: Episode) -> bool:
             return (
                 episode.searchable
+                and (allowed is None or episode.id in allowed)
                 and (include_sensitive or not episode.sensitive)
                 and (window is None or window.contains(episode.timestamp))
             )

@@ -11,9 +11,10 @@ with ``index=False`` is kept, read and listed, but never embedded, and no search
 it: neither the store's nor the platform's (``search_memories``, ``format_context``).
 
 ``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
-relevance floor) and returns ``SearchItem``s scored by relevance in [0, 1], paging
-through the user's 100 best matches (the most one search returns) that the namespace and
-filter keep; without a query it lists the namespace's items, newest first. Filters compare top-level value
+relevance floor) among the items the namespace and filter keep, however many other turns
+and memories the user has (``episode_ids`` of :meth:`MemoryPlatform.search`; past 10,000
+such items, among the user's 100 best matches), and returns ``SearchItem``s scored by
+relevance in [0, 1], at most 100; without a query it lists them, newest first. Filters compare top-level value
 fields (equality, or ``$eq $ne $gt $gte $lt $lte``). TTLs are not supported.
 """
 
@@ -43,6 +44,7 @@ from langgraph.store.base import (
 from ..errors import InvalidInputError
 from ..models import SEARCHABLE_KEY, Episode
 from ..platform import MemoryPlatform
+from ..retrieval.retriever import MAX_WITHIN
 from .value_text import value_text
 
 __all__ = ["MemoryPlatformStore"]
@@ -184,23 +186,33 @@ class MemoryPlatformStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         user = self._user(prefix)
         wanted = op.offset + op.limit
+        items = [
+            episode
+            for episode in self._all_items(user)
+            if self._searched(episode.metadata, prefix, op.filter, None) is not None
+        ]
         hits: list[SearchItem] = []
         if op.query:
+            if not items:
+                return []
             self.platform.wait_for_indexing(user)
+            within = [e.id for e in items] if len(items) <= MAX_WITHIN else None
             for result in self.platform.search(
-                user, op.query, kinds=("episode",), max_results=100, expand_depth=0
+                user,
+                op.query,
+                kinds=("episode",),
+                max_results=100,
+                expand_depth=0,
+                episode_ids=within,
             ):
                 item = self._searched(result.metadata, prefix, op.filter, result.relevance)
                 if item is not None:
                     hits.append(item)
         else:
-            episodes = self._all_items(user)
-            for episode in sorted(episodes, key=lambda e: e.timestamp, reverse=True):
+            for episode in sorted(items, key=lambda e: e.timestamp, reverse=True)[:wanted]:
                 item = self._searched(episode.metadata, prefix, op.filter, None)
-                if item is not None:
-                    hits.append(item)
-                if len(hits) >= wanted:
-                    break
+                assert item is not None  # kept above by the same test
+                hits.append(item)
         return hits[op.offset : wanted]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:

@@ -68,7 +68,7 @@ from .relevance import (
 from .results import ScoreComponents, SearchResult
 from .scoring import access_frequency, graph_proximity, recency, weighted_score
 
-__all__ = ["HybridRetriever", "TimeWindow"]
+__all__ = ["MAX_WITHIN", "HybridRetriever", "TimeWindow"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,8 @@ _DATED_BONUS = 0.25
 """Strength added to a match dated within a day or month the question names."""
 _EMBED_NOW = 16
 """At most this many not-yet-indexed candidates are embedded during one search."""
+MAX_WITHIN = 10_000
+"""Most episodes a search may be restricted to: each is loaded and scored."""
 _NODE_FANOUT = 20
 """At most this many memories are seeded through one matching topic or object node."""
 _EXPAND_FROM = 3
@@ -207,6 +209,22 @@ class _Request:
     max_results: int
     floor: float
     now: datetime
+    within: frozenset[str] | None = None
+
+
+def _allowed_episodes(
+    episode_ids: Sequence[str] | None, kinds: set[VectorKind]
+) -> frozenset[str] | None:
+    """The episodes a search is restricted to, checked: None for no restriction."""
+    if episode_ids is None:
+        return None
+    if isinstance(episode_ids, str) or not all(isinstance(ref, str) and ref for ref in episode_ids):
+        raise InvalidInputError("must be a list of episode ids", "episode_ids")
+    if len(episode_ids) > MAX_WITHIN:
+        raise InvalidInputError(f"at most {MAX_WITHIN} episodes", "episode_ids")
+    if VectorKind.EPISODE not in kinds:
+        raise InvalidInputError("a search among episodes must include kind 'episode'", "kinds")
+    return frozenset(episode_ids)
 
 
 def _vector_kinds(kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
@@ -286,8 +304,10 @@ class HybridRetriever:
         record_access: bool = True,
         min_relevance: float | None = None,
         include_sensitive: bool = False,
+        episode_ids: Sequence[str] | None = None,
     ) -> list[SearchResult]:
-        """Search a user's memory; see the module docstring for the steps."""
+        """Search a user's memory; see the module docstring for the steps. With
+        ``episode_ids``, only among those episodes (:meth:`_within`)."""
         if not _whole(max_results) or not 1 <= max_results <= 100:
             raise InvalidInputError("must be a whole number between 1 and 100", "max_results")
         if not _whole(expand_depth) or not 0 <= expand_depth <= self._settings.max_expand_depth:
@@ -297,6 +317,11 @@ class HybridRetriever:
         if relation_types is not None:
             relation_filter(relation_types)  # refuse unknown names before any work
         kind_set = {VectorKind(k) for k in kinds}
+        within = _allowed_episodes(episode_ids, kind_set)
+        if within is not None:
+            kind_set = {VectorKind.EPISODE}
+            if not within:
+                return []
         floor = self._settings.relevance_floor if min_relevance is None else min_relevance
         if not isinstance(floor, int | float) or isinstance(floor, bool) or not 0 <= floor <= 1:
             raise InvalidInputError("must be between 0 and 1", "min_relevance")
@@ -332,6 +357,7 @@ class HybridRetriever:
             max_results=max_results,
             floor=floor,
             now=now,
+            within=within,
         )
         with self._store.reading():  # one snapshot, one read transaction on a server
             final = self._search_store(request)
@@ -353,6 +379,8 @@ class HybridRetriever:
         candidates = self._seed(
             user, plan.semantic_query, r.vector, r.lexical, r.kinds, want_episodes
         )
+        if r.within is not None:
+            candidates = self._within(user, candidates, r.within, r.vector)
         direct = [c for c in candidates.values() if r.visible.admits(c)]
         self._relate(user, plan.semantic_query, r.vector, direct)
         self._favour_named_dates(r.query, direct, now)
@@ -502,6 +530,50 @@ class HybridRetriever:
                 found[(kind, ref)].see(score)
         self._embed_unindexed(list(found.values()), query_vector)
         return found
+
+    def _within(
+        self,
+        user: str,
+        found: dict[tuple[VectorKind, str], _Candidate],
+        allowed: frozenset[str],
+        query_vector: npt.NDArray[np.float32],
+    ) -> dict[tuple[VectorKind, str], _Candidate]:
+        """The candidates of a search restricted to ``allowed`` episodes: those the
+        channels found, their lexical ranks counted among themselves (the order the whole
+        memory gave them), and every other allowed episode beside them, scored on its own
+        cosine and words (no lexical rank). However much else the user has, an
+        integration's few items (a LangGraph namespace) are never crowded out of the pool,
+        nor ranked lower for what else matched."""
+        kept = {
+            key: cand
+            for key, cand in found.items()
+            if key[0] is VectorKind.EPISODE and key[1] in allowed
+        }
+        lexical = sorted(
+            (c for c in kept.values() if c.lexical_rank is not None),
+            key=lambda c: c.lexical_rank or 0,
+        )
+        for rank, cand in enumerate(lexical):  # their order, counted among themselves
+            cand.lexical_rank = rank
+        missing = sorted(ref for ref in allowed if (VectorKind.EPISODE, ref) not in kept)
+        if not missing:
+            return kept
+        loaded = self._store.load_candidates(user, [], missing, query_vector, unscored=missing)
+        added = []
+        for episode in loaded.episodes:
+            cand = _Candidate(
+                kind=VectorKind.EPISODE,
+                id=episode.id,
+                episode=episode,
+                next_id=loaded.next_episode.get(episode.id),
+            )
+            score = loaded.episode_similarity.get(episode.id)
+            if score is not None:
+                cand.see(score)
+            kept[(VectorKind.EPISODE, episode.id)] = cand
+            added.append(cand)
+        self._embed_unindexed(added, query_vector)
+        return kept
 
     def _embed_unindexed(
         self, candidates: list[_Candidate], query_vector: npt.NDArray[np.float32]

@@ -295,6 +295,39 @@ def test_unsearchable_records_take_no_place_from_a_searchable_match(
     assert [r.id for r in found] == [shown]
 
 
+def test_a_search_among_given_episodes_finds_them_past_the_users_better_matches(
+    mp: MemoryPlatform, users
+) -> None:
+    """60 turns say the question's words more plainly than the two items searched among:
+    more than a channel's first hits (50), so the user-wide pool holds neither item. The
+    restricted search still scores both, orders the nearer first, and returns nothing else."""
+    user = users()
+    chat = [{"text": f"周末去杭州看西湖，第{i}次", "speaker": "我"} for i in range(60)]
+    mp.add_episodes(user, chat)
+    tea, lake, other = mp.add_episodes(
+        user,
+        [
+            {"text": "我喜欢在杭州喝龙井茶"},
+            {"text": "去年秋天和朋友在西湖边散步"},
+            {"text": "下周要交季度报告"},
+        ],
+    )
+    mp.wait_for_indexing(user)
+
+    everywhere = mp.search(user, "周末去杭州看西湖", max_results=50, record_access=False)
+    assert not {tea, lake} & {r.id for r in everywhere}  # crowded out without the restriction
+    found = mp.search(user, "周末去杭州看西湖", episode_ids=[tea, lake, other], record_access=False)
+    assert {r.id for r in found} >= {lake}
+    assert {r.id for r in found} <= {tea, lake}  # the report matches nothing asked
+    assert all(r.kind == "episode" and r.layer == "direct" for r in found)
+
+    assert mp.search(user, "周末去杭州看西湖", episode_ids=[]) == []
+    with pytest.raises(InvalidInputError, match="episode_ids"):
+        mp.search(user, "西湖", episode_ids="abc")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="kinds"):
+        mp.search(user, "西湖", kinds=("memory",), episode_ids=[tea])
+
+
 def test_a_transcript_added_a_turn_at_a_time_gets_its_speakers_from_the_second_turn(
     mp: MemoryPlatform, users
 ) -> None:

@@ -73,6 +73,27 @@ def test_search_lists_filters_and_finds_by_meaning(store: MemoryPlatformStore) -
     assert store.search(("alice",), query="quantum chromodynamics lecture") == []
 
 
+def test_a_namespace_search_finds_its_items_under_the_users_better_matching_chat(
+    store: MemoryPlatformStore,
+) -> None:
+    """120 turns of chat say "sushi" more often than the profile does, and a filter asks
+    for one kind of item: the namespace's items are searched among themselves, not picked
+    from the user's best matches afterwards."""
+    store.put(("alice", "profile"), "food", {"text": "Alice loves sushi", "kind": "food"})
+    store.put(
+        ("alice", "profile"), "drink", {"text": "Green tea goes with her sushi", "kind": "drink"}
+    )
+    chat = [f"Sushi again tonight, sushi place number {i} had great sushi" for i in range(120)]
+    store.platform.add_episodes("alice", [{"text": t, "speaker": "alice"} for t in chat])
+
+    found = store.search(("alice", "profile"), query="sushi")
+    assert {i.key for i in found} == {"food", "drink"}
+    assert all(i.score is not None and 0.0 < i.score <= 1.0 for i in found)
+    drinks = store.search(("alice", "profile"), query="sushi", filter={"kind": "drink"})
+    assert [i.key for i in drinks] == ["drink"]
+    assert store.search(("alice", "elsewhere"), query="sushi") == []
+
+
 def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) -> None:
     for namespace in [("alice", "notes"), ("alice", "work", "q3"), ("bob", "notes")]:
         store.put(namespace, "k", {"text": "something to remember"})
