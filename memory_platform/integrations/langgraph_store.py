@@ -13,8 +13,9 @@ it: neither the store's nor the platform's (``search_memories``, ``format_contex
 ``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
 relevance floor) among the items the namespace and filter keep, however many other turns
 and memories the user has (``episode_ids`` of :meth:`MemoryPlatform.search`; past 10,000
-such items, among the user's 100 best matches), and returns ``SearchItem``s scored by
-relevance in [0, 1], at most 100; without a query it lists them, newest first. Filters compare top-level value
+such items, among the user's 100 best matches), and returns at most 100 ``SearchItem``s
+in the platform's ranking order, each scored by its relevance in [0, 1] (which need not
+fall down the list); without a query it lists them, newest first. Filters compare top-level value
 fields (equality, or ``$eq $ne $gt $gte $lt $lte``). TTLs are not supported.
 """
 
