@@ -54,7 +54,7 @@ _MARK = "langgraph"
 _ID_PREFIX = "lg"
 """Every item's episode id starts with it, so listing finds the items by the id's index
 among however many turns of chat the user has."""
-_PAGE = 1000
+_PAGE = 10_000
 _OPS = {
     "$eq": lambda a, b: a == b,
     "$ne": lambda a, b: a != b,
