@@ -94,6 +94,21 @@ def test_a_namespace_search_finds_its_items_under_the_users_better_matching_chat
     assert store.search(("alice", "elsewhere"), query="sushi") == []
 
 
+def test_a_namespace_past_the_search_limit_is_searched_through_the_users_best_matches(
+    store: MemoryPlatformStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More items than one search may be restricted to: the store falls back to the
+    user's best matches, kept to the namespace (the limit lowered to one for the test)."""
+    monkeypatch.setattr("memory_platform.integrations.langgraph_store.MAX_WITHIN", 1)
+    store.put(("alice", "pets"), "dog", {"text": "I adopted a dog named Rex"})
+    store.put(("alice", "pets"), "cat", {"text": "My neighbour's cat visits every morning"})
+    store.put(("alice", "work"), "report", {"text": "The dog-food report is due Friday"})
+
+    found = store.search(("alice", "pets"), query="Rex the dog")
+    assert [i.key for i in found][:1] == ["dog"]
+    assert {i.namespace for i in found} == {("alice", "pets")}
+
+
 def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) -> None:
     for namespace in [("alice", "notes"), ("alice", "work", "q3"), ("bob", "notes")]:
         store.put(namespace, "k", {"text": "something to remember"})
