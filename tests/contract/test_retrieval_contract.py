@@ -322,6 +322,11 @@ def test_a_search_among_given_episodes_finds_them_past_the_users_better_matches(
     assert all(r.kind == "episode" and r.layer == "direct" for r in found)
 
     assert mp.search(user, "周末去杭州看西湖", episode_ids=[]) == []
+    stranger = users()  # another user naming this user's episodes reaches none of them
+    [own] = mp.add_episodes(stranger, [{"text": "去年秋天和朋友在西湖边散步"}])
+    mp.wait_for_indexing(stranger)
+    assert [r.id for r in mp.search(stranger, "西湖", record_access=False)] == [own]
+    assert mp.search(stranger, "西湖", episode_ids=[tea, lake], min_relevance=0.0) == []
     with pytest.raises(InvalidInputError, match="episode_ids"):
         mp.search(user, "西湖", episode_ids="abc")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="kinds"):
