@@ -64,7 +64,7 @@ def recall(conversations: list[dict[str, Any]], workdir: Path) -> dict[str, Any]
     data = workdir / "locomo.json"
     data.write_text(json.dumps(conversations), encoding="utf-8")
     report = run_eval(data, None, workdir)
-    (figures,) = report["sets"].values()
+    figures: dict[str, Any] = next(iter(report["sets"].values()))
     return figures
 
 
