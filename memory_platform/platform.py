@@ -775,7 +775,8 @@ class MemoryPlatform:
             episode_ids: search only among these episodes of the user (at most 10,000;
                 an integration's items, such as a LangGraph namespace): each is scored as
                 any candidate is, whether or not either channel's first hits hold it, so
-                the rest of the user's memory cannot crowd them out. Memories are left out.
+                the rest of the user's memory cannot crowd them out. Memories are left out,
+                and so is any memory type (a planner's guess of one is ignored).
 
         Returns:
             Direct matches first, then graph-related memories (``layer="related"``), each

@@ -213,7 +213,9 @@ class _Request:
 
 
 def _allowed_episodes(
-    episode_ids: Sequence[str] | None, kinds: set[VectorKind]
+    episode_ids: Sequence[str] | None,
+    kinds: set[VectorKind],
+    memory_types: Sequence[MemoryType] | None,
 ) -> frozenset[str] | None:
     """The episodes a search is restricted to, checked: None for no restriction."""
     if episode_ids is None:
@@ -224,6 +226,10 @@ def _allowed_episodes(
         raise InvalidInputError(f"at most {MAX_WITHIN} episodes", "episode_ids")
     if VectorKind.EPISODE not in kinds:
         raise InvalidInputError("a search among episodes must include kind 'episode'", "kinds")
+    if memory_types:
+        raise InvalidInputError(
+            "episodes have no memory type: search them without one", "memory_types"
+        )
     return frozenset(episode_ids)
 
 
@@ -317,7 +323,7 @@ class HybridRetriever:
         if relation_types is not None:
             relation_filter(relation_types)  # refuse unknown names before any work
         kind_set = {VectorKind(k) for k in kinds}
-        within = _allowed_episodes(episode_ids, kind_set)
+        within = _allowed_episodes(episode_ids, kind_set, memory_types)
         if within is not None:
             kind_set = {VectorKind.EPISODE}
             if not within:
@@ -327,6 +333,8 @@ class HybridRetriever:
             raise InvalidInputError("must be between 0 and 1", "min_relevance")
         plan = self.plan(query, mode, expand_depth)
         types = list(memory_types) if memory_types else plan.memory_types
+        if within is not None:  # episodes have no type: a planner's guess must not empty it
+            types = None
         now = now or datetime.now(UTC)
 
         want_episodes = VectorKind.EPISODE in kind_set and not types  # episodes have no type

@@ -103,6 +103,32 @@ def test_configured_llm_plans_platform_searches(tmp_path, embedder: Embedder) ->
     assert stub.requests[-1]["body"]["messages"][-1]["content"] == "我今天怎么样"
 
 
+def test_a_planned_memory_type_does_not_empty_a_search_among_episodes(
+    tmp_path, embedder: Embedder
+) -> None:
+    """The LLM planner may narrow a question to a memory type ("my opinion" -> 观点);
+    episodes have none, so a search among given episodes (a LangGraph namespace) keeps
+    them, while an explicit type with episode ids is refused as the mistake it is."""
+    with OpenAIStub() as stub:
+        settings = Settings(
+            sqlite_path=tmp_path / "m.db",
+            llm_base_url=stub.base_url,
+            llm_max_retries=1,
+            _env_file=None,
+        )
+        with MemoryPlatform(settings, embedder=embedder) as mp:
+            [note] = mp.add_episodes(USER, [{"text": "I think jazz is the best music"}])
+            mp.wait_for_indexing(USER)
+            plan = {"semantic_query": "opinion of jazz music", "memory_types": ["观点"]}
+            stub.reply(json.dumps(plan))
+            assert mp.search(USER, "what do I think of jazz?") == []  # types exclude episodes
+            stub.reply(json.dumps(plan))
+            found = mp.search(USER, "what do I think of jazz?", episode_ids=[note])
+            with pytest.raises(InvalidInputError, match="memory_types"):
+                mp.search(USER, "jazz", memory_types=["观点"], episode_ids=[note])
+    assert [r.id for r in found] == [note]
+
+
 def test_recency_and_access_scale() -> None:
     rates = {"event": 0.05, "relation": 0.005}
     assert recency(NOW, NOW, "event", rates) == pytest.approx(1.0)
