@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -84,21 +85,22 @@ def test_llm_planner_is_used_and_falls_back(embedder: Embedder) -> None:
     assert len([r for r in stub.requests if r["path"].endswith("/chat/completions")]) == 4
 
 
+def _planned(stub: OpenAIStub, tmp_path: Path, embedder: Embedder) -> MemoryPlatform:
+    """A platform whose searches are planned by the scripted LLM of ``stub``."""
+    settings = Settings(
+        sqlite_path=tmp_path / "m.db", llm_base_url=stub.base_url, llm_max_retries=1, _env_file=None
+    )
+    return MemoryPlatform(settings, embedder=embedder)
+
+
 def test_configured_llm_plans_platform_searches(tmp_path, embedder: Embedder) -> None:
-    with OpenAIStub() as stub:
-        settings = Settings(
-            sqlite_path=tmp_path / "m.db",
-            llm_base_url=stub.base_url,
-            llm_max_retries=1,
-            _env_file=None,
+    with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
+        mp.create_memory(USER, subject="我", memory_type="事实", topic="心情", object="不好")
+        mp.wait_for_indexing(USER)
+        stub.reply(
+            json.dumps({"semantic_query": "我 心情 不好", "expand_depth": 0, "mode": "fast"})
         )
-        with MemoryPlatform(settings, embedder=embedder) as mp:
-            mp.create_memory(USER, subject="我", memory_type="事实", topic="心情", object="不好")
-            mp.wait_for_indexing(USER)
-            stub.reply(
-                json.dumps({"semantic_query": "我 心情 不好", "expand_depth": 0, "mode": "fast"})
-            )
-            results = mp.search(USER, "我今天怎么样")
+        results = mp.search(USER, "我今天怎么样")
     assert [r.text for r in results] == ["我 心情 不好"]
     assert stub.requests[-1]["body"]["messages"][-1]["content"] == "我今天怎么样"
 
@@ -109,23 +111,16 @@ def test_a_planned_memory_type_does_not_empty_a_search_among_episodes(
     """The LLM planner may narrow a question to a memory type ("my opinion" -> 观点);
     episodes have none, so a search among given episodes (a LangGraph namespace) keeps
     them, while an explicit type with episode ids is refused as the mistake it is."""
-    with OpenAIStub() as stub:
-        settings = Settings(
-            sqlite_path=tmp_path / "m.db",
-            llm_base_url=stub.base_url,
-            llm_max_retries=1,
-            _env_file=None,
-        )
-        with MemoryPlatform(settings, embedder=embedder) as mp:
-            [note] = mp.add_episodes(USER, [{"text": "I think jazz is the best music"}])
-            mp.wait_for_indexing(USER)
-            plan = {"semantic_query": "opinion of jazz music", "memory_types": ["观点"]}
-            stub.reply(json.dumps(plan))
-            assert mp.search(USER, "what do I think of jazz?") == []  # types exclude episodes
-            stub.reply(json.dumps(plan))
-            found = mp.search(USER, "what do I think of jazz?", episode_ids=[note])
-            with pytest.raises(InvalidInputError, match="memory_types"):
-                mp.search(USER, "jazz", memory_types=["观点"], episode_ids=[note])
+    with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
+        [note] = mp.add_episodes(USER, [{"text": "I think jazz is the best music"}])
+        mp.wait_for_indexing(USER)
+        plan = {"semantic_query": "opinion of jazz music", "memory_types": ["观点"]}
+        stub.reply(json.dumps(plan))
+        assert mp.search(USER, "what do I think of jazz?") == []  # types exclude episodes
+        stub.reply(json.dumps(plan))
+        found = mp.search(USER, "what do I think of jazz?", episode_ids=[note])
+        with pytest.raises(InvalidInputError, match="memory_types"):
+            mp.search(USER, "jazz", memory_types=["观点"], episode_ids=[note])
     assert [r.id for r in found] == [note]
 
 
