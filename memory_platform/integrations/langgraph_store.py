@@ -187,11 +187,7 @@ class MemoryPlatformStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         user = self._user(prefix)
         wanted = op.offset + op.limit
-        items = [
-            episode
-            for episode in self._all_items(user)
-            if self._searched(episode.metadata, prefix, op.filter, None) is not None
-        ]
+        items = [e for e in self._all_items(user) if self._keeps(e.metadata, prefix, op.filter)]
         hits: list[SearchItem] = []
         if op.query:
             if not items:
@@ -210,10 +206,12 @@ class MemoryPlatformStore(BaseStore):
                 if item is not None:
                     hits.append(item)
         else:
-            for episode in sorted(items, key=lambda e: e.timestamp, reverse=True)[:wanted]:
-                item = self._searched(episode.metadata, prefix, op.filter, None)
-                assert item is not None  # kept above by the same test
-                hits.append(item)
+            newest = sorted(items, key=lambda e: e.timestamp, reverse=True)[:wanted]
+            hits = [
+                item
+                for e in newest
+                if (item := self._searched(e.metadata, prefix, op.filter, None))
+            ]
         return hits[op.offset : wanted]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -251,6 +249,18 @@ class MemoryPlatformStore(BaseStore):
                 return out
             offset += _PAGE
 
+    @staticmethod
+    def _keeps(
+        metadata: Mapping[str, Any], prefix: tuple[str, ...], conditions: Mapping[str, Any] | None
+    ) -> bool:
+        """Whether an episode is an item under the namespace prefix that the filter keeps."""
+        data = metadata.get(_MARK)
+        return (
+            isinstance(data, Mapping)
+            and tuple(data["namespace"])[: len(prefix)] == prefix
+            and _matches(data["value"], conditions)
+        )
+
     def _searched(
         self,
         metadata: Mapping[str, Any],
@@ -258,14 +268,11 @@ class MemoryPlatformStore(BaseStore):
         conditions: Mapping[str, Any] | None,
         score: float | None,
     ) -> SearchItem | None:
-        data = metadata.get(_MARK)
-        if not isinstance(data, Mapping):
+        if not self._keeps(metadata, prefix, conditions):
             return None
-        namespace = tuple(data["namespace"])
-        if namespace[: len(prefix)] != prefix or not _matches(data["value"], conditions):
-            return None
+        data = metadata[_MARK]
         return SearchItem(
-            namespace=namespace,
+            namespace=tuple(data["namespace"]),
             key=data["key"],
             value=data["value"],
             created_at=datetime.fromisoformat(data["created_at"]),
