@@ -772,11 +772,13 @@ class MemoryPlatform:
                 conversation of strangers) at a floor of 0.
             include_sensitive: also return items marked sensitive (see
                 :mod:`memory_platform.privacy`); only when the user asked for them.
-            episode_ids: search only among these episodes of the user (at most 10,000;
-                an integration's items, such as a LangGraph namespace): each is scored as
-                any candidate is, whether or not either channel's first hits hold it, so
-                the rest of the user's memory cannot crowd them out. Memories are left out,
-                and so is any memory type (a planner's guess of one is ignored).
+            episode_ids: search only among these episodes of the user (at most 100,000;
+                an integration's items, such as a LangGraph namespace), as if they were
+                the user's whole memory: those either channel would find among them are
+                scored as any candidate is, whether or not the channels' first hits over
+                the whole memory hold them, so the rest of the user's memory cannot crowd
+                them out. Memories are left out, and so is any memory type (a planner's
+                guess of one is ignored).
 
         Returns:
             Direct matches first, then graph-related memories (``layer="related"``), each

@@ -12,7 +12,7 @@ it: neither the store's nor the platform's (``search_memories``, ``format_contex
 
 ``search(namespace_prefix, query=...)`` runs the platform's hybrid retrieval (with its
 relevance floor) among the items the namespace and filter keep, however many other turns
-and memories the user has (``episode_ids`` of :meth:`MemoryPlatform.search`; past 10,000
+and memories the user has (``episode_ids`` of :meth:`MemoryPlatform.search`; past 100,000
 such items, among the user's 100 best matches), and returns at most 100 ``SearchItem``s
 in the platform's ranking order, each scored by its relevance in [0, 1] (which need not
 fall down the list); without a query it lists them, newest first. Filters compare top-level value

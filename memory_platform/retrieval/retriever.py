@@ -77,8 +77,9 @@ _DATED_BONUS = 0.25
 """Strength added to a match dated within a day or month the question names."""
 _EMBED_NOW = 16
 """At most this many not-yet-indexed candidates are embedded during one search."""
-MAX_WITHIN = 10_000
-"""Most episodes a search may be restricted to: each is loaded and scored."""
+MAX_WITHIN = 100_000
+"""Most episodes a search may be restricted to (each one's cosine is read; the nearest and
+those that say the query's words are loaded and scored)."""
 _NODE_FANOUT = 20
 """At most this many memories are seeded through one matching topic or object node."""
 _EXPAND_FROM = 3
@@ -388,7 +389,7 @@ class HybridRetriever:
             user, plan.semantic_query, r.vector, r.lexical, r.kinds, want_episodes
         )
         if r.within is not None:
-            candidates = self._within(user, candidates, r.within, r.vector)
+            candidates = self._within(user, plan.semantic_query, candidates, r.within, r.vector)
         direct = [c for c in candidates.values() if r.visible.admits(c)]
         self._relate(user, plan.semantic_query, r.vector, direct)
         self._favour_named_dates(r.query, direct, now)
@@ -542,16 +543,17 @@ class HybridRetriever:
     def _within(
         self,
         user: str,
+        query: str,
         found: dict[tuple[VectorKind, str], _Candidate],
         allowed: frozenset[str],
         query_vector: npt.NDArray[np.float32],
     ) -> dict[tuple[VectorKind, str], _Candidate]:
         """The candidates of a search restricted to ``allowed`` episodes: those the
         channels found, their lexical ranks counted among themselves (the order the whole
-        memory gave them), and every other allowed episode beside them, scored on its own
-        cosine and words (no lexical rank). However much else the user has, an
-        integration's few items (a LangGraph namespace) are never crowded out of the pool,
-        nor ranked lower for what else matched."""
+        memory gave them), and the other allowed episodes a search among them alone would
+        find (:meth:`_closest`), scored on their own cosine and words (no lexical rank).
+        However much else the user has, an integration's items (a LangGraph namespace)
+        are never crowded out of the pool, nor ranked lower for what else matched."""
         kept = {
             key: cand
             for key, cand in found.items()
@@ -566,6 +568,7 @@ class HybridRetriever:
         missing = sorted(ref for ref in allowed if (VectorKind.EPISODE, ref) not in kept)
         if not missing:
             return kept
+        missing = self._closest(user, query, missing, query_vector)
         loaded = self._store.load_candidates(user, [], missing, query_vector, unscored=missing)
         added = []
         for episode in loaded.episodes:
@@ -582,6 +585,36 @@ class HybridRetriever:
             added.append(cand)
         self._embed_unindexed(added, query_vector)
         return kept
+
+    def _closest(
+        self, user: str, query: str, missing: list[str], query_vector: npt.NDArray[np.float32]
+    ) -> list[str]:
+        """Of the allowed episodes the channels did not find, those each channel would
+        have found had the search been among the allowed alone: the ``vector_candidates``
+        nearest by cosine and the first as many that hold the query's words, with any not
+        embedded yet (as many again). All of them when they are no more than the two
+        channels' pool: loading and scoring thousands, for a namespace of 10,000 items,
+        took most of its search's 0.6 s (``benchmarks/micro/namespace_search.py``)."""
+        k = self._settings.vector_candidates
+        if len(missing) <= 2 * k:
+            return missing
+        cosines = self._store.similarities(user, VectorKind.EPISODE, missing, query_vector)
+        nearest = sorted(cosines, key=lambda ref: (-cosines[ref], ref))[:k]
+        unembedded = [ref for ref in missing if ref not in cosines][:k]
+        return sorted({*nearest, *unembedded, *self._worded(user, query, set(missing), k)})
+
+    def _worded(self, user: str, query: str, wanted: set[str], k: int) -> list[str]:
+        """The first ``k`` of ``wanted`` in the order the lexical channel ranks the user's
+        whole memory: read four times deeper each time until it has them, the hits run
+        out, or :data:`MAX_WITHIN` beyond ``wanted`` were read (other turns that say the
+        query's words better may come first)."""
+        limit = 4 * k
+        while True:
+            hits = self._store.lexical_search(user, query, [VectorKind.EPISODE], limit)
+            worded = [hit.ref_id for hit in hits if hit.ref_id in wanted][:k]
+            if len(worded) == k or len(hits) < limit or limit >= MAX_WITHIN + len(wanted):
+                return worded
+            limit = min(4 * limit, MAX_WITHIN + len(wanted))
 
     def _embed_unindexed(
         self, candidates: list[_Candidate], query_vector: npt.NDArray[np.float32]

@@ -124,6 +124,56 @@ def test_a_planned_memory_type_does_not_empty_a_search_among_episodes(
     assert [r.id for r in found] == [note]
 
 
+_FILLER_TOPICS = [
+    "季度报告",
+    "牙医预约",
+    "房租发票",
+    "Python课程",
+    "跑步计划",
+    "猫粮订单",
+    "车险续保",
+    "会议纪要",
+]
+
+
+def test_a_search_among_many_given_episodes_reads_only_what_either_channel_would_find(
+    tmp_path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Among more given episodes than the channels' two pools, only the nearest by cosine
+    and those first by words are loaded and scored, and the answer is the one that
+    scoring every given episode gives. The one saying the question's words is found
+    behind 40 other turns that say them better, however deep the lexical read must go."""
+    settings = Settings(sqlite_path=tmp_path / "m.db", _env_file=None)
+    settings.retrieval.vector_candidates = 4  # pools of 4: 8 given episodes or more are cut
+    chat = [{"text": f"周末去杭州看西湖，第{i}次", "speaker": "我"} for i in range(40)]
+    notes = [
+        {"text": f"第{i}条笔记：{topic}"}
+        for i, topic in enumerate(_FILLER_TOPICS * 4)  # 32 notes that match nothing asked
+    ]
+    query = "周末去杭州看西湖"
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        mp.add_episodes(USER, chat)
+        *fillers, lake = mp.add_episodes(USER, [*notes, {"text": "去年秋天和朋友在西湖边散步"}])
+        mp.wait_for_indexing(USER)
+        given = [*fillers, lake]
+        assert mp._retriever._worded(USER, query, set(given), 4) == [lake]
+
+        loaded: list[str] = []
+        load = mp.store.load_candidates
+
+        def counting(user, memory_ids, episode_ids, *args, **kwargs):  # type: ignore[no-untyped-def]
+            loaded.extend(episode_ids)
+            return load(user, memory_ids, episode_ids, *args, **kwargs)
+
+        monkeypatch.setattr(mp.store, "load_candidates", counting)
+        found = mp.search(USER, query, episode_ids=given, record_access=False)
+        assert len(loaded) <= 3 * 4 < len(given)  # nearest, worded, not yet embedded
+        monkeypatch.setattr(mp._retriever, "_closest", lambda _u, _q, missing, _v: missing)
+        everyone = mp.search(USER, query, episode_ids=given, record_access=False)
+    assert lake in {r.id for r in found}
+    assert [(r.id, r.relevance) for r in found] == [(r.id, r.relevance) for r in everyone]
+
+
 def test_recency_and_access_scale() -> None:
     rates = {"event": 0.05, "relation": 0.005}
     assert recency(NOW, NOW, "event", rates) == pytest.approx(1.0)
