@@ -593,8 +593,9 @@ class HybridRetriever:
         have found had the search been among the allowed alone: the ``vector_candidates``
         nearest by cosine and the first as many that hold the query's words, with any not
         embedded yet (as many again). All of them when they are no more than the two
-        channels' pool: loading and scoring thousands, for a namespace of 10,000 items,
-        took most of its search's 0.6 s (``benchmarks/micro/namespace_search.py``)."""
+        channels' pool: loading and scoring thousands, for a namespace of 10,000 notes,
+        took half of its search's 0.66 s, for the same answer
+        (``benchmarks/results/large_namespace.md``)."""
         k = self._settings.vector_candidates
         if len(missing) <= 2 * k:
             return missing
