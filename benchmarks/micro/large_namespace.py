@@ -2,10 +2,10 @@
 
 ``namespace_search.py`` searches ten profile facts; an agent that keeps every note it
 takes in one namespace has thousands. Here the twenty profile facts of ``store_values.py``
-(ten per language) sit in a namespace among 2,000, and in another among 12,000, other
-notes (meetings, errands, reading: none answers a question), while the user's chat, outside
-both, holds 1,500 turns in which the assistant asks the questions again, unanswered
-(``namespace_search.chat``). Each of ``owner_questions.py``'s forty questions is asked of
+(ten per language) sit in a namespace alone, in another among 2,000 and in a third among
+12,000 other notes (meetings, errands, reading: none answers a question), all three the
+same user's, while the user's chat, outside them, holds 1,500 turns in which the assistant
+asks the questions again, unanswered (``namespace_search.chat``). Each of ``owner_questions.py``'s forty questions is asked of
 each namespace through :class:`MemoryPlatformStore` (limit 10) and counts as found when
 its fact is returned; the time is the store's whole ``search`` call (the question's
 embedding and the namespace's listing included), median and p95 over the questions. ::
@@ -39,7 +39,7 @@ from memory_platform.integrations.langgraph_store import MemoryPlatformStore
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results" / "large_namespace.md"
 USER = "large-namespace"
-SIZES = (2_000, 12_000)
+SIZES = (0, 2_000, 12_000)
 CHAT_TURNS = 750  # per language
 _PEOPLE = ["Ravi", "Mia", "Chen", "Olga", "Tom", "小李", "王老师", "阿杰"]
 _ENGLISH = [
@@ -123,9 +123,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     table = Report(
-        "A LangGraph store namespace holding twenty profile facts among thousands of other "
-        "notes, searched with forty questions (twenty per language) beside 1,500 turns of "
-        "chat that ask them again, unanswered (`benchmarks/micro/large_namespace.py`).",
+        "LangGraph store namespaces of one user holding twenty profile facts alone or among "
+        "thousands of other notes, searched with forty questions (twenty per language) beside "
+        "1,500 turns of chat that ask them again, unanswered "
+        "(`benchmarks/micro/large_namespace.py`).",
         ["items in the namespace", "questions finding their fact", "found first",
          "search median ms", "search p95 ms"],
     )  # fmt: skip

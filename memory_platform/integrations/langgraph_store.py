@@ -3,7 +3,9 @@
 Namespaces map to users: the first element is the user id, the rest an optional
 sub-space (``("alice", "memories")``). Each item is one episode of that user, with a
 deterministic id per (namespace, key), so ``put`` replaces, ``get`` and ``delete`` go
-straight to it, and the item takes part in the user's search like any memory. The
+straight to it, and the item takes part in the user's search like any memory. The id
+opens with its namespace's group (the part after the user), so a namespace is listed and
+searched without reading the user's other namespaces. The
 value is kept whole in the episode's metadata; the searchable text is the value's
 ``index`` fields (the ``index`` argument of ``put``), else the whole value as what it
 says: its sentences, then its other fields by name ("favorite food: sushi"). An item put
@@ -51,9 +53,13 @@ from .value_text import value_text
 __all__ = ["MemoryPlatformStore"]
 
 _MARK = "langgraph"
-_ID_PREFIX = "lg"
-"""Every item's episode id starts with it, so listing finds the items by the id's index
-among however many turns of chat the user has."""
+_ID_PREFIX = "lh"
+"""Every item's episode id starts with it, then with its group (:func:`_group`), so a
+listing finds the items by the id's index among however many turns of chat the user has,
+and a namespace's listing reads its group's items alone."""
+_LEGACY_PREFIX = "lg"
+"""Items put before 2026-11-27 (later) have ids of this prefix and no group; they are read,
+listed and searched as before, and a put moves its item to its grouped id."""
 _PAGE = 10_000
 _OPS = {
     "$eq": lambda a, b: a == b,
@@ -65,9 +71,30 @@ _OPS = {
 }
 
 
+def _digest(value: object, size: int) -> str:
+    return hashlib.blake2b(json.dumps(value).encode(), digest_size=size).hexdigest()
+
+
+def _group(namespace: tuple[str, ...]) -> str:
+    """The id prefix of a namespace's items and of every namespace under it that shares its
+    first part after the user (``("alice", "profile")`` and ``("alice", "profile", "x")``;
+    ``("alice",)`` alone is a group of its own): an agent's small profile is not listed
+    through its thousands of notes. Groups whose digests collide only share a listing."""
+    return _ID_PREFIX + _digest(list(namespace[1:2]), 4)
+
+
 def _episode_id(namespace: tuple[str, ...], key: str) -> str:
-    digest = hashlib.blake2b(json.dumps([namespace, key]).encode(), digest_size=16)
-    return _ID_PREFIX + digest.hexdigest()
+    return _group(namespace) + _digest([namespace, key], 16)
+
+
+def _legacy_id(namespace: tuple[str, ...], key: str) -> str:
+    return _LEGACY_PREFIX + _digest([namespace, key], 16)
+
+
+def _address(episode: Episode) -> tuple[tuple[str, ...], str]:
+    """The namespace and key of an item's episode."""
+    data = episode.metadata[_MARK]
+    return tuple(data["namespace"]), data["key"]
 
 
 def _text(value: Mapping[str, Any], index: list[str] | None) -> str:
@@ -148,17 +175,22 @@ class MemoryPlatformStore(BaseStore):
             )
         return namespace[0]
 
+    def _stored(self, user: str, namespace: tuple[str, ...], key: str) -> list[Episode]:
+        """The item's episode, under its id first, then under its legacy id."""
+        refs = [_episode_id(namespace, key), _legacy_id(namespace, key)]
+        found = {e.id: e for e in self.platform.store.get_episodes(user, refs)}
+        return [found[ref] for ref in refs if ref in found]
+
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
-        user = self._user(namespace)
-        found = self.platform.store.get_episodes(user, [_episode_id(namespace, key)])
+        found = self._stored(self._user(namespace), namespace, key)
         return self._item(found[0]) if found else None
 
     def _put(self, op: PutOp) -> None:
         user = self._user(op.namespace)
         ref = _episode_id(op.namespace, op.key)
-        old = self.platform.store.get_episodes(user, [ref])
+        old = self._stored(user, op.namespace, op.key)
         if op.value is None:
-            self.platform.delete_episodes(user, [ref])
+            self.platform.delete_episodes(user, [ref, _legacy_id(op.namespace, op.key)])
             return
         _check_value(op.value)
         now = datetime.now(UTC)
@@ -182,12 +214,16 @@ class MemoryPlatformStore(BaseStore):
                 },
             )
         )
+        if any(e.id != ref for e in old):  # written anew first: nothing lost if stopped here
+            self.platform.delete_episodes(user, [_legacy_id(op.namespace, op.key)])
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
         user = self._user(prefix)
         wanted = op.offset + op.limit
-        items = [e for e in self._all_items(user) if self._keeps(e.metadata, prefix, op.filter)]
+        items = [
+            e for e in self._all_items(user, prefix) if self._keeps(e.metadata, prefix, op.filter)
+        ]
         hits: list[SearchItem] = []
         if op.query:
             if not items:
@@ -218,7 +254,7 @@ class MemoryPlatformStore(BaseStore):
         found: set[tuple[str, ...]] = set()
         for user in self.platform.store.list_users():
             for episode in self._all_items(user):
-                namespace = tuple(episode.metadata[_MARK]["namespace"])
+                namespace = _address(episode)[0]
                 if op.max_depth is not None:
                     namespace = namespace[: op.max_depth]
                 if all(self._condition(namespace, c) for c in op.match_conditions or ()):
@@ -237,12 +273,22 @@ class MemoryPlatformStore(BaseStore):
         )
         return all(p in ("*", n) for p, n in zip(path, part, strict=True))
 
-    def _all_items(self, user: str) -> list[Episode]:
+    def _all_items(self, user: str, prefix: tuple[str, ...] = ()) -> list[Episode]:
+        """The user's items that may be under ``prefix``: its group's (every item when the
+        prefix is the user alone) and any of the legacy ids, each item once."""
+        grouped = self._listed(user, _group(prefix) if len(prefix) > 1 else _ID_PREFIX)
+        legacy = self._listed(user, _LEGACY_PREFIX)
+        if not legacy:
+            return grouped
+        moved = {_address(e) for e in grouped}
+        return grouped + [e for e in legacy if _address(e) not in moved]
+
+    def _listed(self, user: str, id_prefix: str) -> list[Episode]:
         out: list[Episode] = []
         offset = 0
         while True:
             page = self.platform.store.list_episodes(
-                user, limit=_PAGE, offset=offset, id_prefix=_ID_PREFIX
+                user, limit=_PAGE, offset=offset, id_prefix=id_prefix
             )
             out += [e for e in page if _MARK in e.metadata]
             if len(page) < _PAGE:

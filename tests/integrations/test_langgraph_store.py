@@ -109,6 +109,81 @@ def test_a_namespace_past_the_search_limit_is_searched_through_the_users_best_ma
     assert {i.namespace for i in found} == {("alice", "pets")}
 
 
+def test_a_namespace_is_listed_through_its_own_group_of_ids(
+    store: MemoryPlatformStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A profile of two items beside 30 notes: listing or searching the profile (and the
+    namespaces under it) reads the profile's items, not the notes; the user alone reads
+    all."""
+    store.put(("alice", "profile"), "food", {"text": "Alice loves sushi"})
+    store.put(("alice", "profile", "past"), "city", {"text": "Alice grew up in Lyon"})
+    for number in range(30):
+        store.put(("alice", "notes"), f"n{number}", {"text": f"Sushi note number {number}"})
+    read: list[str] = []
+    listing = store.platform.store.list_episodes
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        page = listing(*args, **kwargs)
+        read.extend(e.id for e in page)
+        return page
+
+    monkeypatch.setattr(store.platform.store, "list_episodes", counting)
+    assert {i.key for i in store.search(("alice", "profile"))} == {"food", "city"}
+    assert [i.key for i in store.search(("alice", "profile"), query="sushi")] == ["food"]
+    assert len(read) == 4  # the profile's two items, twice
+    assert len(store.search(("alice",), limit=100)) == 32
+
+
+def test_items_put_before_grouped_ids_are_found_and_moved_when_put_again(
+    store: MemoryPlatformStore,
+) -> None:
+    """An item stored under the ids of before (no group) is read, listed, searched and
+    deleted as any; putting it again moves it to its grouped id, once, keeping when it was
+    created."""
+    from memory_platform.integrations.langgraph_store import _episode_id, _legacy_id
+    from memory_platform.models import Episode
+
+    namespace, key = ("alice", "pets"), "dog"
+    created = "2026-01-02T03:04:05+00:00"
+    legacy = _legacy_id(namespace, key)
+    value = {"text": "I adopted a dog named Rex"}
+    store.platform.replace_episode(
+        Episode(
+            id=legacy,
+            user_id="alice",
+            text=value["text"],
+            metadata={
+                "langgraph": {
+                    "namespace": list(namespace),
+                    "key": key,
+                    "value": value,
+                    "created_at": created,
+                    "updated_at": created,
+                }
+            },
+        )
+    )
+    item = store.get(namespace, key)
+    assert item is not None and item.value == value
+    assert [i.key for i in store.search(namespace)] == [key]
+    assert [i.key for i in store.search(("alice",), query="Rex the dog")] == [key]
+    assert store.list_namespaces() == [namespace]
+
+    store.put(namespace, key, {"text": "Rex the dog turned three"})
+    moved = store.get(namespace, key)
+    assert moved is not None and moved.value == {"text": "Rex the dog turned three"}
+    assert moved.created_at == datetime.fromisoformat(created)
+    stored = store.platform.store.get_episodes("alice", [legacy, _episode_id(namespace, key)])
+    assert [e.id for e in stored] == [_episode_id(namespace, key)]
+    assert [i.key for i in store.search(namespace)] == [key]
+
+    store.platform.replace_episode(stored[0].model_copy(update={"id": legacy}))  # both, as if
+    assert [i.key for i in store.search(namespace)] == [key]  # a put stopped in between
+    store.delete(namespace, key)
+    assert store.get(namespace, key) is None
+    assert store.platform.store.get_episodes("alice", [legacy]) == []
+
+
 def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) -> None:
     for namespace in [("alice", "notes"), ("alice", "work", "q3"), ("bob", "notes")]:
         store.put(namespace, "k", {"text": "something to remember"})
