@@ -715,12 +715,13 @@ class MemoryPlatform:
         self._indexer.notify(user)
         return ids
 
-    def replace_episode(self, episode: Episode) -> str:
+    def replace_episode(self, episode: Episode, replacing: Sequence[str] = ()) -> str:
         """Store an episode under the id the caller chose, replacing the user's episode
-        with that id if there is one (integrations that address items by key)."""
+        with that id if there is one, and those with the ids in ``replacing`` (an
+        integration's item moved to a new id), in one transaction: if the write fails,
+        what it replaces is still there."""
         user = self._user(episode.user_id)
-        self.store.delete_episodes(user, [episode.id])
-        [ref] = self.store.add_episodes([episode])
+        [ref] = self.store.add_episodes([episode], replacing=[episode.id, *replacing])
         self._indexer.notify(user)
         return ref
 

@@ -91,12 +91,6 @@ def _legacy_id(namespace: tuple[str, ...], key: str) -> str:
     return _LEGACY_PREFIX + _digest([namespace, key], 16)
 
 
-def _address(episode: Episode) -> tuple[tuple[str, ...], str]:
-    """The namespace and key of an item's episode."""
-    data = episode.metadata[_MARK]
-    return tuple(data["namespace"]), data["key"]
-
-
 def _text(value: Mapping[str, Any], index: list[str] | None) -> str:
     """What an item is searched by: the ``index`` fields of its value, else the whole
     value as what it says (:func:`~.value_text.value_text`)."""
@@ -212,10 +206,9 @@ class MemoryPlatformStore(BaseStore):
                     },
                     **({SEARCHABLE_KEY: False} if op.index is False else {}),
                 },
-            )
+            ),
+            replacing=[e.id for e in old if e.id != ref],  # moved from its legacy id
         )
-        if any(e.id != ref for e in old):  # written anew first: nothing lost if stopped here
-            self.platform.delete_episodes(user, [_legacy_id(op.namespace, op.key)])
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
@@ -254,7 +247,7 @@ class MemoryPlatformStore(BaseStore):
         found: set[tuple[str, ...]] = set()
         for user in self.platform.store.list_users():
             for episode in self._all_items(user):
-                namespace = _address(episode)[0]
+                namespace = tuple(episode.metadata[_MARK]["namespace"])
                 if op.max_depth is not None:
                     namespace = namespace[: op.max_depth]
                 if all(self._condition(namespace, c) for c in op.match_conditions or ()):
@@ -275,13 +268,9 @@ class MemoryPlatformStore(BaseStore):
 
     def _all_items(self, user: str, prefix: tuple[str, ...] = ()) -> list[Episode]:
         """The user's items that may be under ``prefix``: its group's (every item when the
-        prefix is the user alone) and any of the legacy ids, each item once."""
+        prefix is the user alone) and any of the legacy ids."""
         grouped = self._listed(user, _group(prefix) if len(prefix) > 1 else _ID_PREFIX)
-        legacy = self._listed(user, _LEGACY_PREFIX)
-        if not legacy:
-            return grouped
-        moved = {_address(e) for e in grouped}
-        return grouped + [e for e in legacy if _address(e) not in moved]
+        return grouped + self._listed(user, _LEGACY_PREFIX)
 
     def _listed(self, user: str, id_prefix: str) -> list[Episode]:
         out: list[Episode] = []

@@ -557,9 +557,16 @@ class GraphStore(ABC):
     # -- episodes ------------------------------------------------------------------------
 
     @abstractmethod
-    def add_episodes(self, episodes: Sequence[Episode]) -> list[str]:
+    def add_episodes(
+        self, episodes: Sequence[Episode], *, replacing: Sequence[str] = ()
+    ) -> list[str]:
         """Store episodes (one user per call), linking each session's ones ``NEXT`` in
-        time order. Returns their ids."""
+        time order. Returns their ids.
+
+        ``replacing``: ids of the user's episodes deleted first (as :meth:`delete_episodes`
+        does) in the same transaction, so an item stored again under its id is never
+        missing, nor lost when the write fails.
+        """
 
     @abstractmethod
     def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:

@@ -1063,7 +1063,9 @@ class Neo4jGraphStore(GraphStore):
 
     # -- episodes --------------------------------------------------------------------
 
-    def add_episodes(self, episodes: Sequence[Episode]) -> list[str]:
+    def add_episodes(
+        self, episodes: Sequence[Episode], *, replacing: Sequence[str] = ()
+    ) -> list[str]:
         if not episodes:
             return []
         users = {e.user_id for e in episodes}
@@ -1078,6 +1080,8 @@ class Neo4jGraphStore(GraphStore):
         new_ids = [e.id for e in episodes]
 
         def work(tx: Any) -> None:
+            if replacing:
+                self._delete_episodes_in(tx, user, list(dict.fromkeys(replacing)))
             pairs: list[dict[str, str]] = []
             tails: dict[str, str | None] = {}
             for session, items in by_session.items():
@@ -1125,36 +1129,36 @@ class Neo4jGraphStore(GraphStore):
         ids = list(dict.fromkeys(episode_ids))
         if not ids:
             return 0
+        return self._write(lambda tx: self._delete_episodes_in(tx, user, ids))
 
-        def work(tx: Any) -> int:
-            after = [
-                r["next_id"]
-                for r in self._run(tx, "episode/next_many", episode_ids=ids, user_id=user)
-                if r["next_id"] not in ids
+    def _delete_episodes_in(self, tx: Any, user: str, ids: list[str]) -> int:
+        """:meth:`delete_episodes` inside the caller's transaction."""
+        after = [
+            r["next_id"]
+            for r in self._run(tx, "episode/next_many", episode_ids=ids, user_id=user)
+            if r["next_id"] not in ids
+        ]
+        before = [
+            r["id"]
+            for r in self._run(tx, "episode/previous_many", episode_ids=ids, user_id=user)
+            if r["id"] not in ids
+        ]
+        rows = self._run(tx, "episode/delete_many", episode_ids=ids, user_id=user)
+        if before:  # a turn embedded with a deleted turn after it is embedded without it
+            self._run(tx, "episode/requeue_many", episode_ids=before, user_id=user)
+        if after:  # a turn indexed with a deleted turn's words is indexed without them
+            items = [
+                {
+                    "id": props["id"],
+                    "search_tokens": _episode_tokens(user, _episode_from_props(props)),
+                }
+                for props in (
+                    r["episode"]
+                    for r in self._run(tx, "episode/get_many", episode_ids=after, user_id=user)
+                )
             ]
-            before = [
-                r["id"]
-                for r in self._run(tx, "episode/previous_many", episode_ids=ids, user_id=user)
-                if r["id"] not in ids
-            ]
-            rows = self._run(tx, "episode/delete_many", episode_ids=ids, user_id=user)
-            if before:  # a turn embedded with a deleted turn after it is embedded without it
-                self._run(tx, "episode/requeue_many", episode_ids=before, user_id=user)
-            if after:  # a turn indexed with a deleted turn's words is indexed without them
-                items = [
-                    {
-                        "id": props["id"],
-                        "search_tokens": _episode_tokens(user, _episode_from_props(props)),
-                    }
-                    for props in (
-                        r["episode"]
-                        for r in self._run(tx, "episode/get_many", episode_ids=after, user_id=user)
-                    )
-                ]
-                self._run(tx, "episode/reindex_many", items=items, user_id=user)
-            return int(rows[0]["deleted"]) if rows else 0
-
-        return self._write(work)
+            self._run(tx, "episode/reindex_many", items=items, user_id=user)
+        return int(rows[0]["deleted"]) if rows else 0
 
     def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
         user = self._check_user(user_id)

@@ -885,7 +885,9 @@ class SQLiteGraphStore(GraphStore):
 
     # -- episodes ------------------------------------------------------------------------
 
-    def add_episodes(self, episodes: Sequence[Episode]) -> list[str]:
+    def add_episodes(
+        self, episodes: Sequence[Episode], *, replacing: Sequence[str] = ()
+    ) -> list[str]:
         if not episodes:
             return []
         users = {e.user_id for e in episodes}
@@ -894,6 +896,8 @@ class SQLiteGraphStore(GraphStore):
         user = users.pop()
         ordered = sorted(episodes, key=lambda e: (e.session_id or "", e.timestamp, e.id))
         with self._tx() as conn:
+            if replacing:
+                self._delete_episodes_in(conn, user, list(dict.fromkeys(replacing)))
             conn.executemany(
                 "INSERT INTO episodes(id, user_id, session_id, text, speaker, timestamp, keywords,"
                 " importance, access_count, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -981,56 +985,57 @@ class SQLiteGraphStore(GraphStore):
 
     def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
         user = self._check_user(user_id)
-        ids = list(dict.fromkeys(episode_ids))
-        deleted: list[str] = []
         with self._tx() as conn:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                deleted += [
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT id FROM episodes"
-                        f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
-                        (user, *chunk),
-                    )
-                ]
-            gone = set(deleted)
-            for start in range(0, len(deleted), 500):
-                chunk = deleted[start : start + 500]
-                marks = _placeholders(len(chunk))
-                # a turn indexed with a deleted turn's words is indexed again without them
-                after = [
-                    r[0]
-                    for r in conn.execute(
-                        f"SELECT next_id FROM episodes WHERE id IN ({marks})", chunk
-                    )
-                    if r[0] is not None and r[0] not in gone
-                ]
-                # and a turn embedded with a deleted turn after it, embedded again without it
-                before = [
-                    r[0]
-                    for r in conn.execute(
-                        f"SELECT id FROM episodes WHERE +user_id = ? AND next_id IN ({marks})",
-                        (user, *chunk),
-                    )
-                    if r[0] not in gone
-                ]
-                conn.execute(
-                    f"UPDATE episodes SET next_id = NULL WHERE +user_id = ? AND next_id IN ({marks})",
+            return self._delete_episodes_in(conn, user, list(dict.fromkeys(episode_ids)))
+
+    def _delete_episodes_in(self, conn: sqlite3.Connection, user: str, ids: list[str]) -> int:
+        """:meth:`delete_episodes` inside the caller's transaction."""
+        deleted: list[str] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            deleted += [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM episodes"
+                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
                     (user, *chunk),
                 )
-                conn.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
-                self._unindex(conn, VectorKind.EPISODE, chunk)
-                self._delete_vectors(conn, VectorKind.EPISODE, chunk)
-                # and embedded again: its vector was made with the deleted turn in front
-                self._delete_vectors(conn, VectorKind.EPISODE, after + before)
-                for episode in self._episodes_in(conn, user, after):
-                    if not episode.searchable:
-                        continue
-                    self._index_text(
-                        conn, user, VectorKind.EPISODE, episode.id, episode_document(episode)
-                    )
-                _queue_episodes(conn, after + before)
+            ]
+        gone = set(deleted)
+        for start in range(0, len(deleted), 500):
+            chunk = deleted[start : start + 500]
+            marks = _placeholders(len(chunk))
+            # a turn indexed with a deleted turn's words is indexed again without them
+            after = [
+                r[0]
+                for r in conn.execute(f"SELECT next_id FROM episodes WHERE id IN ({marks})", chunk)
+                if r[0] is not None and r[0] not in gone
+            ]
+            # and a turn embedded with a deleted turn after it, embedded again without it
+            before = [
+                r[0]
+                for r in conn.execute(
+                    f"SELECT id FROM episodes WHERE +user_id = ? AND next_id IN ({marks})",
+                    (user, *chunk),
+                )
+                if r[0] not in gone
+            ]
+            conn.execute(
+                f"UPDATE episodes SET next_id = NULL WHERE +user_id = ? AND next_id IN ({marks})",
+                (user, *chunk),
+            )
+            conn.execute(f"DELETE FROM episodes WHERE id IN ({marks})", chunk)
+            self._unindex(conn, VectorKind.EPISODE, chunk)
+            self._delete_vectors(conn, VectorKind.EPISODE, chunk)
+            # and embedded again: its vector was made with the deleted turn in front
+            self._delete_vectors(conn, VectorKind.EPISODE, after + before)
+            for episode in self._episodes_in(conn, user, after):
+                if not episode.searchable:
+                    continue
+                self._index_text(
+                    conn, user, VectorKind.EPISODE, episode.id, episode_document(episode)
+                )
+            _queue_episodes(conn, after + before)
         return len(deleted)
 
     def _episodes_in(

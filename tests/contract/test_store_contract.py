@@ -805,6 +805,29 @@ def test_episodes_are_listed_by_id_prefix_within_the_user(store: GraphStore, use
     assert [e.id for e in store.list_episodes(other, id_prefix="lg")] == [theirs.id]
 
 
+def test_episodes_added_in_place_of_others_replace_them_in_one_call(
+    store: GraphStore, users
+) -> None:
+    """``add_episodes(..., replacing=ids)`` deletes the user's episodes of those ids and
+    adds the new ones together: the old words are no longer found, the new are, and an id
+    of another user's episode in ``replacing`` leaves it alone."""
+    user, other = users(), users()
+    old = Episode(id=f"item-{user}", user_id=user, text="my kayak is red", timestamp=REF)
+    moved = Episode(id=f"old-{user}", user_id=user, text="my canoe is green", timestamp=REF)
+    theirs = Episode(id=f"theirs-{other}", user_id=other, text="their kayak", timestamp=REF)
+    store.add_episodes([old, moved])
+    store.add_episodes([theirs])
+
+    new = old.model_copy(update={"text": "my kayak is blue now"})
+    assert store.add_episodes([new], replacing=[old.id, moved.id, theirs.id]) == [old.id]
+
+    assert [e.text for e in store.get_episodes(user, [old.id, moved.id])] == [new.text]
+    assert [h.ref_id for h in store.lexical_search(user, "blue", [VectorKind.EPISODE])] == [old.id]
+    assert store.lexical_search(user, "red", [VectorKind.EPISODE]) == []
+    assert store.lexical_search(user, "canoe", [VectorKind.EPISODE]) == []
+    assert [e.id for e in store.get_episodes(other, [theirs.id])] == [theirs.id]
+
+
 def test_deleted_episodes_leave_no_trace(store: GraphStore, users, vec) -> None:
     user, other = users(), users()
     turns = [

@@ -177,11 +177,30 @@ def test_items_put_before_grouped_ids_are_found_and_moved_when_put_again(
     assert [e.id for e in stored] == [_episode_id(namespace, key)]
     assert [i.key for i in store.search(namespace)] == [key]
 
-    store.platform.replace_episode(stored[0].model_copy(update={"id": legacy}))  # both, as if
-    assert [i.key for i in store.search(namespace)] == [key]  # a put stopped in between
     store.delete(namespace, key)
     assert store.get(namespace, key) is None
     assert store.platform.store.get_episodes("alice", [legacy]) == []
+
+
+def test_a_put_that_fails_leaves_the_item_as_it_was(
+    store: MemoryPlatformStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A put replaces its item in one transaction: when writing the new value fails, the
+    old one is still there, found by key and by search."""
+    namespace = ("alice", "prefs")
+    store.put(namespace, "food", {"text": "I love spicy Sichuan food"})
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr("memory_platform.store.sqlite.previous_texts", failing)
+    with pytest.raises(RuntimeError, match="disk full"):
+        store.put(namespace, "food", {"text": "I now avoid spicy food"})
+    monkeypatch.undo()
+
+    item = store.get(namespace, "food")
+    assert item is not None and item.value == {"text": "I love spicy Sichuan food"}
+    assert [i.key for i in store.search(namespace, query="Sichuan food")] == ["food"]
 
 
 def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) -> None:
