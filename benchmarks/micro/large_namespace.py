@@ -22,12 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
-from namespace_search import chat
+from namespace_search import ask, chat
 from owner_questions import QUESTIONS
 from report import Report
 from store_values import VALUES
@@ -97,22 +95,10 @@ def build(store: MemoryPlatformStore) -> None:
 def measure(store: MemoryPlatformStore, size: int) -> list[object]:
     """One row: the questions finding their fact, found first, and the search's median
     and p95 ms."""
-    namespace = (USER, f"notes-{size}")
-    store.search(namespace, query="warm up")
-    found = first = 0
-    times = []
-    asked = [(language, q, i) for language, qs in QUESTIONS.items() for q, i in qs]
-    for language, question, index in asked:
-        store.platform.clear_query_cache()  # each search embeds its question
-        started = time.perf_counter()
-        keys = [item.key for item in store.search(namespace, query=question)]
-        times.append((time.perf_counter() - started) * 1000)
-        found += f"{language}-fact-{index}" in keys
-        first += keys[:1] == [f"{language}-fact-{index}"]
-    times.sort()
-    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    asked = [(q, f"{language}-fact-{i}") for language, qs in QUESTIONS.items() for q, i in qs]
+    found, first, median, p95 = ask(store, (USER, f"notes-{size}"), asked)
     return [size + 20, f"{found} / {len(asked)}", f"{first} / {len(asked)}",
-            f"{statistics.median(times):.0f}", f"{p95:.0f}"]  # fmt: skip
+            f"{median:.0f}", f"{p95:.0f}"]  # fmt: skip
 
 
 def main() -> None:

@@ -71,21 +71,33 @@ def measure(store: MemoryPlatformStore, language: str, turns: int) -> list[objec
             ],
         )
     store.platform.wait_for_indexing(user)
-    store.search(namespace, query=QUESTIONS[language][0][0])  # warm up
+    found, first, median, p95 = ask(
+        store, namespace, [(question, f"fact-{index}") for question, index in QUESTIONS[language]]
+    )
+    asked = len(QUESTIONS[language])
+    return [language, turns, f"{found} / {asked}", f"{first} / {asked}",
+            f"{median:.1f}", f"{p95:.1f}"]  # fmt: skip
+
+
+def ask(
+    store: MemoryPlatformStore, namespace: tuple[str, ...], questions: list[tuple[str, str]]
+) -> tuple[int, int, float, float]:
+    """Each question asked of the namespace (after one to warm up), with the key of the
+    item that answers it: how many find it, how many first, and the search's median and
+    p95 ms (the question's embedding and the namespace's listing included)."""
+    store.search(namespace, query=questions[0][0])  # warm up
     found = first = 0
     times = []
-    for question, index in QUESTIONS[language]:
+    for question, key in questions:
         store.platform.clear_query_cache()  # each search embeds its question
         started = time.perf_counter()
         keys = [item.key for item in store.search(namespace, query=question)]
         times.append((time.perf_counter() - started) * 1000)
-        found += f"fact-{index}" in keys
-        first += keys[:1] == [f"fact-{index}"]
+        found += key in keys
+        first += keys[:1] == [key]
     times.sort()
     p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-    asked = len(QUESTIONS[language])
-    return [language, turns, f"{found} / {asked}", f"{first} / {asked}",
-            f"{statistics.median(times):.1f}", f"{p95:.1f}"]  # fmt: skip
+    return found, first, statistics.median(times), p95
 
 
 def main() -> None:
