@@ -156,7 +156,8 @@ def daily_maintenance(self: Any, user_id: str) -> dict[str, Any]:
 @app.task(name=TASK_MAINTAIN_ALL, bind=True)
 def daily_maintenance_all(self: Any) -> dict[str, Any]:
     """Beat (daily): queue the maintenance of every user."""
-    users = platform().store.list_users()
-    for user in users:
+    queued = 0
+    for user in platform().store.iter_users():
         daily_maintenance.delay(user)
-    return {"queued": len(users)}
+        queued += 1
+    return {"queued": queued}

@@ -108,7 +108,7 @@ def stats(
     """Counts of memories, nodes, edges, links, episodes, knowledge and vectors."""
     with open_platform(db, existing=True) as mp:
         counts = mp.stats(user)
-        users = None if user else len(mp.store.list_users())
+        users = None if user else sum(1 for _ in mp.store.iter_users())
     if as_json:
         print_json({**({"users": users} if users is not None else {}), **counts.model_dump()})
         return

@@ -85,7 +85,7 @@ def init_db(db: DbOption = None) -> None:
             if settings.backend == "sqlite"
             else f"Neo4j at {settings.neo4j_uri} (database {settings.neo4j_database})"
         )
-        users = len(mp.store.list_users())
+        users = sum(1 for _ in mp.store.iter_users())
         signature = mp.store.signature
     console.print(f"schema ready: {where}; {users} users; vectors: {signature}", highlight=False)
 

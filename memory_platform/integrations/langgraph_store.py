@@ -245,8 +245,12 @@ class MemoryPlatformStore(BaseStore):
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         found: set[tuple[str, ...]] = set()
-        for user in self.platform.store.list_users():
-            for episode in self._all_items(user):
+        for user in self._users_matched(op):
+            try:
+                items = self._all_items(user)
+            except InvalidInputError:  # a prefix naming an id no user can have
+                continue
+            for episode in items:
                 namespace = tuple(episode.metadata[_MARK]["namespace"])
                 if op.max_depth is not None:
                     namespace = namespace[: op.max_depth]
@@ -255,6 +259,15 @@ class MemoryPlatformStore(BaseStore):
         return sorted(found)[op.offset : op.offset + op.limit]
 
     # -- helpers ---------------------------------------------------------------------
+
+    def _users_matched(self, op: ListNamespacesOp) -> Iterable[str]:
+        """The users whose namespaces a listing may match: the one its prefix names
+        (``prefix=("alice",)``), else every user of the store, page by page."""
+        for condition in op.match_conditions or ():
+            first = tuple(condition.path)[:1] if condition.match_type == "prefix" else ()
+            if first and first[0] != "*":
+                return first
+        return self.platform.store.iter_users()
 
     @staticmethod
     def _condition(namespace: tuple[str, ...], condition: Any) -> bool:

@@ -594,8 +594,20 @@ class GraphStore(ABC):
         """Users that have memories waiting for consolidation."""
 
     @abstractmethod
-    def list_users(self, limit: int = 10_000) -> list[str]:
-        """Every user with memories or episodes."""
+    def list_users(self, limit: int = 10_000, after: str = "") -> list[str]:
+        """Users with memories or episodes in id order, the first ``limit`` of those whose
+        id sorts after ``after`` (a page; :meth:`iter_users` reads them all)."""
+
+    def iter_users(self, page: int = 10_000) -> Iterator[str]:
+        """Every user with memories or episodes, in id order, read a page at a time: a
+        store's users are not bounded by one page (daily maintenance, namespaces)."""
+        after = ""
+        while True:
+            users = self.list_users(limit=page, after=after)
+            yield from users
+            if len(users) < page:
+                return
+            after = users[-1]
 
     @abstractmethod
     def find_episodes(

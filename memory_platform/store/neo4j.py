@@ -1191,8 +1191,8 @@ class Neo4jGraphStore(GraphStore):
     def users_with_staged(self, limit: int = 1000) -> list[str]:
         return [r["user_id"] for r in self._read("memory/users_with_staged", limit=limit)]
 
-    def list_users(self, limit: int = 10_000) -> list[str]:
-        return [r["user_id"] for r in self._read("user/list", limit=limit)]
+    def list_users(self, limit: int = 10_000, after: str = "") -> list[str]:
+        return [r["user_id"] for r in self._read("user/list", limit=limit, after=after)]
 
     def find_episodes(
         self, user_id: str, speaker: str, min_access: int = 0, limit: int = 1000

@@ -1104,13 +1104,14 @@ class SQLiteGraphStore(GraphStore):
             )
         ]
 
-    def list_users(self, limit: int = 10_000) -> list[str]:
+    def list_users(self, limit: int = 10_000, after: str = "") -> list[str]:
         return [
             r[0]
             for r in self._read(
-                "SELECT user_id FROM (SELECT DISTINCT user_id FROM memories UNION"
-                " SELECT DISTINCT user_id FROM episodes) ORDER BY user_id LIMIT ?",
-                (limit,),
+                "SELECT user_id FROM (SELECT DISTINCT user_id FROM memories WHERE user_id > ?"
+                " UNION SELECT DISTINCT user_id FROM episodes WHERE user_id > ?)"
+                " ORDER BY user_id LIMIT ?",
+                (after, after, limit),
             )
         ]
 

@@ -805,6 +805,26 @@ def test_episodes_are_listed_by_id_prefix_within_the_user(store: GraphStore, use
     assert [e.id for e in store.list_episodes(other, id_prefix="lg")] == [theirs.id]
 
 
+def test_users_are_listed_a_page_at_a_time_in_id_order(store: GraphStore, users) -> None:
+    """``list_users(limit, after)`` is a page of the users whose ids sort after ``after``;
+    ``iter_users`` reads every page: a store's users are not bounded by one."""
+    tag = users("pages")  # a prefix no other user of the store shares
+    ids = [f"{tag}-{letter}" for letter in "abcde"]
+    users.created.extend(ids)
+    for index, user in enumerate(ids):
+        if index % 2:  # users with episodes only, and users with memories only
+            store.add_episodes([Episode(user_id=user, text="a turn", timestamp=REF)])
+        else:
+            store.write_memory(graph_of(user, "我", "喜欢", "茶"))
+
+    assert store.list_users(limit=2, after=tag) == ids[:2]
+    assert store.list_users(limit=2, after=ids[1]) == ids[2:4]
+    assert store.list_users(limit=1, after=ids[3]) == ids[4:]
+    listed = list(store.iter_users(page=2))
+    assert [u for u in listed if u.startswith(tag + "-")] == ids
+    assert listed == sorted(set(listed))
+
+
 def test_episodes_added_in_place_of_others_replace_them_in_one_call(
     store: GraphStore, users
 ) -> None:

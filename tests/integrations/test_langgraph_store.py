@@ -213,6 +213,9 @@ def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) 
     assert store.list_namespaces(prefix=("alice",)) == [("alice", "notes"), ("alice", "work", "q3")]
     assert store.list_namespaces(suffix=("notes",)) == [("alice", "notes"), ("bob", "notes")]
     assert store.list_namespaces(max_depth=1) == [("alice",), ("bob",)]
+    assert store.list_namespaces(prefix=("*", "notes")) == [("alice", "notes"), ("bob", "notes")]
+    assert store.list_namespaces(prefix=("carol",)) == []
+    assert store.list_namespaces(prefix=(" ",)) == []  # no user can have that id
     assert store.list_namespaces(limit=1, offset=1) == [("alice", "work", "q3")]
 
 

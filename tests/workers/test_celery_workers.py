@@ -241,3 +241,20 @@ def test_beat_schedules_consolidation_that_a_worker_runs(
     finally:
         beat.stop()
     assert "memory.consolidate_all" in beat.log_tail()
+
+
+def test_daily_maintenance_is_queued_for_every_user(client: MemoryPlatform, worker: Worker) -> None:
+    """Beat's daily task queues one maintenance per user of the store (read a page of
+    users at a time) and the worker runs each."""
+    from memory_platform.jobs import TASK_MAINTAIN, TASK_MAINTAIN_ALL, fresh_job_id
+
+    for user in ("alice", "bob", "carol"):
+        client.add_episode(user, f"{user} keeps a diary")
+    job = client._jobs.submit(TASK_MAINTAIN_ALL, [], fresh_job_id("maintain"))
+    status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"})
+
+    assert status["state"] == "SUCCESS", status
+    assert status["result"] == {"queued": 3}
+    while worker.succeeded(TASK_MAINTAIN) < 3:  # each user's, not a guess of how long
+        assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
+        time.sleep(0.1)

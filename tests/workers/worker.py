@@ -65,6 +65,12 @@ class Worker:
             line for line in self._log.read_text(errors="replace").splitlines() if marker in line
         ]
 
+    def succeeded(self, task_name: str) -> int:
+        """How many runs of the named task have succeeded (by the log's ``Task name[id]
+        succeeded`` lines)."""
+        lines = self._log.read_text(errors="replace").splitlines()
+        return sum(f"{task_name}[" in line and "] succeeded" in line for line in lines)
+
     def pool_children(self) -> list[int]:
         """Process ids of the prefork pool's children (the processes that run tasks)."""
         assert self.proc is not None

@@ -1,8 +1,8 @@
-// Every user with memories or episodes.
+// Users with memories or episodes in id order: a page of $limit after $after ('' first).
 CALL () {
-  MATCH (m:Memory) RETURN DISTINCT m.user_id AS user_id
+  MATCH (m:Memory) WHERE m.user_id > $after RETURN DISTINCT m.user_id AS user_id
   UNION
-  MATCH (e:Episode) RETURN DISTINCT e.user_id AS user_id
+  MATCH (e:Episode) WHERE e.user_id > $after RETURN DISTINCT e.user_id AS user_id
 }
 RETURN user_id
 ORDER BY user_id
