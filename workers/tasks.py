@@ -132,10 +132,11 @@ def consolidate_user(self: Any, user_id: str) -> dict[str, Any]:
 @app.task(name=TASK_CONSOLIDATE_ALL, bind=True)
 def consolidate_all(self: Any) -> dict[str, Any]:
     """Beat: queue a consolidation for every user with staged memories."""
-    users = platform().store.users_with_staged()
-    for user in users:
+    queued = 0
+    for user in platform().store.iter_users(staged=True):
         consolidate_user.delay(user)
-    return {"queued": len(users)}
+        queued += 1
+    return {"queued": queued}
 
 
 @app.task(name=TASK_SUMMARIZE, **_RETRY)

@@ -175,7 +175,7 @@ def consolidate(
     if (user is None) == (not all_users):
         raise fail("give either --user or --all")
     with open_platform(db, existing=True) as mp:
-        users = [user] if user else mp.store.users_with_staged()
+        users = [user] if user else list(mp.store.iter_users(staged=True))
         reports = []
         for name in users:
             err_console.print(f"consolidating {name} …", highlight=False)

@@ -590,20 +590,23 @@ class GraphStore(ABC):
         (an integration's items among many turns of chat)."""
 
     @abstractmethod
-    def users_with_staged(self, limit: int = 1000) -> list[str]:
-        """Users that have memories waiting for consolidation."""
+    def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
+        """Users that have memories waiting for consolidation, in id order: a page as
+        :meth:`list_users` gives."""
 
     @abstractmethod
     def list_users(self, limit: int = 10_000, after: str = "") -> list[str]:
         """Users with memories or episodes in id order, the first ``limit`` of those whose
         id sorts after ``after`` (a page; :meth:`iter_users` reads them all)."""
 
-    def iter_users(self, page: int = 10_000) -> Iterator[str]:
-        """Every user with memories or episodes, in id order, read a page at a time: a
-        store's users are not bounded by one page (daily maintenance, namespaces)."""
+    def iter_users(self, page: int = 10_000, *, staged: bool = False) -> Iterator[str]:
+        """Every user with memories or episodes (with staged memories, if ``staged``), in
+        id order, read a page at a time: a store's users are not bounded by one page
+        (daily maintenance, consolidation of all, namespaces)."""
+        read = self.users_with_staged if staged else self.list_users
         after = ""
         while True:
-            users = self.list_users(limit=page, after=after)
+            users = read(limit=page, after=after)
             yield from users
             if len(users) < page:
                 return

@@ -1188,8 +1188,10 @@ class Neo4jGraphStore(GraphStore):
             rows = self._read("episode/list", user_id=user, limit=limit, offset=offset)
         return [_episode_from_props(r["episode"]) for r in rows]
 
-    def users_with_staged(self, limit: int = 1000) -> list[str]:
-        return [r["user_id"] for r in self._read("memory/users_with_staged", limit=limit)]
+    def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
+        return [
+            r["user_id"] for r in self._read("memory/users_with_staged", limit=limit, after=after)
+        ]
 
     def list_users(self, limit: int = 10_000, after: str = "") -> list[str]:
         return [r["user_id"] for r in self._read("user/list", limit=limit, after=after)]

@@ -1095,12 +1095,13 @@ class SQLiteGraphStore(GraphStore):
             )
         ]
 
-    def users_with_staged(self, limit: int = 1000) -> list[str]:
+    def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         return [
             r[0]
             for r in self._read(
-                "SELECT DISTINCT user_id FROM memories WHERE status = 'staged' ORDER BY user_id LIMIT ?",
-                (limit,),
+                "SELECT DISTINCT user_id FROM memories WHERE status = 'staged' AND user_id > ?"
+                " ORDER BY user_id LIMIT ?",
+                (after, limit),
             )
         ]
 

@@ -68,7 +68,7 @@ def _plan(store: GraphStore, name: str, **params: Any) -> list[tuple[str, str]]:
         ("episode/for_session", {"session_id": "s1", "limit": 10}, "session_id"),
         ("audit/list", {"limit": 10}, "at"),
         ("knowledge/versions", {"limit": 10}, "seq"),
-        ("memory/users_with_staged", {"limit": 10}, "status"),
+        ("memory/users_with_staged", {"limit": 10, "after": ""}, "status"),
     ],
 )
 def test_a_users_items_are_found_by_an_index_seek(

@@ -806,8 +806,9 @@ def test_episodes_are_listed_by_id_prefix_within_the_user(store: GraphStore, use
 
 
 def test_users_are_listed_a_page_at_a_time_in_id_order(store: GraphStore, users) -> None:
-    """``list_users(limit, after)`` is a page of the users whose ids sort after ``after``;
-    ``iter_users`` reads every page: a store's users are not bounded by one."""
+    """``list_users(limit, after)`` is a page of the users whose ids sort after ``after``
+    (``users_with_staged`` too); ``iter_users`` reads every page: a store's users are not
+    bounded by one."""
     tag = users("pages")  # a prefix no other user of the store shares
     ids = [f"{tag}-{letter}" for letter in "abcde"]
     users.created.extend(ids)
@@ -823,6 +824,9 @@ def test_users_are_listed_a_page_at_a_time_in_id_order(store: GraphStore, users)
     listed = list(store.iter_users(page=2))
     assert [u for u in listed if u.startswith(tag + "-")] == ids
     assert listed == sorted(set(listed))
+    staged = ids[::2]  # the users with memories, all staged
+    assert store.users_with_staged(limit=1, after=staged[0]) == staged[1:2]
+    assert [u for u in store.iter_users(page=1, staged=True) if u.startswith(tag)] == staged
 
 
 def test_episodes_added_in_place_of_others_replace_them_in_one_call(
