@@ -1127,7 +1127,7 @@ class MemoryPlatform:
                 status="skipped",
                 reason="no LLM configured (MEMORY_LLM_BASE_URL); nothing extracted",
             )
-        if any(v.version_id == version_id for v in self.store.knowledge_versions(user, limit=1000)):
+        if self.store.has_knowledge_version(user, version_id):
             return ExtractionReport(
                 user_id=user, session_id=session_id, status="duplicate", version_id=version_id,
                 reason="this session was extracted before",

@@ -637,6 +637,11 @@ class GraphStore(ABC):
         """The user's most recent knowledge versions, newest first."""
 
     @abstractmethod
+    def has_knowledge_version(self, user_id: str, version_id: str) -> bool:
+        """Whether the user has the knowledge version with this id, however old (a
+        session extracted before is not extracted again)."""
+
+    @abstractmethod
     def delete_knowledge(self, user_id: str, point_ids: Sequence[str]) -> int:
         """Delete knowledge points (with their vectors and lexical entries) from whatever
         version holds them; returns how many existed."""

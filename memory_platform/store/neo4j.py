@@ -1327,6 +1327,11 @@ class Neo4jGraphStore(GraphStore):
         )
         return [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in rows]
 
+    def has_knowledge_version(self, user_id: str, version_id: str) -> bool:
+        user = self._check_user(user_id)
+        rows = self._read("knowledge/has_version", user_id=user, version_id=version_id)
+        return bool(rows and rows[0]["found"])
+
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)
         return [

@@ -1183,6 +1183,15 @@ class SQLiteGraphStore(GraphStore):
                 self._index_text(conn, user, VectorKind.KNOWLEDGE, p.id, p.content)
         return version.version_id
 
+    def has_knowledge_version(self, user_id: str, version_id: str) -> bool:
+        user = self._check_user(user_id)
+        return bool(
+            self._read(
+                "SELECT 1 FROM knowledge_versions WHERE version_id = ? AND user_id = ?",
+                (version_id, user),
+            )
+        )
+
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)
         versions = self._read(

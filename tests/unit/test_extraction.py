@@ -114,6 +114,25 @@ def test_the_same_session_is_extracted_once(mp: MemoryPlatform, stub: OpenAIStub
     assert mp.stats(USER).knowledge_versions == 1 and mp.stats(USER).memories == 1
 
 
+def test_a_session_extracted_long_ago_is_not_extracted_again(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """Ended again after 1,000 later sessions were extracted (the check once read only the
+    latest 1,000 versions), a session is still "duplicate": no LLM call, nothing written."""
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    assert mp.extract_knowledge(USER, "s1", MESSAGES).status == "done"
+    for number in range(1_000):
+        mp.store.add_knowledge_version(
+            KnowledgeVersion(user_id=USER, session_id=f"later-{number}", points=[])
+        )
+
+    again = mp.extract_knowledge(USER, "s1", MESSAGES)
+
+    assert again.status == "duplicate"
+    assert len([r for r in stub.requests if r["path"].endswith("/chat/completions")]) == 1
+    assert mp.stats(USER).knowledge_versions == 1_001
+
+
 def test_invalid_items_are_reported_and_the_valid_ones_kept(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
