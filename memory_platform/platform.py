@@ -1001,11 +1001,14 @@ class MemoryPlatform:
         """The session is over: queue its knowledge extraction; returns the job id.
 
         Ending the same session again returns the same job id, and the extraction itself
-        runs once (a repeated run reports ``duplicate``).
+        runs once (a repeated run reports ``duplicate``). A session continued after it
+        ended and ended again is a new job: its new turns are extracted then.
         """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        job = self._jobs.job_id_for("extract", f"extract\x00{user}\x00{session_id}")
+        turns = self.store.session_episodes(user, session_id)
+        last = turns[-1].id if turns else ""
+        job = self._jobs.job_id_for("extract", f"extract\x00{user}\x00{session_id}\x00{last}")
         return self._jobs.submit(TASK_EXTRACT, [user, session_id], job, owner=user)
 
     def enqueue_consolidation(self, user_id: str) -> str:
@@ -1073,27 +1076,41 @@ class MemoryPlatform:
         return {"ready": ready, "store": store, "models": models, **jobs}
 
     def extract_session(self, user_id: str, session_id: str) -> dict[str, Any]:
-        """Extract a recorded session now (what the worker's task runs). Its episodes kept
-        out of search (records, not something said) are not read: what they hold must not
-        come back into search as extracted memories."""
+        """Extract a recorded session now (what the worker's task runs): its turns not
+        extracted before, so a session continued after it ended gives its new turns when
+        it ends again, and one ended again with nothing new reports ``duplicate``. Its
+        episodes kept out of search (records, not something said) are not read: what they
+        hold must not come back into search as extracted memories."""
         user = self._user(user_id)
+        session_id = check_identifier(session_id, "session_id")
         episodes = [e for e in self.store.session_episodes(user, session_id) if e.searchable]
-        messages = [
-            Message(
-                role=e.metadata.get("role", "user") if e.metadata.get("role") in _ROLES else "user",
-                content=e.text,
-                timestamp=e.timestamp,
-            )
-            for e in episodes
-        ]
-        if not messages:
+        if not episodes:
             return ExtractionReport(
                 user_id=user,
                 session_id=session_id,
                 status="skipped",
                 reason="the session has no messages",
             ).model_dump(mode="json")
-        return self.extract_knowledge(user, session_id, messages).model_dump(mode="json")
+        spans = {extraction_ids(user, session_id, e.id)[0]: i for i, e in enumerate(episodes)}
+        whole = extraction_ids(user, session_id)[0]  # how sessions were extracted before
+        done = self.store.knowledge_version_ids(user, [whole, *spans])
+        start = max((spans[v] + 1 for v in done if v in spans), default=0)
+        if start == len(episodes) or done == {whole}:
+            version = max(done, key=lambda v: spans.get(v, -1))
+            return ExtractionReport(
+                user_id=user, session_id=session_id, status="duplicate", version_id=version,
+                reason="every turn of this session was extracted before",
+            ).model_dump(mode="json")  # fmt: skip
+        messages = [
+            Message(
+                role=e.metadata.get("role", "user") if e.metadata.get("role") in _ROLES else "user",
+                content=e.text,
+                timestamp=e.timestamp,
+            )
+            for e in episodes[start:]
+        ]
+        ids = extraction_ids(user, session_id, episodes[-1].id)
+        return self._extract(user, session_id, messages, ids).model_dump(mode="json")
 
     # -- session-end extraction and knowledge -------------------------------------------
 
@@ -1118,7 +1135,14 @@ class MemoryPlatform:
         transcript = [
             m if isinstance(m, Message) else validated(Message, **dict(m)) for m in messages
         ]
-        version_id, memory_prefix = extraction_ids(user, session_id)
+        return self._extract(user, session_id, transcript, extraction_ids(user, session_id))
+
+    def _extract(
+        self, user: str, session_id: str, transcript: list[Message], ids: tuple[str, str]
+    ) -> ExtractionReport:
+        """One extraction, written under the version id and memory id prefix ``ids``
+        (:func:`~.extraction.extractor.extraction_ids`), once."""
+        version_id, memory_prefix = ids
         if self.llm is None:
             log.info("extraction of %s/%s skipped: no LLM configured", user, session_id)
             return ExtractionReport(
@@ -1127,7 +1151,7 @@ class MemoryPlatform:
                 status="skipped",
                 reason="no LLM configured (MEMORY_LLM_BASE_URL); nothing extracted",
             )
-        if self.store.has_knowledge_version(user, version_id):
+        if self.store.knowledge_version_ids(user, [version_id]):
             return ExtractionReport(
                 user_id=user, session_id=session_id, status="duplicate", version_id=version_id,
                 reason="this session was extracted before",

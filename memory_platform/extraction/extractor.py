@@ -91,9 +91,12 @@ class ExtractionReport(BaseModel):
     rejected: list[dict[str, Any]] = Field(default_factory=list)
 
 
-def extraction_ids(user_id: str, session_id: str) -> tuple[str, str]:
-    """The knowledge version id and the memory id prefix of a session's extraction."""
-    base = uuid.uuid5(_NAMESPACE, f"{user_id}\x00{session_id}").hex
+def extraction_ids(user_id: str, session_id: str, through: str | None = None) -> tuple[str, str]:
+    """The knowledge version id and the memory id prefix of a session's extraction: of
+    the whole session as given (messages passed in, and recorded sessions extracted before
+    2026-11-27), or of its recorded turns up to the turn ``through``."""
+    key = f"{user_id}\x00{session_id}" + ("" if through is None else f"\x00{through}")
+    base = uuid.uuid5(_NAMESPACE, key).hex
     return base, base[:24]
 
 

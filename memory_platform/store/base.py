@@ -637,9 +637,9 @@ class GraphStore(ABC):
         """The user's most recent knowledge versions, newest first."""
 
     @abstractmethod
-    def has_knowledge_version(self, user_id: str, version_id: str) -> bool:
-        """Whether the user has the knowledge version with this id, however old (a
-        session extracted before is not extracted again)."""
+    def knowledge_version_ids(self, user_id: str, version_ids: Sequence[str]) -> set[str]:
+        """Which of these knowledge version ids the user has, however old (what of a
+        session was extracted before is not extracted again)."""
 
     @abstractmethod
     def delete_knowledge(self, user_id: str, point_ids: Sequence[str]) -> int:

@@ -1327,10 +1327,13 @@ class Neo4jGraphStore(GraphStore):
         )
         return [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in rows]
 
-    def has_knowledge_version(self, user_id: str, version_id: str) -> bool:
+    def knowledge_version_ids(self, user_id: str, version_ids: Sequence[str]) -> set[str]:
         user = self._check_user(user_id)
-        rows = self._read("knowledge/has_version", user_id=user, version_id=version_id)
-        return bool(rows and rows[0]["found"])
+        ids = list(dict.fromkeys(version_ids))
+        if not ids:
+            return set()
+        rows = self._read("knowledge/version_ids", user_id=user, version_ids=ids)
+        return {r["version_id"] for r in rows}
 
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)

@@ -1183,14 +1183,21 @@ class SQLiteGraphStore(GraphStore):
                 self._index_text(conn, user, VectorKind.KNOWLEDGE, p.id, p.content)
         return version.version_id
 
-    def has_knowledge_version(self, user_id: str, version_id: str) -> bool:
+    def knowledge_version_ids(self, user_id: str, version_ids: Sequence[str]) -> set[str]:
         user = self._check_user(user_id)
-        return bool(
-            self._read(
-                "SELECT 1 FROM knowledge_versions WHERE version_id = ? AND user_id = ?",
-                (version_id, user),
+        ids = list(dict.fromkeys(version_ids))
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            found.update(
+                r[0]
+                for r in self._read(
+                    "SELECT version_id FROM knowledge_versions"
+                    f" WHERE version_id IN ({_placeholders(len(chunk))}) AND user_id = ?",
+                    (*chunk, user),
+                )
             )
-        )
+        return found
 
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)

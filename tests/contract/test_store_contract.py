@@ -829,14 +829,15 @@ def test_users_are_listed_a_page_at_a_time_in_id_order(store: GraphStore, users)
     assert [u for u in store.iter_users(page=1, staged=True) if u.startswith(tag)] == staged
 
 
-def test_a_knowledge_version_is_found_by_id_for_its_user_alone(store: GraphStore, users) -> None:
+def test_knowledge_versions_are_found_by_id_for_their_user_alone(store: GraphStore, users) -> None:
     user, other = users(), users()
     version = KnowledgeVersion(user_id=user, session_id="s1", points=[])
     store.add_knowledge_version(version)
 
-    assert store.has_knowledge_version(user, version.version_id)
-    assert not store.has_knowledge_version(other, version.version_id)
-    assert not store.has_knowledge_version(user, "no-such-version")
+    asked = [version.version_id, "no-such-version"]
+    assert store.knowledge_version_ids(user, asked) == {version.version_id}
+    assert store.knowledge_version_ids(other, asked) == set()
+    assert store.knowledge_version_ids(user, []) == set()
 
 
 def test_episodes_added_in_place_of_others_replace_them_in_one_call(

@@ -7,6 +7,7 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,6 +132,63 @@ def test_a_session_extracted_long_ago_is_not_extracted_again(
     assert again.status == "duplicate"
     assert len([r for r in stub.requests if r["path"].endswith("/chat/completions")]) == 1
     assert mp.stats(USER).knowledge_versions == 1_001
+
+
+def test_a_session_continued_after_it_ended_gives_its_new_turns_when_it_ends_again(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """A chat backend ends a thread, the user comes back to it, and it ends again: the
+    turns said since are extracted (and only they), into a version and memories of their
+    own; ending it with nothing new is the same job and asks the LLM nothing."""
+    later = {
+        "knowledge": [{"content": "用户订好了成都的酒店", "type": "WorldModel", "score": 70}],
+        "memories": [{"subject": "我", "memory_type": "事件", "topic": "预订", "object": "酒店"}],
+    }
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    stub.reply(json.dumps(later, ensure_ascii=False))
+    mp.add_messages(USER, "thread", MESSAGES)
+
+    def ended() -> tuple[str, dict[str, Any]]:
+        job = mp.end_session(USER, "thread")
+        mp.wait_for_jobs()
+        return job, mp.job_status(job)["result"]
+
+    job, first = ended()
+    again, repeated = ended()
+    assert again == job and repeated["status"] == "duplicate"  # nothing new: the same job
+    said = datetime(2025, 11, 6, 8, tzinfo=UTC)
+    mp.add_messages(
+        USER, "thread", [{"role": "user", "content": "酒店我已经订好了", "timestamp": said}]
+    )
+    resumed, second = ended()
+
+    assert resumed != job  # new turns: a new job
+    assert (first["status"], second["status"]) == ("done", "done")
+    assert first["version_id"] != second["version_id"]
+    assert not set(first["memory_ids"]) & set(second["memory_ids"])
+    transcripts = [
+        r["body"]["messages"][1]["content"]
+        for r in stub.requests
+        if r["path"].endswith("/chat/completions")
+    ]
+    assert len(transcripts) == 2  # the repeated end before the new turn asked nothing
+    assert "成都出差" in transcripts[0] and "酒店我已经订好了" in transcripts[1]
+    assert "成都出差" not in transcripts[1]  # only what was said since
+    assert mp.extract_session(USER, "thread")["status"] == "duplicate"
+    assert mp.stats(USER).knowledge_versions == 2
+
+
+def test_a_session_extracted_whole_before_is_not_extracted_again(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """Sessions extracted before turns were tracked have one version for the whole session:
+    what it covered is not known, so ending it again extracts nothing, as it did then."""
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    mp.add_messages(USER, "old", MESSAGES)
+    assert mp.extract_knowledge(USER, "old", MESSAGES).status == "done"  # the whole-session id
+
+    assert mp.extract_session(USER, "old")["status"] == "duplicate"
+    assert len([r for r in stub.requests if r["path"].endswith("/chat/completions")]) == 1
 
 
 def test_invalid_items_are_reported_and_the_valid_ones_kept(
