@@ -1006,7 +1006,7 @@ class MemoryPlatform:
         """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        turns = self.store.session_episodes(user, session_id)
+        turns = self._extractable(user, session_id)
         last = turns[-1].id if turns else ""
         job = self._jobs.job_id_for("extract", f"extract\x00{user}\x00{session_id}\x00{last}")
         return self._jobs.submit(TASK_EXTRACT, [user, session_id], job, owner=user)
@@ -1077,13 +1077,12 @@ class MemoryPlatform:
 
     def extract_session(self, user_id: str, session_id: str) -> dict[str, Any]:
         """Extract a recorded session now (what the worker's task runs): its turns not
-        extracted before, so a session continued after it ended gives its new turns when
-        it ends again, and one ended again with nothing new reports ``duplicate``. Its
-        episodes kept out of search (records, not something said) are not read: what they
-        hold must not come back into search as extracted memories."""
+        extracted before (:meth:`_extractable`), so a session continued after it ended
+        gives its new turns when it ends again, and one ended again with nothing new
+        reports ``duplicate``."""
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        episodes = [e for e in self.store.session_episodes(user, session_id) if e.searchable]
+        episodes = self._extractable(user, session_id)
         if not episodes:
             return ExtractionReport(
                 user_id=user,
@@ -1111,6 +1110,17 @@ class MemoryPlatform:
         ]
         ids = extraction_ids(user, session_id, episodes[-1].id)
         return self._extract(user, session_id, messages, ids).model_dump(mode="json")
+
+    def _extractable(self, user: str, session_id: str) -> list[Episode]:
+        """The session's turns an extraction reads, in order. Not its episodes kept out of
+        search (records, not something said: what they hold must not come back into
+        search as extracted memories), nor its mid-term summaries (they retell turns that
+        are read themselves)."""
+        return [
+            e
+            for e in self.store.session_episodes(user, session_id)
+            if e.searchable and e.speaker != MID_TERM_SPEAKER
+        ]
 
     # -- session-end extraction and knowledge -------------------------------------------
 

@@ -178,6 +178,27 @@ def test_a_session_continued_after_it_ended_gives_its_new_turns_when_it_ends_aga
     assert mp.stats(USER).knowledge_versions == 2
 
 
+def test_a_sessions_mid_term_summary_is_not_extracted_beside_its_turns(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """The summary of an overflowing buffer retells turns the session still records: an
+    extraction reads the turns, not the summary too, and a summary written after the
+    session ended does not make it a new extraction."""
+    from memory_platform.layers import MID_TERM_SPEAKER
+
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    mp.add_messages(USER, "s4", MESSAGES)
+    summary = {"text": "摘要：用户要去成都出差", "session_id": "s4", "speaker": MID_TERM_SPEAKER,
+               "timestamp": MESSAGES[-1]["timestamp"], "metadata": {"layer": "mid_term"}}  # fmt: skip
+    mp.add_episodes(USER, [summary])
+
+    assert mp.extract_session(USER, "s4")["status"] == "done"
+    transcript = stub.requests[0]["body"]["messages"][1]["content"]
+    assert "我下周要去成都出差" in transcript and "摘要" not in transcript
+    mp.add_episodes(USER, [{**summary, "text": "摘要：又一段", "timestamp": datetime.now(UTC)}])
+    assert mp.extract_session(USER, "s4")["status"] == "duplicate"
+
+
 def test_a_session_extracted_whole_before_is_not_extracted_again(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
