@@ -1185,19 +1185,14 @@ class SQLiteGraphStore(GraphStore):
 
     def knowledge_version_ids(self, user_id: str, version_ids: Sequence[str]) -> set[str]:
         user = self._check_user(user_id)
-        ids = list(dict.fromkeys(version_ids))
-        found: set[str] = set()
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            found.update(
-                r[0]
-                for r in self._read(
-                    "SELECT version_id FROM knowledge_versions"
-                    f" WHERE version_id IN ({_placeholders(len(chunk))}) AND user_id = ?",
-                    (*chunk, user),
-                )
+        return {
+            r[0]
+            for r in self._read(
+                "SELECT version_id FROM knowledge_versions"
+                " WHERE version_id IN (SELECT value FROM json_each(?)) AND user_id = ?",
+                (json.dumps(list(dict.fromkeys(version_ids))), user),
             )
-        return found
+        }
 
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)
