@@ -83,6 +83,12 @@ def _group(namespace: tuple[str, ...]) -> str:
     return _ID_PREFIX + _digest(list(namespace[1:2]), 4)
 
 
+def _listing_prefix(prefix: tuple[str, ...]) -> str:
+    """The id prefix of every item that may be under a namespace prefix: its group's, or
+    every item's for the user alone."""
+    return _group(prefix) if len(prefix) > 1 else _ID_PREFIX
+
+
 def _episode_id(namespace: tuple[str, ...], key: str) -> str:
     return _group(namespace) + _digest([namespace, key], 16)
 
@@ -214,34 +220,55 @@ class MemoryPlatformStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         user = self._user(prefix)
         wanted = op.offset + op.limit
-        items = [
-            e for e in self._all_items(user, prefix) if self._keeps(e.metadata, prefix, op.filter)
-        ]
-        hits: list[SearchItem] = []
-        if op.query:
-            if not items:
-                return []
-            self.platform.wait_for_indexing(user)
-            within = [e.id for e in items] if len(items) <= MAX_WITHIN else None
-            for result in self.platform.search(
-                user,
-                op.query,
-                kinds=("episode",),
-                max_results=100,
-                expand_depth=0,
-                episode_ids=within,
-            ):
-                item = self._searched(result.metadata, prefix, op.filter, result.relevance)
-                if item is not None:
-                    hits.append(item)
-        else:
+        if not op.query:
+            items = [
+                e
+                for e in self._all_items(user, prefix)
+                if self._keeps(e.metadata, prefix, op.filter)
+            ]
             newest = sorted(items, key=lambda e: e.timestamp, reverse=True)[:wanted]
-            hits = [
+            return [
                 item
                 for e in newest
                 if (item := self._searched(e.metadata, prefix, op.filter, None))
-            ]
+            ][op.offset : wanted]
+        ranked = self._ranked_ids(user, prefix, op.filter)
+        if not ranked:
+            return []
+        self.platform.wait_for_indexing(user)
+        hits: list[SearchItem] = []
+        for result in self.platform.search(
+            user,
+            op.query,
+            kinds=("episode",),
+            max_results=100,
+            expand_depth=0,
+            episode_ids=ranked if len(ranked) <= MAX_WITHIN else None,
+        ):
+            item = self._searched(result.metadata, prefix, op.filter, result.relevance)
+            if item is not None:
+                hits.append(item)
         return hits[op.offset : wanted]
+
+    def _ranked_ids(
+        self, user: str, prefix: tuple[str, ...], conditions: Mapping[str, Any] | None
+    ) -> list[str]:
+        """The ids of the items a query search ranks: those the namespace and the filter
+        keep. A namespace that is the user or one group (``("alice", "notes")``) with no
+        filter is read from the ids alone, nothing decoded (results are checked against
+        the namespace all the same); else each item is listed and tested."""
+        store = self.platform.store
+        if (
+            not conditions
+            and len(prefix) <= 2
+            and not store.episode_ids_by_prefix(user, _LEGACY_PREFIX)
+        ):
+            return store.episode_ids_by_prefix(user, _listing_prefix(prefix))
+        return [
+            e.id
+            for e in self._all_items(user, prefix)
+            if self._keeps(e.metadata, prefix, conditions)
+        ]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         found: set[tuple[str, ...]] = set()
@@ -282,7 +309,7 @@ class MemoryPlatformStore(BaseStore):
     def _all_items(self, user: str, prefix: tuple[str, ...] = ()) -> list[Episode]:
         """The user's items that may be under ``prefix``: its group's (every item when the
         prefix is the user alone) and any of the legacy ids."""
-        grouped = self._listed(user, _group(prefix) if len(prefix) > 1 else _ID_PREFIX)
+        grouped = self._listed(user, _listing_prefix(prefix))
         return grouped + self._listed(user, _LEGACY_PREFIX)
 
     def _listed(self, user: str, id_prefix: str) -> list[Episode]:

@@ -590,6 +590,12 @@ class GraphStore(ABC):
         (an integration's items among many turns of chat)."""
 
     @abstractmethod
+    def episode_ids_by_prefix(self, user_id: str, id_prefix: str) -> list[str]:
+        """The ids of a user's episodes that start with ``id_prefix``, in id order, read
+        from the id's index alone (nothing decoded: a search among an integration's
+        items needs their ids only)."""
+
+    @abstractmethod
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         """Users that have memories waiting for consolidation, in id order: a page as
         :meth:`list_users` gives."""

@@ -1188,6 +1188,13 @@ class Neo4jGraphStore(GraphStore):
             rows = self._read("episode/list", user_id=user, limit=limit, offset=offset)
         return [_episode_from_props(r["episode"]) for r in rows]
 
+    def episode_ids_by_prefix(self, user_id: str, id_prefix: str) -> list[str]:
+        user = self._check_user(user_id)
+        if not id_prefix:
+            raise InvalidInputError("must be a non-empty string", "id_prefix")
+        rows = self._read("episode/ids_by_prefix", user_id=user, id_prefix=id_prefix)
+        return [r["id"] for r in rows]
+
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         return [
             r["user_id"] for r in self._read("memory/users_with_staged", limit=limit, after=after)

@@ -1095,6 +1095,18 @@ class SQLiteGraphStore(GraphStore):
             )
         ]
 
+    def episode_ids_by_prefix(self, user_id: str, id_prefix: str) -> list[str]:
+        user = self._check_user(user_id)
+        if not id_prefix:
+            raise InvalidInputError("must be a non-empty string", "id_prefix")
+        return [
+            r[0]
+            for r in self._read(  # a range of the primary key; +user_id keeps the planner on it
+                "SELECT id FROM episodes WHERE +user_id = ? AND id >= ? AND id < ? ORDER BY id",
+                (user, id_prefix, id_prefix + "\U0010ffff"),
+            )
+        ]
+
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         return [
             r[0]

@@ -803,6 +803,11 @@ def test_episodes_are_listed_by_id_prefix_within_the_user(store: GraphStore, use
     assert [e.id for e in page] == [e.id for e in items[1:]]
     assert {e.id for e in store.list_episodes(user)} == {turn.id, *(e.id for e in items)}
     assert [e.id for e in store.list_episodes(other, id_prefix="lg")] == [theirs.id]
+    assert store.episode_ids_by_prefix(user, "lgitem") == sorted(e.id for e in items)
+    assert store.episode_ids_by_prefix(other, "lg") == [theirs.id]
+    assert store.episode_ids_by_prefix(user, "nothing-starts-so") == []
+    with pytest.raises(InvalidInputError):
+        store.episode_ids_by_prefix(user, "")
 
 
 def test_users_are_listed_a_page_at_a_time_in_id_order(store: GraphStore, users) -> None:

@@ -113,24 +113,37 @@ def test_a_namespace_is_listed_through_its_own_group_of_ids(
     store: MemoryPlatformStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A profile of two items beside 30 notes: listing or searching the profile (and the
-    namespaces under it) reads the profile's items, not the notes; the user alone reads
+    namespaces under it) reads the profile's items, not the notes; a query search with no
+    filter reads their ids alone, one with a filter decodes them; the user alone reads
     all."""
-    store.put(("alice", "profile"), "food", {"text": "Alice loves sushi"})
+    store.put(("alice", "profile"), "food", {"text": "Alice loves sushi", "kind": "food"})
     store.put(("alice", "profile", "past"), "city", {"text": "Alice grew up in Lyon"})
     for number in range(30):
         store.put(("alice", "notes"), f"n{number}", {"text": f"Sushi note number {number}"})
-    read: list[str] = []
-    listing = store.platform.store.list_episodes
+    decoded: list[str] = []
+    ids: list[str] = []
+    backend = store.platform.store
+    listing, id_listing = backend.list_episodes, backend.episode_ids_by_prefix
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
+    def listed(*args: Any, **kwargs: Any) -> Any:
         page = listing(*args, **kwargs)
-        read.extend(e.id for e in page)
+        decoded.extend(e.id for e in page)
         return page
 
-    monkeypatch.setattr(store.platform.store, "list_episodes", counting)
+    def ids_listed(*args: Any, **kwargs: Any) -> Any:
+        found = id_listing(*args, **kwargs)
+        ids.extend(found)
+        return found
+
+    monkeypatch.setattr(backend, "list_episodes", listed)
+    monkeypatch.setattr(backend, "episode_ids_by_prefix", ids_listed)
     assert {i.key for i in store.search(("alice", "profile"))} == {"food", "city"}
+    assert (len(decoded), len(ids)) == (2, 0)
     assert [i.key for i in store.search(("alice", "profile"), query="sushi")] == ["food"]
-    assert len(read) == 4  # the profile's two items, twice
+    assert (len(decoded), len(ids)) == (2, 2)  # the ids alone
+    found = store.search(("alice", "profile"), query="sushi", filter={"kind": "food"})
+    assert [i.key for i in found] == ["food"]
+    assert (len(decoded), len(ids)) == (4, 2)  # a filter reads the values
     assert len(store.search(("alice",), limit=100)) == 32
 
 
