@@ -239,7 +239,9 @@ def import_records(
             store.add_episodes(batch)
             written_episodes += [e.id for e in batch]
         imported["episode"], skipped["episode"] = len(new), len(episodes) - len(new)
-        known = {v.version_id for v in store.knowledge_versions(user, limit=1_000_000)}
+        known = store.knowledge_version_ids(
+            user, [r.version.version_id for r in records if isinstance(r, KnowledgeRecord)]
+        )
         for r in records:
             if isinstance(r, KnowledgeRecord):
                 if r.version.version_id in known:
