@@ -132,11 +132,7 @@ def consolidate_user(self: Any, user_id: str) -> dict[str, Any]:
 @app.task(name=TASK_CONSOLIDATE_ALL, bind=True)
 def consolidate_all(self: Any) -> dict[str, Any]:
     """Beat: queue a consolidation for every user with staged memories."""
-    queued = 0
-    for user in platform().store.iter_users(staged=True):
-        consolidate_user.delay(user)
-        queued += 1
-    return {"queued": queued}
+    return _queue_each(consolidate_user, platform().store.iter_users(staged=True))
 
 
 @app.task(name=TASK_SUMMARIZE, **_RETRY)
@@ -157,8 +153,13 @@ def daily_maintenance(self: Any, user_id: str) -> dict[str, Any]:
 @app.task(name=TASK_MAINTAIN_ALL, bind=True)
 def daily_maintenance_all(self: Any) -> dict[str, Any]:
     """Beat (daily): queue the maintenance of every user."""
+    return _queue_each(daily_maintenance, platform().store.iter_users())
+
+
+def _queue_each(task: Any, users: Iterator[str]) -> dict[str, Any]:
+    """Queue ``task`` for each user as the pages of users are read; how many were queued."""
     queued = 0
-    for user in platform().store.iter_users():
-        daily_maintenance.delay(user)
+    for user in users:
+        task.delay(user)
         queued += 1
     return {"queued": queued}
