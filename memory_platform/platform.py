@@ -42,6 +42,7 @@ from .media.encoders import make_encoders
 from .media.library import MediaMemory
 from .midterm import archive_faded, summarize_episodes
 from .models import (
+    MAX_ID_CHARS,
     SEARCHABLE_KEY,
     AuditEntry,
     Episode,
@@ -99,6 +100,18 @@ _EPISODE_KEYS = {
     "importance",
     "id",
 }
+
+
+def _said(episode: Episode) -> Message:
+    """A recorded turn as extraction reads it: its role as recorded (else the user's) and
+    its speaker's name, so that who said what survives a conversation of several people."""
+    role = episode.metadata.get("role")
+    return Message(
+        role=role if role in _ROLES else "user",
+        content=episode.text,
+        timestamp=episode.timestamp,
+        name=(episode.speaker or "")[:MAX_ID_CHARS] or None,
+    )
 
 
 def _time_bound(value: Any, field: str, now: datetime, end: bool) -> datetime | None:
@@ -1100,16 +1113,10 @@ class MemoryPlatform:
                 user_id=user, session_id=session_id, status="duplicate", version_id=version,
                 reason="every turn of this session was extracted before",
             ).model_dump(mode="json")  # fmt: skip
-        messages = [
-            Message(
-                role=e.metadata.get("role", "user") if e.metadata.get("role") in _ROLES else "user",
-                content=e.text,
-                timestamp=e.timestamp,
-            )
-            for e in episodes[start:]
-        ]
+        messages = [_said(e) for e in episodes]
         ids = extraction_ids(user, session_id, episodes[-1].id)
-        return self._extract(user, session_id, messages, ids).model_dump(mode="json")
+        report = self._extract(user, session_id, messages[start:], ids, earlier=messages[:start])
+        return report.model_dump(mode="json")
 
     def _extractable(self, user: str, session_id: str) -> list[Episode]:
         """The session's turns an extraction reads, in order. Not its episodes kept out of
@@ -1148,10 +1155,16 @@ class MemoryPlatform:
         return self._extract(user, session_id, transcript, extraction_ids(user, session_id))
 
     def _extract(
-        self, user: str, session_id: str, transcript: list[Message], ids: tuple[str, str]
+        self,
+        user: str,
+        session_id: str,
+        transcript: list[Message],
+        ids: tuple[str, str],
+        earlier: Sequence[Message] = (),
     ) -> ExtractionReport:
         """One extraction, written under the version id and memory id prefix ``ids``
-        (:func:`~.extraction.extractor.extraction_ids`), once."""
+        (:func:`~.extraction.extractor.extraction_ids`), once. ``earlier`` turns (of a
+        resumed session, extracted before) are shown to the LLM as context only."""
         version_id, memory_prefix = ids
         if self.llm is None:
             log.info("extraction of %s/%s skipped: no LLM configured", user, session_id)
@@ -1167,7 +1180,7 @@ class MemoryPlatform:
                 reason="this session was extracted before",
             )  # fmt: skip
         extractor = SessionExtractor(self.llm, self.settings.knowledge.prompt_language)
-        points, memories, rejected = extractor.extract(transcript)
+        points, memories, rejected = extractor.extract(transcript, earlier)
         categories = self.settings.privacy.memory_categories
         for point in points:  # the LLM's flag wins; the rule list decides without one
             flag = point.metadata.pop(SENSITIVE_KEY, None)

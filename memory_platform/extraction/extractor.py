@@ -26,6 +26,18 @@ __all__ = ["ExtractionReport", "SessionExtractor", "extraction_ids"]
 
 _NAMESPACE = uuid.UUID("0b4c4a4e-2f4f-4a59-9a31-1f8b8f0f5e21")
 _MAX_TRANSCRIPT_CHARS = 60_000
+_MAX_EARLIER_CHARS = 6_000
+"""How much of a resumed session's earlier turns is shown beside its new ones: the last
+few exchanges, enough for "it" and "that trip" to be understood, not a second transcript."""
+
+_EARLIER_HEADINGS = {
+    "zh": ("此前的对话(已整理过,只用来理解下文,不要再从中提取):", "新的对话(只从这里提取):"),
+    "en": (
+        "Earlier in this conversation (already remembered: read it only to understand what"
+        " follows, extract nothing from it):",
+        "New since then (extract from these turns only):",
+    ),
+}
 
 _PROMPT = {
     "zh": """你负责在一次对话结束后整理用户的长期记忆。阅读对话记录,只输出一个 JSON 对象:
@@ -100,6 +112,29 @@ def extraction_ids(user_id: str, session_id: str, through: str | None = None) ->
     return base, base[:24]
 
 
+def _line(message: Message) -> str:
+    """One turn as the LLM reads it: who said it (the name given, with the role for
+    anyone but the user), when, and what."""
+    who: str = message.role
+    if message.name and message.name != message.role:
+        who = message.name if message.role == "user" else f"{message.name} ({message.role})"
+    return f"[{message.timestamp:%Y-%m-%d %H:%M}] {who}: {message.content}"
+
+
+def _tail(lines: Sequence[str], limit: int) -> str:
+    """The last lines that fit in ``limit`` characters (at least the last one, cut)."""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        size += len(line) + 1
+        if size > limit:
+            if not kept:
+                kept.append(line[-limit:])
+            break
+        kept.append(line)
+    return "\n".join(reversed(kept))
+
+
 def _brief(exc: ValidationError) -> str:
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg'].removeprefix('Value error, ')}"
@@ -114,22 +149,31 @@ class SessionExtractor:
         self._llm = llm
         self._lang = lang
 
+    def transcript(self, messages: Sequence[Message], earlier: Sequence[Message] = ()) -> str:
+        """What the LLM is given: the messages' last :data:`_MAX_TRANSCRIPT_CHARS`, after
+        the earlier turns' last :data:`_MAX_EARLIER_CHARS` under a heading of their own."""
+        new = _tail([_line(m) for m in messages], _MAX_TRANSCRIPT_CHARS)
+        context = _tail([_line(m) for m in earlier], _MAX_EARLIER_CHARS)
+        if not context:
+            return new
+        before, since = _EARLIER_HEADINGS[self._lang]
+        return f"{before}\n{context}\n\n{since}\n{new}"
+
     def extract(
-        self, messages: Sequence[Message]
+        self, messages: Sequence[Message], earlier: Sequence[Message] = ()
     ) -> tuple[list[KnowledgePoint], list[CreateMemoryArgs], list[dict[str, Any]]]:
-        """Valid knowledge points, valid memory arguments, and the rejected items.
+        """Valid knowledge points, valid memory arguments, and the rejected items, from
+        ``messages``; ``earlier`` (a resumed session's turns extracted before) is shown
+        as context only.
 
         Raises:
             ExtractionError: the LLM never returned a JSON object of the right shape.
             LLMUnavailableError: the endpoint failed (retry later).
         """
-        transcript = "\n".join(
-            f"[{m.timestamp:%Y-%m-%d %H:%M}] {m.role}: {m.content}" for m in messages
-        )
         answer = self._llm.complete_json(
             [
                 {"role": "system", "content": _PROMPT[self._lang]},
-                {"role": "user", "content": transcript[-_MAX_TRANSCRIPT_CHARS:]},
+                {"role": "user", "content": self.transcript(messages, earlier)},
             ],
             _Answer,
         )

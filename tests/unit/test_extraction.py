@@ -138,8 +138,9 @@ def test_a_session_continued_after_it_ended_gives_its_new_turns_when_it_ends_aga
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
     """A chat backend ends a thread, the user comes back to it, and it ends again: the
-    turns said since are extracted (and only they), into a version and memories of their
-    own; ending it with nothing new is the same job and asks the LLM nothing."""
+    turns said since are extracted (and only they, the earlier ones shown as context),
+    into a version and memories of their own; ending it with nothing new is the same job
+    and asks the LLM nothing."""
     later = {
         "knowledge": [{"content": "用户订好了成都的酒店", "type": "WorldModel", "score": 70}],
         "memories": [{"subject": "我", "memory_type": "事件", "topic": "预订", "object": "酒店"}],
@@ -172,10 +173,67 @@ def test_a_session_continued_after_it_ended_gives_its_new_turns_when_it_ends_aga
         if r["path"].endswith("/chat/completions")
     ]
     assert len(transcripts) == 2  # the repeated end before the new turn asked nothing
-    assert "成都出差" in transcripts[0] and "酒店我已经订好了" in transcripts[1]
-    assert "成都出差" not in transcripts[1]  # only what was said since
+    assert "成都出差" in transcripts[0] and "此前的对话" not in transcripts[0]
+    earlier, since = transcripts[1].split("新的对话(只从这里提取):")
+    assert earlier.startswith("此前的对话") and "user: 我下周要去成都出差" in earlier
+    assert "酒店我已经订好了" in since and "成都出差" not in since  # only what was said since
     assert mp.extract_session(USER, "thread")["status"] == "duplicate"
     assert mp.stats(USER).knowledge_versions == 2
+
+
+def test_a_resumed_session_shows_only_its_last_earlier_turns_as_context(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """A long session resumed is not sent whole again: the earlier turns shown are its
+    last ones, whole, within the context's few thousand characters."""
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    start = datetime(2025, 11, 5, 9, tzinfo=UTC)
+    long_chat = [
+        {"text": f"第{n}轮:" + "闲聊" * 100, "session_id": "long", "timestamp": start.replace(minute=n)}
+        for n in range(40)
+    ]  # fmt: skip
+    mp.add_episodes(USER, long_chat)
+    assert mp.extract_session(USER, "long")["status"] == "done"
+    mp.add_episodes(USER, [{"text": "最后一句", "session_id": "long",
+                            "timestamp": start.replace(hour=10)}])  # fmt: skip
+
+    assert mp.extract_session(USER, "long")["status"] == "done"
+    earlier, since = stub.requests[-1]["body"]["messages"][1]["content"].split("新的对话")
+    shown = [line for line in earlier.splitlines()[1:] if line]
+    assert 0 < len(shown) < 40 and all(line.endswith("闲聊") for line in shown)
+    assert shown[-1].startswith("[2025-11-05 09:39] user: 第39轮") and "最后一句" in since
+    assert len(earlier) < 8_000
+
+
+def test_who_said_what_reaches_the_llm_in_a_conversation_of_several_people(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """Turns recorded with their speaker (a conversation between two people, or a chat
+    backend naming its user) reach the LLM under that name, not all as "user"."""
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    said = datetime(2025, 11, 5, 9, tzinfo=UTC)
+    mp.add_episodes(USER, [
+        {"text": "I adopted a puppy last week", "speaker": "Caroline", "session_id": "two",
+         "timestamp": said},
+        {"text": "Congratulations! What breed?", "speaker": "Melanie", "session_id": "two",
+         "timestamp": said},
+    ])  # fmt: skip
+    mp.add_messages(USER, "two", [
+        {"role": "user", "name": "Caroline", "content": "A beagle", "timestamp": said},
+        {"role": "assistant", "name": "Helper", "content": "Noted.", "timestamp": said},
+        {"role": "assistant", "content": "Anything else?", "timestamp": said},
+    ])  # fmt: skip
+
+    assert mp.extract_session(USER, "two")["status"] == "done"
+    transcript = stub.requests[0]["body"]["messages"][1]["content"]
+    assert transcript.splitlines() == [
+        "[2025-11-05 09:00] Caroline: I adopted a puppy last week",
+        "[2025-11-05 09:00] Melanie: Congratulations! What breed?",
+        "[2025-11-05 09:00] Caroline: A beagle",
+        "[2025-11-05 09:00] Helper (assistant): Noted.",
+        "[2025-11-05 09:00] assistant: Anything else?",
+    ]
 
 
 def test_a_sessions_mid_term_summary_is_not_extracted_beside_its_turns(
