@@ -29,6 +29,7 @@ __all__ = [
     "forget_episodes",
     "forget_memory",
     "purge_archived",
+    "purge_expired",
 ]
 
 
@@ -132,6 +133,7 @@ def forget_episodes(
     actor: str | None = None,
     release_media: Callable[[str, list[str]], int] = lambda user, ids: 0,
     now: datetime | None = None,
+    action: Literal["forget", "purge"] = "forget",
 ) -> ForgetReport:
     """Delete episodes (and, through ``release_media``, media files no episode uses any
     more); audit it. Unknown ids are ignored; the report lists what existed."""
@@ -146,8 +148,29 @@ def forget_episodes(
     ]
     files = release_media(user_id, hashes) if hashes else 0
     counts = {"episodes": len(ids), "media_files": files}
-    report = _audited(store, user_id, "forget", "episode", ids, actor, now, counts)
+    report = _audited(store, user_id, action, "episode", ids, actor, now, counts)
     return report.model_copy(update={"media_files": files})
+
+
+def purge_expired(
+    store: GraphStore,
+    user_id: str,
+    now: datetime | None = None,
+    release_media: Callable[[str, list[str]], int] = lambda user, ids: 0,
+) -> dict[str, int]:
+    """Delete the user's episodes whose expiry (metadata ``expires_at``) has come, a page
+    at a time, each page audited as a purge; returns how many were purged."""
+    now = now or datetime.now(UTC)
+    purged = 0
+    while ids := store.expired_episode_ids(user_id, now, limit=500):
+        report = forget_episodes(
+            store, user_id, ids, actor="expiry", release_media=release_media, now=now,
+            action="purge",
+        )  # fmt: skip
+        if not report.forgotten_ids:
+            break  # deleted meanwhile by another process
+        purged += len(report.forgotten_ids)
+    return {"purged": purged}
 
 
 def purge_archived(

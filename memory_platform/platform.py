@@ -23,7 +23,13 @@ from .embeddings import Embedder, coverage, make_embedder
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .extraction import ExtractionReport, SessionExtractor, latest_points, sample_points
 from .extraction.extractor import extraction_ids
-from .forgetting import ForgetReport, forget_episodes, forget_memory, purge_archived
+from .forgetting import (
+    ForgetReport,
+    forget_episodes,
+    forget_memory,
+    purge_archived,
+    purge_expired,
+)
 from .indexing import EmbeddingIndexer
 from .jobs import (
     TASK_CONSOLIDATE,
@@ -608,6 +614,16 @@ class MemoryPlatform:
             )
         return purge_archived(self.store, self._user(user_id), days)
 
+    def purge_expired(self, user_id: str, now: datetime | None = None) -> dict[str, int]:
+        """Delete the user's episodes whose expiry (metadata ``expires_at``, a LangGraph
+        item's TTL) has come; search stopped matching them then. The daily maintenance
+        runs it; each deletion is in the audit log (``purge``, actor ``expiry``)."""
+        user = self._user(user_id)
+        purged = purge_expired(self.store, user, now, release_media=self._media.release)
+        if purged["purged"]:
+            self._retriever.clear_query_cache()
+        return purged
+
     def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
         """The user's forgetting and purging records, newest first (ids, never content)."""
         if not 1 <= limit <= 10_000:
@@ -683,7 +699,10 @@ class MemoryPlatform:
         turns of hers in its session, or a turn of hers already stored) gets it filled in
         (:mod:`memory_platform.speaker_tags`); its text is kept as given. Metadata
         ``"searchable": false`` keeps an episode out of every search (it is still read,
-        listed and exported); ``"sensitive": true`` hides it unless asked for.
+        listed and exported); ``"sensitive": true`` hides it unless asked for;
+        ``"expires_at"`` (a datetime or ISO-8601 text, UTC when it names no zone) is when
+        every search stops matching it, and the daily maintenance deletes it
+        (:meth:`purge_expired`).
         """
         user = self._user(user_id)
         items: list[Episode] = []
@@ -837,6 +856,7 @@ class MemoryPlatform:
         def admits(episode: Episode) -> bool:
             return (
                 episode.searchable
+                and not episode.expired(now)
                 and (allowed is None or episode.id in allowed)
                 and (include_sensitive or not episode.sensitive)
                 and (window is None or window.contains(episode.timestamp))
@@ -1002,12 +1022,14 @@ class MemoryPlatform:
         )
 
     def daily_maintenance(self, user_id: str) -> dict[str, Any]:
-        """The daily task: decay refresh, promotion of mid-term summaries, and the purge
-        of long-archived memories when ``privacy.purge_archived_after_days`` is set."""
+        """The daily task: decay refresh, promotion of mid-term summaries, the purge of
+        long-archived memories when ``privacy.purge_archived_after_days`` is set, and of
+        expired episodes."""
         return {
             "decay": self.refresh_decay(user_id),
             "promotion": self.promote_summaries(user_id),
             "purge": self.purge_archived(user_id),
+            "expired": self.purge_expired(user_id),
         }
 
     def end_session(self, user_id: str, session_id: str) -> str:

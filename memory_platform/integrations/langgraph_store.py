@@ -18,16 +18,26 @@ and memories the user has (``episode_ids`` of :meth:`MemoryPlatform.search`; pas
 such items, among the user's 100 best matches), and returns at most 100 ``SearchItem``s
 in the platform's ranking order, each scored by its relevance in [0, 1] (which need not
 fall down the list); without a query it lists them, newest first. Filters compare top-level value
-fields (equality, or ``$eq $ne $gt $gte $lt $lte``). TTLs are not supported.
+fields (equality, or ``$eq $ne $gt $gte $lt $lte``).
+
+A put's ``ttl`` (minutes; or the ``TTLConfig``'s ``default_ttl``) becomes the episode's
+expiry (metadata ``expires_at``): from then on no read, search or listing returns the
+item, nor does the platform's own search, and it is deleted by :meth:`sweep_ttl`, by
+the sweeper thread or by the daily maintenance. Reading restarts it (``refresh_ttl``),
+moving only the expiry, so nothing is embedded again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+import logging
+import math
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from langgraph.store.base import (
@@ -41,16 +51,19 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
     get_text_at_path,
 )
 
 from ..errors import InvalidInputError
-from ..models import SEARCHABLE_KEY, Episode
+from ..models import EXPIRES_KEY, SEARCHABLE_KEY, Episode
 from ..platform import MemoryPlatform
 from ..retrieval.retriever import MAX_WITHIN
 from .value_text import value_text
 
 __all__ = ["MemoryPlatformStore"]
+
+log = logging.getLogger(__name__)
 
 _MARK = "langgraph"
 _ID_PREFIX = "lh"
@@ -61,6 +74,8 @@ _LEGACY_PREFIX = "lg"
 """Items put before 2026-11-27 (later) have ids of this prefix and no group; they are read,
 listed and searched as before, and a put moves its item to its grouped id."""
 _PAGE = 10_000
+_MAX_TTL_MINUTES = 100 * 365 * 24 * 60
+"""A century: longer than any item is kept, short enough for a date to hold it."""
 _OPS = {
     "$eq": lambda a, b: a == b,
     "$ne": lambda a, b: a != b,
@@ -120,6 +135,23 @@ def _check_value(value: Mapping[str, Any]) -> None:
         ) from None
 
 
+def _minutes(ttl: object) -> float | None:
+    """A put's TTL in minutes, checked: None (the item never expires) or a positive number."""
+    if ttl is None:
+        return None
+    if (
+        isinstance(ttl, bool)
+        or not isinstance(ttl, int | float)
+        or not math.isfinite(ttl)
+        or not 0 < ttl <= _MAX_TTL_MINUTES
+    ):
+        raise InvalidInputError(
+            f"a TTL is a positive number of minutes, at most {_MAX_TTL_MINUTES:,}; got {ttl!r}",
+            "ttl",
+        )
+    return float(ttl)
+
+
 def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:
     for field, wanted in (conditions or {}).items():
         have = value.get(field)
@@ -138,10 +170,13 @@ def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> 
 class MemoryPlatformStore(BaseStore):
     """A LangGraph ``BaseStore`` whose items live in the platform's memory."""
 
-    supports_ttl = False
+    supports_ttl = True
 
-    def __init__(self, platform: MemoryPlatform) -> None:
+    def __init__(self, platform: MemoryPlatform, *, ttl: TTLConfig | None = None) -> None:
         self.platform = platform
+        self.ttl_config = ttl
+        self._sweeper: threading.Thread | None = None
+        self._sweeping = threading.Event()
 
     # -- BaseStore -------------------------------------------------------------------
 
@@ -157,7 +192,7 @@ class MemoryPlatformStore(BaseStore):
 
     def _one(self, op: Op) -> Result:
         if isinstance(op, GetOp):
-            return self._get(op.namespace, op.key)
+            return self._get(op.namespace, op.key, op.refresh_ttl)
         if isinstance(op, PutOp):
             self._put(op)
             return None
@@ -181,9 +216,15 @@ class MemoryPlatformStore(BaseStore):
         found = {e.id: e for e in self.platform.store.get_episodes(user, refs)}
         return [found[ref] for ref in refs if ref in found]
 
-    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
-        found = self._stored(self._user(namespace), namespace, key)
-        return self._item(found[0]) if found else None
+    def _get(self, namespace: tuple[str, ...], key: str, refresh: bool) -> Item | None:
+        user = self._user(namespace)
+        now = datetime.now(UTC)
+        found = [e for e in self._stored(user, namespace, key) if not e.expired(now)]
+        if not found:
+            return None
+        if refresh:
+            self._refresh(user, [(found[0].id, found[0].metadata)], now)
+        return self._item(found[0])
 
     def _put(self, op: PutOp) -> None:
         user = self._user(op.namespace)
@@ -193,8 +234,10 @@ class MemoryPlatformStore(BaseStore):
             self.platform.delete_episodes(user, [ref, _legacy_id(op.namespace, op.key)])
             return
         _check_value(op.value)
+        ttl = _minutes(op.ttl)
         now = datetime.now(UTC)
-        created = old[0].metadata.get(_MARK, {}).get("created_at") if old else None
+        live = [e for e in old if not e.expired(now)]  # an expired item is gone: put anew
+        created = live[0].metadata.get(_MARK, {}).get("created_at") if live else None
         index = None if op.index is None or op.index is False else list(op.index)
         self.platform.replace_episode(
             Episode(
@@ -209,8 +252,10 @@ class MemoryPlatformStore(BaseStore):
                         "value": dict(op.value),
                         "created_at": created or now.isoformat(),
                         "updated_at": now.isoformat(),
+                        **({"ttl": ttl} if ttl else {}),
                     },
                     **({SEARCHABLE_KEY: False} if op.index is False else {}),
+                    **({EXPIRES_KEY: now + timedelta(minutes=ttl)} if ttl else {}),
                 },
             ),
             replacing=[e.id for e in old if e.id != ref],  # moved from its legacy id
@@ -220,35 +265,34 @@ class MemoryPlatformStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         user = self._user(prefix)
         wanted = op.offset + op.limit
+        now = datetime.now(UTC)
+        found: Sequence[tuple[str, Mapping[str, Any], float | None]] = []
         if not op.query:
             items = [
                 e
                 for e in self._all_items(user, prefix)
-                if self._keeps(e.metadata, prefix, op.filter)
+                if self._keeps(e.metadata, prefix, op.filter) and not e.expired(now)
             ]
-            newest = sorted(items, key=lambda e: e.timestamp, reverse=True)[:wanted]
-            return [
-                item
-                for e in newest
-                if (item := self._searched(e.metadata, prefix, op.filter, None))
+            newest = sorted(items, key=lambda e: e.timestamp, reverse=True)
+            found = [(e.id, e.metadata, None) for e in newest[op.offset : wanted]]
+        elif ranked := self._ranked_ids(user, prefix, op.filter):
+            self.platform.wait_for_indexing(user)
+            found = [
+                (result.id, result.metadata, result.relevance)
+                for result in self.platform.search(
+                    user,
+                    op.query,
+                    kinds=("episode",),
+                    max_results=100,
+                    expand_depth=0,
+                    episode_ids=ranked if len(ranked) <= MAX_WITHIN else None,
+                    reference_time=now,
+                )  # expired items are matched by no search
+                if self._keeps(result.metadata, prefix, op.filter)
             ][op.offset : wanted]
-        ranked = self._ranked_ids(user, prefix, op.filter)
-        if not ranked:
-            return []
-        self.platform.wait_for_indexing(user)
-        hits: list[SearchItem] = []
-        for result in self.platform.search(
-            user,
-            op.query,
-            kinds=("episode",),
-            max_results=100,
-            expand_depth=0,
-            episode_ids=ranked if len(ranked) <= MAX_WITHIN else None,
-        ):
-            item = self._searched(result.metadata, prefix, op.filter, result.relevance)
-            if item is not None:
-                hits.append(item)
-        return hits[op.offset : wanted]
+        if op.refresh_ttl:
+            self._refresh(user, [(ref, metadata) for ref, metadata, _ in found], now)
+        return [self._searched(metadata, score) for _, metadata, score in found]
 
     def _ranked_ids(
         self, user: str, prefix: tuple[str, ...], conditions: Mapping[str, Any] | None
@@ -277,13 +321,80 @@ class MemoryPlatformStore(BaseStore):
                 items = self._all_items(user)
             except InvalidInputError:  # a prefix naming an id no user can have
                 continue
+            now = datetime.now(UTC)
             for episode in items:
+                if episode.expired(now):
+                    continue
                 namespace = tuple(episode.metadata[_MARK]["namespace"])
                 if op.max_depth is not None:
                     namespace = namespace[: op.max_depth]
                 if all(self._condition(namespace, c) for c in op.match_conditions or ()):
                     found.add(namespace)
         return sorted(found)[op.offset : op.offset + op.limit]
+
+    # -- TTL -------------------------------------------------------------------------
+
+    def sweep_ttl(self) -> int:
+        """Delete every user's expired items now (reads stopped returning them when they
+        expired; this frees their space). Returns how many were deleted."""
+        return sum(
+            self.platform.purge_expired(user)["purged"] for user in self.platform.store.iter_users()
+        )
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Sweep (:meth:`sweep_ttl`) every ``sweep_interval_minutes`` (default: the TTL
+        config's ``sweep_interval_minutes``, else 60) on a background thread, until
+        :meth:`stop_ttl_sweeper`; the future completes when the thread stops. A failed
+        sweep is logged and tried again at the next interval."""
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        if self._sweeper is not None and self._sweeper.is_alive():
+            log.info("the TTL sweeper is already running")
+            done.set_result(None)
+            return done
+        config = self.ttl_config or {}
+        interval = 60 * float(sweep_interval_minutes or config.get("sweep_interval_minutes") or 60)
+        self._sweeping.clear()
+
+        def run() -> None:
+            try:
+                while not self._sweeping.wait(interval):
+                    try:
+                        swept = self.sweep_ttl()
+                    except Exception:  # keep sweeping: the store may be back next time
+                        log.exception("TTL sweep failed")
+                    else:
+                        log.debug("TTL sweep deleted %d expired items", swept)
+            finally:
+                done.set_result(None)
+
+        self._sweeper = threading.Thread(target=run, name="ttl-sweeper", daemon=True)
+        self._sweeper.start()
+        return done
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper; True once its thread has ended (within ``timeout`` seconds)."""
+        if self._sweeper is None:
+            return True
+        self._sweeping.set()
+        self._sweeper.join(timeout)
+        stopped = not self._sweeper.is_alive()
+        if stopped:
+            self._sweeper = None
+        return stopped
+
+    def _refresh(
+        self, user: str, items: Iterable[tuple[str, Mapping[str, Any]]], now: datetime
+    ) -> None:
+        """Restart the TTL of the items read that have one (``refresh_ttl``)."""
+        expiry = {
+            ref: now + timedelta(minutes=float(metadata[_MARK]["ttl"]))
+            for ref, metadata in items
+            if metadata.get(_MARK, {}).get("ttl")
+        }
+        if expiry:
+            self.platform.store.set_episode_expiry(user, expiry)
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -336,15 +447,8 @@ class MemoryPlatformStore(BaseStore):
             and _matches(data["value"], conditions)
         )
 
-    def _searched(
-        self,
-        metadata: Mapping[str, Any],
-        prefix: tuple[str, ...],
-        conditions: Mapping[str, Any] | None,
-        score: float | None,
-    ) -> SearchItem | None:
-        if not self._keeps(metadata, prefix, conditions):
-            return None
+    @staticmethod
+    def _searched(metadata: Mapping[str, Any], score: float | None) -> SearchItem:
         data = metadata[_MARK]
         return SearchItem(
             namespace=tuple(data["namespace"]),

@@ -166,19 +166,21 @@ def _whole(value: object) -> bool:
 @dataclass(frozen=True)
 class _Visible:
     """Which candidates a search may show: type and time filters, and whether invalid
-    (superseded, contradicted, archived) and sensitive items are wanted."""
+    (superseded, contradicted, archived) and sensitive items are wanted; episodes expired
+    by ``now`` never."""
 
     types: Sequence[MemoryType] | None
     window: TimeWindow | None
     include_invalid: bool
     include_sensitive: bool
+    now: datetime
 
     def admits(self, c: _Candidate) -> bool:
         item = c.memory if c.memory is not None else c.episode
         if item is None:
             return False  # deleted between seeding and loading
-        if c.episode is not None and not c.episode.searchable:
-            return False  # kept and read, never matched
+        if c.episode is not None and (not c.episode.searchable or c.episode.expired(self.now)):
+            return False  # kept and read, never matched; or gone
         if item.sensitive and not self.include_sensitive:
             return False
         if c.memory is not None:
@@ -360,7 +362,7 @@ class HybridRetriever:
             lexical=lexical,
             kinds=kind_set,
             want_episodes=want_episodes,
-            visible=_Visible(types, window, include_invalid, include_sensitive),
+            visible=_Visible(types, window, include_invalid, include_sensitive, now),
             filters=filters,
             causes_only=plan.causes_only and relation_types is None,
             max_results=max_results,

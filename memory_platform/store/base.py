@@ -596,6 +596,18 @@ class GraphStore(ABC):
         items needs their ids only)."""
 
     @abstractmethod
+    def expired_episode_ids(self, user_id: str, now: datetime, limit: int = 1000) -> list[str]:
+        """The ids of up to ``limit`` of the user's episodes whose expiry (metadata
+        ``expires_at``, :attr:`Episode.expires_at`) has come by ``now``, in id order."""
+
+    @abstractmethod
+    def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:
+        """Move the expiry of the user's episodes ``{episode_id: new expiry}``, in one
+        write, for those that still have one (an item put again without one since it was
+        read keeps none); nothing else of them changes, so nothing is embedded or indexed
+        again. Returns how many were moved."""
+
+    @abstractmethod
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         """Users that have memories waiting for consolidation, in id order: a page as
         :meth:`list_users` gives."""

@@ -31,6 +31,7 @@ from ..errors import (
     TransientStorageError,
 )
 from ..models import (
+    EXPIRES_KEY,
     AuditEntry,
     ContentNode,
     EdgeType,
@@ -50,6 +51,7 @@ from ..models import (
     StructuralEdge,
     VectorHit,
     VectorKind,
+    expiry_text,
 )
 from ..privacy import is_sensitive
 from ..queries import cypher, split_statements
@@ -1112,6 +1114,7 @@ class Neo4jGraphStore(GraphStore):
                     "metadata": json.dumps(e.metadata, ensure_ascii=False, default=str),
                     "sensitive": e.sensitive,
                     "searchable": e.searchable,
+                    "expires_at": e.expires_at,
                     "search_kind": VectorKind.EPISODE.value,
                     "search_tokens": _episode_tokens(user, e, before.get(e.id)),
                 }
@@ -1194,6 +1197,34 @@ class Neo4jGraphStore(GraphStore):
             raise InvalidInputError("must be a non-empty string", "id_prefix")
         rows = self._read("episode/ids_by_prefix", user_id=user, id_prefix=id_prefix)
         return [r["id"] for r in rows]
+
+    def expired_episode_ids(self, user_id: str, now: datetime, limit: int = 1000) -> list[str]:
+        user = self._check_user(user_id)
+        rows = self._read("episode/expired", user_id=user, now=now, limit=limit)
+        return [r["id"] for r in rows]
+
+    def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:
+        user = self._check_user(user_id)
+        if not expiry:
+            return 0
+
+        def work(tx: Any) -> int:
+            locked = self._run(tx, "episode/lock_expiring", episode_ids=list(expiry), user_id=user)
+            rows = []
+            for record in locked:
+                metadata = json.loads(record["metadata"] or "{}")
+                metadata[EXPIRES_KEY] = expiry_text(expiry[record["id"]])
+                rows.append({
+                    "id": record["id"],
+                    "expires_at": datetime.fromisoformat(metadata[EXPIRES_KEY]),
+                    "metadata": json.dumps(metadata, ensure_ascii=False, default=str),
+                })  # fmt: skip
+            if not rows:
+                return 0
+            moved = self._run(tx, "episode/set_expiry_many", rows=rows, user_id=user)
+            return int(moved[0]["moved"])
+
+        return self._write(work)
 
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         return [

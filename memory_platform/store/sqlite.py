@@ -47,6 +47,7 @@ from ..models import (
     StructuralEdge,
     VectorHit,
     VectorKind,
+    expiry_text,
 )
 from ..textutil import fts_query, lexical_tokens, normalize_name, tokens_document, user_token
 from .base import (
@@ -64,7 +65,7 @@ from .base import (
     single_user,
 )
 from .lexical_cache import LexicalCache
-from .sqlite_schema import REQUEUE_ALL, SPOKEN_LINE_SQL, migrate, searchable_sql
+from .sqlite_schema import REQUEUE_ALL, SPOKEN_LINE_SQL, expiry_sql, migrate, searchable_sql
 from .vector_cache import VectorCache
 
 __all__ = ["SQLiteGraphStore"]
@@ -1106,6 +1107,32 @@ class SQLiteGraphStore(GraphStore):
                 (user, id_prefix, id_prefix + "\U0010ffff"),
             )
         ]
+
+    def expired_episode_ids(self, user_id: str, now: datetime, limit: int = 1000) -> list[str]:
+        user = self._check_user(user_id)
+        expiry = expiry_sql()
+        return [
+            r[0]
+            for r in self._read(  # the partial index episodes_expiry: expiring episodes only
+                f"SELECT id FROM episodes WHERE user_id = ? AND {expiry} IS NOT NULL"
+                f" AND {expiry} <= ? ORDER BY id LIMIT ?",
+                (user, expiry_text(now), limit),
+            )
+        ]
+
+    def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:
+        user = self._check_user(user_id)
+        rows = [(expiry_text(when), user, ref) for ref, when in expiry.items()]
+        if not rows:
+            return 0
+        with self._tx() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "UPDATE episodes SET metadata = json_set(metadata, '$.expires_at', ?)"
+                f" WHERE user_id = ? AND id = ? AND {expiry_sql()} IS NOT NULL",
+                rows,
+            )
+            return conn.total_changes - before
 
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         return [

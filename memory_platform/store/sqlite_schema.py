@@ -356,7 +356,24 @@ DELETE FROM lexical_docs WHERE kind = 'episode' AND ref_id IN (SELECT id FROM _u
 DROP TABLE _unsearchable;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10)
+
+def expiry_sql(row: str | None = None) -> str:
+    """SQL for an episode row's expiry (metadata ``expires_at``, canonical UTC text whose
+    order is time order; NULL for none): what the index below holds, written the same way
+    by each query that should use it."""
+    column = f"{row}.metadata" if row else "metadata"
+    return f"json_extract({column}, '$.expires_at')"
+
+
+# v11: episodes that expire (metadata ``expires_at``: a LangGraph item put with a TTL) are
+# found by a partial index of those alone, so the daily purge and the store's TTL sweep
+# read no episode that never expires.
+_V11 = f"""
+CREATE INDEX IF NOT EXISTS episodes_expiry ON episodes(user_id, {expiry_sql()})
+WHERE {expiry_sql()} IS NOT NULL;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11)
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 SPOKEN_LINE_SQL = "COALESCE(speaker || ': ', '') || text"

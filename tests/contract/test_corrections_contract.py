@@ -267,6 +267,25 @@ def test_purge_forgets_only_archived_memories_past_the_age(mp: MemoryPlatform, u
     assert mp.purge_archived(user) == {"checked": 0, "purged": 0}  # no age configured
 
 
+def test_expired_episodes_are_purged_by_the_daily_maintenance(mp: MemoryPlatform, users) -> None:
+    """An episode whose expiry has come is deleted by the daily maintenance, audited as
+    a purge by ``expiry``; one whose time has not come, and one that never expires, stay."""
+    user = users()
+    now = datetime.now(UTC)
+    expired, later, plain = mp.add_episodes(user, [
+        {"text": "a scratch note", "metadata": {"expires_at": now - timedelta(minutes=1)}},
+        {"text": "a note for tomorrow", "metadata": {"expires_at": now + timedelta(days=1)}},
+        {"text": "a note kept for good"},
+    ])  # fmt: skip
+
+    assert mp.daily_maintenance(user)["expired"] == {"purged": 1}
+    assert {e.id for e in mp.store.get_episodes(user, [expired, later, plain])} == {later, plain}
+    [entry] = mp.audit_log(user)
+    assert (entry.action, entry.actor, entry.target_ids) == ("purge", "expiry", [expired])
+    assert mp.purge_expired(user) == {"purged": 0}
+    assert mp.purge_expired(user, now=now + timedelta(days=2)) == {"purged": 1}
+
+
 def test_the_seed_style_correction_examples_run_as_written(mp: MemoryPlatform, users) -> None:
     """The prompt kit's update_memory / forget_memory examples do what they say."""
     for example in CORRECTION_EXAMPLES:

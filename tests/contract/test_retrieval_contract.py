@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -277,6 +277,35 @@ def test_an_episode_marked_unsearchable_is_kept_but_never_matched(
     assert hidden in {r["episode"]["id"] for r in exported if r["type"] == "episode"}
     with pytest.raises(InvalidInputError, match=r"metadata\.searchable"):
         mp.add_episodes(user, [{"text": "x", "metadata": {"searchable": "no"}}])
+
+
+def test_an_expired_episode_is_matched_by_no_search(mp: MemoryPlatform, users) -> None:
+    """From its ``expires_at`` on, an episode is matched by no search, direct or as the
+    neighbour of a match; one whose time has not come is found as any other."""
+    user = users()
+    now = datetime(2026, 3, 1, tzinfo=UTC)
+    gone, kept = mp.add_episodes(
+        user,
+        [
+            {"text": "周末去杭州看西湖，坐高铁", "session_id": "s", "timestamp": T0,
+             "metadata": {"expires_at": "2026-02-28T23:59:59Z"}},
+            {"text": "西湖边的龙井茶很好喝", "session_id": "s", "timestamp": T0 + timedelta(minutes=1),
+             "metadata": {"expires_at": now + timedelta(days=1)}},
+        ],
+    )  # fmt: skip
+    mp.wait_for_indexing(user)
+
+    def found(query: str, when: datetime) -> set[str]:
+        results = mp.search(
+            user, query, min_relevance=0.0, record_access=False, reference_time=when
+        )
+        return {r.id for r in results}  # direct matches and graph neighbours alike
+
+    assert found("周末去杭州看西湖", now - timedelta(days=2)) >= {gone, kept}
+    assert gone not in found("周末去杭州看西湖", now) and kept in found("龙井茶", now)
+    assert found("龙井茶", now + timedelta(days=1)) == set()
+    with pytest.raises(InvalidInputError, match=r"expires_at must be an ISO-8601"):
+        mp.add_episodes(user, [{"text": "x", "metadata": {"expires_at": "next week"}}])
 
 
 def test_unsearchable_records_take_no_place_from_a_searchable_match(

@@ -810,6 +810,46 @@ def test_episodes_are_listed_by_id_prefix_within_the_user(store: GraphStore, use
         store.episode_ids_by_prefix(user, "")
 
 
+def test_expired_episodes_are_found_and_an_expiry_moves_without_anything_else(
+    store: GraphStore, users
+) -> None:
+    """``expired_episode_ids`` finds the user's episodes whose expiry has come, in id
+    order; ``set_episode_expiry`` moves the expiry of those that have one (none is given
+    to one without), and nothing else of them changes: no embedding is queued again."""
+    user, other = users(), users()
+    soon, later, never = [
+        Episode(id=f"{name}-{user}", user_id=user, text=f"the {name} item", timestamp=REF,
+                metadata={"kind": name, **({"expires_at": when} if when else {})})
+        for name, when in [("soon", REF + timedelta(hours=1)),
+                           ("later", REF + timedelta(days=2)), ("never", None)]
+    ]  # fmt: skip
+    theirs = Episode(id=f"theirs-{other}", user_id=other, text="their item", timestamp=REF,
+                     metadata={"expires_at": REF})  # fmt: skip
+    store.add_episodes([soon, later, never])
+    store.add_episodes([theirs])
+
+    assert store.expired_episode_ids(user, REF) == []
+    assert store.expired_episode_ids(user, REF + timedelta(hours=1)) == [soon.id]  # at its time
+    assert store.expired_episode_ids(user, REF + timedelta(days=3)) == sorted([soon.id, later.id])
+    assert store.expired_episode_ids(user, REF + timedelta(days=3), limit=1) == [
+        min(soon.id, later.id)
+    ]
+    assert store.expired_episode_ids(other, REF) == [theirs.id]
+
+    queued = {p.ref_id for p in store.pending_embeddings(user)}
+    moved = {soon.id: REF + timedelta(days=5), never.id: REF, theirs.id: REF + timedelta(days=9)}
+    assert store.set_episode_expiry(user, moved) == 1
+    assert store.set_episode_expiry(user, {}) == 0
+    assert store.expired_episode_ids(user, REF + timedelta(days=3)) == [later.id]
+    assert store.expired_episode_ids(user, REF + timedelta(days=5)) == sorted([soon.id, later.id])
+    stored = {e.id: e for e in store.get_episodes(user, [soon.id, never.id])}
+    assert stored[soon.id].expires_at == REF + timedelta(days=5)
+    assert stored[soon.id].metadata["kind"] == "soon" and stored[soon.id].text == soon.text
+    assert stored[never.id].expires_at is None
+    assert store.expired_episode_ids(other, REF) == [theirs.id]  # another user's: untouched
+    assert {p.ref_id for p in store.pending_embeddings(user)} == queued
+
+
 def test_users_are_listed_a_page_at_a_time_in_id_order(store: GraphStore, users) -> None:
     """``list_users(limit, after)`` is a page of the users whose ids sort after ``after``
     (``users_with_staged`` too); ``iter_users`` reads every page: a store's users are not

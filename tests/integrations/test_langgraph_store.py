@@ -4,8 +4,10 @@ remembers across threads inside a real LangGraph graph."""
 from __future__ import annotations
 
 import json
+import queue
+import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -290,6 +292,123 @@ def test_a_value_that_cannot_be_kept_is_refused_and_nothing_is_written(
     assert store.get(("erin",), "k") is None
     store.put(("erin",), "when", {"met": datetime(2025, 5, 1)})  # a date is kept as its text
     assert store.get(("erin",), "when").value == {"met": "2025-05-01 00:00:00"}  # type: ignore[union-attr]
+
+
+def expiry(store: MemoryPlatformStore, user: str) -> dict[str, datetime | None]:
+    """Each of the user's items' stored expiry, by key."""
+    return {
+        e.metadata["langgraph"]["key"]: e.expires_at
+        for e in store.platform.store.list_episodes(user)
+    }
+
+
+def wait_until_past(moment: datetime | None) -> None:
+    """Sleep until the clock has passed ``moment`` (a lower bound on time, never a limit:
+    a loaded machine only waits less)."""
+    assert moment is not None
+    while datetime.now(UTC) <= moment:
+        time.sleep(0.005)
+
+
+def run_out(store: MemoryPlatformStore, user: str, key: str) -> None:
+    """Let the item's TTL run out now: its expiry moved to a moment past (no waiting on
+    a clock, so a slow machine cannot expire it early)."""
+    [ref] = [e.id for e in store.platform.store.list_episodes(user)
+             if e.metadata["langgraph"]["key"] == key]  # fmt: skip
+    past = datetime.now(UTC) - timedelta(seconds=1)
+    assert store.platform.store.set_episode_expiry(user, {ref: past}) == 1
+
+
+def test_an_item_put_with_a_ttl_is_gone_once_it_expires(store: MemoryPlatformStore) -> None:
+    """Once its TTL has run out an item is read, searched and listed nowhere (the agent's
+    own memory search neither), the sweep deletes it, and a put of its key is a new item."""
+    store.put(("gus", "scratch"), "spot", {"text": "Gus parked at spot B12"}, ttl=1)
+    store.put(("gus", "notes"), "car", {"text": "Gus drives a blue car to work"}, ttl=60)
+    store.put(("gus", "notes"), "job", {"text": "Gus works as a nurse"})
+    assert store.get(("gus", "scratch"), "spot") is not None
+    assert "spot" in {i.key for i in store.search(("gus",), query="where did Gus park")}
+    run_out(store, "gus", "spot")
+
+    assert store.get(("gus", "scratch"), "spot") is None
+    assert store.get(("gus", "notes"), "car") is not None  # an hour: not yet
+    assert {i.key for i in store.search(("gus",), query="where did Gus park")} <= {"car", "job"}
+    assert {i.key for i in store.search(("gus",))} == {"car", "job"}
+    assert store.list_namespaces(prefix=("gus",)) == [("gus", "notes")]
+    found = store.platform.search("gus", "Gus parked at spot B12", record_access=False)
+    assert all("B12" not in r.text for r in found)
+    assert store.sweep_ttl() == 1 and store.sweep_ttl() == 0
+    assert set(expiry(store, "gus")) == {"car", "job"}
+    assert expiry(store, "gus")["job"] is None
+
+    store.put(("gus", "scratch"), "spot", {"text": "Gus parked at spot C3"})
+    again = store.get(("gus", "scratch"), "spot")
+    assert again is not None and again.value["text"].endswith("C3")
+    assert again.created_at == again.updated_at  # a new item, not the expired one updated
+
+
+def test_reading_an_item_restarts_its_ttl_unless_told_not_to(
+    store: MemoryPlatformStore,
+) -> None:
+    """``get`` and ``search`` restart a read item's TTL (``refresh_ttl``, default on); a
+    store configured with ``refresh_on_read: False`` does not, and its ``default_ttl`` is
+    the TTL of an item put without one."""
+    store.put(("hal",), "tea", {"text": "Hal drinks green tea every morning"}, ttl=60)
+    store.put(("hal",), "plain", {"text": "Hal drinks water at night"})
+    stamps = [expiry(store, "hal")["tea"]]
+
+    def read(refresh: bool | None) -> None:
+        wait_until_past(stamps[-1] - timedelta(minutes=60))  # a moment after the last
+        store.get(("hal",), "tea", refresh_ttl=refresh)
+        store.search(("hal",), query="green tea", refresh_ttl=refresh)
+        stamps.append(expiry(store, "hal")["tea"])
+
+    read(False)
+    read(None)
+    assert stamps[1] == stamps[0] and stamps[2] > stamps[1]
+    assert expiry(store, "hal")["plain"] is None  # no TTL: none given on reading either
+
+    quiet = MemoryPlatformStore(store.platform, ttl={"default_ttl": 30, "refresh_on_read": False})
+    quiet.put(("ida",), "k", {"text": "Ida keeps bees"})
+    put_at = expiry(quiet, "ida")["k"]
+    assert put_at is not None and put_at - datetime.now(UTC) <= timedelta(minutes=30)
+    quiet.get(("ida",), "k")
+    quiet.search(("ida",), query="bees")
+    assert expiry(quiet, "ida")["k"] == put_at
+    quiet.get(("ida",), "k", refresh_ttl=True)
+    assert expiry(quiet, "ida")["k"] > put_at  # type: ignore[operator]
+
+
+def test_a_ttl_that_is_no_positive_number_of_minutes_is_refused(
+    store: MemoryPlatformStore,
+) -> None:
+    for ttl in (0, -5, float("nan"), float("inf"), 10**12):
+        with pytest.raises(ValueError, match="a TTL is a positive number of minutes"):
+            store.put(("jo",), "k", {"text": "Jo sails"}, ttl=ttl)
+    assert store.get(("jo",), "k") is None
+
+
+def test_the_ttl_sweeper_deletes_expired_items_until_stopped(
+    store: MemoryPlatformStore,
+) -> None:
+    swept: queue.Queue[int] = queue.Queue()
+
+    class Observed(MemoryPlatformStore):
+        def sweep_ttl(self) -> int:
+            count = -1  # a sweep that failed
+            try:
+                count = super().sweep_ttl()
+            finally:
+                swept.put(count)
+            return count
+
+    observed = Observed(store.platform, ttl={"sweep_interval_minutes": 1})
+    observed.put(("kim",), "k", {"text": "Kim is at the dentist"}, ttl=60)
+    run_out(observed, "kim", "k")
+    done = observed.start_ttl_sweeper(sweep_interval_minutes=0.0005)
+    while (count := swept.get()) == 0:  # no timeout: a loaded machine only makes it slower
+        pass
+    assert count == 1 and expiry(observed, "kim") == {}
+    assert observed.stop_ttl_sweeper() and done.result() is None
 
 
 def test_the_async_interface_does_the_same(store: MemoryPlatformStore) -> None:

@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -354,20 +355,26 @@ def test_one_blas_thread_holds_until_the_last_concurrent_caller_leaves() -> None
     assert vector_cache._one_blas_thread._inside == 0 and blas_threads() == before
 
 
-def test_a_users_turns_of_one_speaker_are_found_by_an_index(tmp_path: Path) -> None:
-    """A search asks whether a pasted conversation's speaker has a stored turn; without
-    an index that read every turn of the user (12 ms for 100,000;
-    ``benchmarks/micro/speaker_lookup.py``)."""
+def query_plan(tmp_path: Path, call: Callable[[SQLiteGraphStore], object], table: str) -> str:
+    """SQLite's plan for the one statement on ``table`` that ``call`` makes on a new store."""
     store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
     conn = store._conn()
     statements: list[str] = []
     conn.set_trace_callback(statements.append)
-    store.find_episodes("u", "Lisa", limit=1)
+    call(store)
     conn.set_trace_callback(None)
-    (statement,) = [s for s in statements if "FROM episodes" in s]
+    (statement,) = [s for s in statements if f"FROM {table}" in s]
     plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
-    assert "USING INDEX episodes_user_speaker (user_id=? AND speaker=?)" in plan, plan
     store.close()
+    return plan
+
+
+def test_a_users_turns_of_one_speaker_are_found_by_an_index(tmp_path: Path) -> None:
+    """A search asks whether a pasted conversation's speaker has a stored turn; without
+    an index that read every turn of the user (12 ms for 100,000;
+    ``benchmarks/micro/speaker_lookup.py``)."""
+    plan = query_plan(tmp_path, lambda store: store.find_episodes("u", "Lisa", limit=1), "episodes")
+    assert "USING INDEX episodes_user_speaker (user_id=? AND speaker=?)" in plan, plan
 
 
 def test_the_users_with_staged_memories_are_read_from_an_index_of_those_alone(
@@ -376,29 +383,21 @@ def test_the_users_with_staged_memories_are_read_from_an_index_of_those_alone(
     """Each consolidation beat asks which users have staged memories; the wider index
     on (user, status) made that a read of every memory's entry (3.8 ms for 100,000;
     ``benchmarks/micro/staged_users.py``)."""
-    store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
-    conn = store._conn()
-    statements: list[str] = []
-    conn.set_trace_callback(statements.append)
-    store.users_with_staged()
-    conn.set_trace_callback(None)
-    (statement,) = [s for s in statements if "FROM memories" in s]
-    plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
+    plan = query_plan(tmp_path, lambda store: store.users_with_staged(), "memories")
     assert "USING COVERING INDEX memories_staged" in plan, plan
-    store.close()
 
 
 def test_episodes_of_an_id_prefix_are_read_from_the_id_index(tmp_path: Path) -> None:
     """The LangGraph store lists its items by their id prefix; read through the user's
     index, that was a read of every turn of the user (6 s for 100,000 turns;
     ``benchmarks/micro/store_listing.py``)."""
-    store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
-    conn = store._conn()
-    statements: list[str] = []
-    conn.set_trace_callback(statements.append)
-    store.list_episodes("u", id_prefix="lg")
-    conn.set_trace_callback(None)
-    (statement,) = [s for s in statements if "FROM episodes" in s]
-    plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
+    plan = query_plan(tmp_path, lambda store: store.list_episodes("u", id_prefix="lg"), "episodes")
     assert "USING INDEX sqlite_autoindex_episodes_1 (id>? AND id<?)" in plan, plan
-    store.close()
+
+
+def test_expired_episodes_are_read_from_an_index_of_those_that_expire(tmp_path: Path) -> None:
+    """The daily purge and the LangGraph store's TTL sweep ask each user for expired
+    episodes; by the user's index alone that decoded every turn's metadata."""
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    plan = query_plan(tmp_path, lambda store: store.expired_episode_ids("u", now), "episodes")
+    assert "USING INDEX episodes_expiry (user_id=? AND <expr><?)" in plan, plan
