@@ -154,20 +154,29 @@ def purge(
         float | None,
         typer.Option(min=0.001, help="default: privacy.purge_archived_after_days"),
     ] = None,
+    expired: Annotated[
+        bool, typer.Option("--expired", help="delete the episodes whose expires_at has come")
+    ] = False,
     db: DbOption = None,
 ) -> None:
-    """Forget archived memories unused for longer than the given age."""
+    """Forget archived memories unused for longer than the given age, and with --expired
+    the episodes whose expiry has come (the daily maintenance does both)."""
     with open_platform(db, existing=True) as mp:
-        if older_than_days is None and mp.settings.privacy.purge_archived_after_days is None:
+        ageless = older_than_days is None and mp.settings.privacy.purge_archived_after_days is None
+        if ageless and not expired:
             raise fail(
-                "give --older-than-days, or set privacy.purge_archived_after_days "
-                "(MEMORY_PRIVACY__PURGE_ARCHIVED_AFTER_DAYS)"
+                "give --older-than-days (or set privacy.purge_archived_after_days, "
+                "MEMORY_PRIVACY__PURGE_ARCHIVED_AFTER_DAYS), or --expired"
             )
-        report = mp.purge_archived(user, older_than_days)
-    console.print(
-        f"checked {report['checked']} archived memories, purged {report['purged']}",
-        highlight=False,
-    )
+        if not ageless:
+            report = mp.purge_archived(user, older_than_days)
+            console.print(
+                f"checked {report['checked']} archived memories, purged {report['purged']}",
+                highlight=False,
+            )
+        if expired:
+            gone = mp.purge_expired(user)["purged"]
+            console.print(f"purged {gone} expired episode(s)", highlight=False)
 
 
 def audit(

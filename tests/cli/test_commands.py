@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -312,9 +313,20 @@ def test_correct_retract_history_forget_and_audit_commands(tmp_path: Path) -> No
     assert forgotten.exit_code == 0 and "audit record" in forgotten.output
     audit = json.loads(run("audit", "--user", "alice", "--db", str(db), "--json").output)
     assert [set(e["target_ids"]) for e in audit] == [{moved, new}]
-    assert run("purge", "--user", "alice", "--db", str(db)).exit_code == 1  # no age given
+    refused = run("purge", "--user", "alice", "--db", str(db))
+    assert refused.exit_code == 1 and "--expired" in refused.output  # no age given
     purged = run("purge", "--user", "alice", "--older-than-days", "30", "--db", str(db))
     assert purged.exit_code == 0 and "purged 0" in purged.output
+    with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
+        past = datetime.now(UTC) - timedelta(minutes=1)
+        [scratch] = mp.add_episodes(
+            "alice", [{"text": "scratch", "metadata": {"expires_at": past}}]
+        )
+    swept = run("purge", "--user", "alice", "--expired", "--db", str(db))
+    assert swept.exit_code == 0 and "purged 1 expired episode" in swept.output
+    assert "archived" not in swept.output  # no age given: the expired alone
+    with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
+        assert mp.store.get_episodes("alice", [scratch]) == []
 
 
 def test_add_media_then_find_it(tmp_path: Path) -> None:
