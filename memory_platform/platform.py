@@ -8,7 +8,6 @@ import random
 import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -20,9 +19,9 @@ from .config import Settings, load_settings
 from .consolidation import Consolidator
 from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
 from .embeddings import Embedder, coverage, make_embedder
-from .errors import ConflictError, InvalidInputError, NotFoundError
-from .extraction import ExtractionReport, SessionExtractor, latest_points, sample_points
-from .extraction.extractor import extraction_ids
+from .errors import InvalidInputError, NotFoundError
+from .extraction import ExtractionReport, latest_points, sample_points
+from .extraction.sessions import SessionExtractions
 from .forgetting import (
     ForgetReport,
     forget_episodes,
@@ -48,12 +47,10 @@ from .media.encoders import make_encoders
 from .media.library import MediaMemory
 from .midterm import archive_faded, summarize_episodes
 from .models import (
-    MAX_ID_CHARS,
     SEARCHABLE_KEY,
     AuditEntry,
     Episode,
     KnowledgePoint,
-    KnowledgeVersion,
     Memory,
     MemoryLink,
     MemoryStatus,
@@ -89,8 +86,6 @@ __all__ = ["MemoryPlatform"]
 
 log = logging.getLogger(__name__)
 
-_ROLES = {"user", "assistant", "system", "tool"}
-
 _FULL_COVERAGE = 0.999
 """Vector similarity is trusted only for texts the embedder knows every token of."""
 
@@ -106,18 +101,6 @@ _EPISODE_KEYS = {
     "importance",
     "id",
 }
-
-
-def _said(episode: Episode) -> Message:
-    """A recorded turn as extraction reads it: its role as recorded (else the user's) and
-    its speaker's name, so that who said what survives a conversation of several people."""
-    role = episode.metadata.get("role")
-    return Message(
-        role=role if role in _ROLES else "user",
-        content=episode.text,
-        timestamp=episode.timestamp,
-        name=(episode.speaker or "")[:MAX_ID_CHARS] or None,
-    )
 
 
 def _time_bound(value: Any, field: str, now: datetime, end: bool) -> datetime | None:
@@ -211,6 +194,9 @@ class MemoryPlatform:
         )
         self._tools = ToolExecutor(self)
         self.llm = LLMClient.from_settings(self.settings)
+        self._extractions = SessionExtractions(
+            self.store, self.llm, self.settings, written=self._indexer.notify
+        )
         self._retriever = HybridRetriever(
             self.store,
             self.embedder,
@@ -1041,7 +1027,7 @@ class MemoryPlatform:
         """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        turns = self._extractable(user, session_id)
+        turns = self._extractions.turns(user, session_id)
         last = turns[-1].id if turns else ""
         job = self._jobs.job_id_for("extract", f"extract\x00{user}\x00{session_id}\x00{last}")
         return self._jobs.submit(TASK_EXTRACT, [user, session_id], job, owner=user)
@@ -1112,44 +1098,12 @@ class MemoryPlatform:
 
     def extract_session(self, user_id: str, session_id: str) -> dict[str, Any]:
         """Extract a recorded session now (what the worker's task runs): its turns not
-        extracted before (:meth:`_extractable`), so a session continued after it ended
-        gives its new turns when it ends again, and one ended again with nothing new
-        reports ``duplicate``."""
+        extracted before, the earlier ones shown as context, so a session continued after
+        it ended gives its new turns when it ends again, and one ended again with nothing
+        new reports ``duplicate`` (:mod:`~.extraction.sessions`)."""
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        episodes = self._extractable(user, session_id)
-        if not episodes:
-            return ExtractionReport(
-                user_id=user,
-                session_id=session_id,
-                status="skipped",
-                reason="the session has no messages",
-            ).model_dump(mode="json")
-        spans = {extraction_ids(user, session_id, e.id)[0]: i for i, e in enumerate(episodes)}
-        whole = extraction_ids(user, session_id)[0]  # how sessions were extracted before
-        done = self.store.knowledge_version_ids(user, [whole, *spans])
-        start = max((spans[v] + 1 for v in done if v in spans), default=0)
-        if start == len(episodes) or done == {whole}:
-            version = max(done, key=lambda v: spans.get(v, -1))
-            return ExtractionReport(
-                user_id=user, session_id=session_id, status="duplicate", version_id=version,
-                reason="every turn of this session was extracted before",
-            ).model_dump(mode="json")  # fmt: skip
-        messages = [_said(e) for e in episodes]
-        ids = extraction_ids(user, session_id, episodes[-1].id)
-        report = self._extract(user, session_id, messages[start:], ids, earlier=messages[:start])
-        return report.model_dump(mode="json")
-
-    def _extractable(self, user: str, session_id: str) -> list[Episode]:
-        """The session's turns an extraction reads, in order. Not its episodes kept out of
-        search (records, not something said: what they hold must not come back into
-        search as extracted memories), nor its mid-term summaries (they retell turns that
-        are read themselves)."""
-        return [
-            e
-            for e in self.store.session_episodes(user, session_id)
-            if e.searchable and e.speaker != MID_TERM_SPEAKER
-        ]
+        return self._extractions.recorded(user, session_id).model_dump(mode="json")
 
     # -- session-end extraction and knowledge -------------------------------------------
 
@@ -1174,67 +1128,7 @@ class MemoryPlatform:
         transcript = [
             m if isinstance(m, Message) else validated(Message, **dict(m)) for m in messages
         ]
-        return self._extract(user, session_id, transcript, extraction_ids(user, session_id))
-
-    def _extract(
-        self,
-        user: str,
-        session_id: str,
-        transcript: list[Message],
-        ids: tuple[str, str],
-        earlier: Sequence[Message] = (),
-    ) -> ExtractionReport:
-        """One extraction, written under the version id and memory id prefix ``ids``
-        (:func:`~.extraction.extractor.extraction_ids`), once. ``earlier`` turns (of a
-        resumed session, extracted before) are shown to the LLM as context only."""
-        version_id, memory_prefix = ids
-        if self.llm is None:
-            log.info("extraction of %s/%s skipped: no LLM configured", user, session_id)
-            return ExtractionReport(
-                user_id=user,
-                session_id=session_id,
-                status="skipped",
-                reason="no LLM configured (MEMORY_LLM_BASE_URL); nothing extracted",
-            )
-        if self.store.knowledge_version_ids(user, [version_id]):
-            return ExtractionReport(
-                user_id=user, session_id=session_id, status="duplicate", version_id=version_id,
-                reason="this session was extracted before",
-            )  # fmt: skip
-        extractor = SessionExtractor(self.llm, self.settings.knowledge.prompt_language)
-        points, memories, rejected = extractor.extract(transcript, earlier)
-        categories = self.settings.privacy.memory_categories
-        for point in points:  # the LLM's flag wins; the rule list decides without one
-            flag = point.metadata.pop(SENSITIVE_KEY, None)
-            point.metadata = with_sensitivity(
-                point.metadata, point.content, flag if isinstance(flag, bool) else None, categories
-            )
-        reference = max((m.timestamp for m in transcript), default=None)
-        memory_ids = []
-        for index, args in enumerate(memories):
-            graph = build_memory(user, args, reference, session_id=session_id, source="extraction")
-            graph.memory.id = f"{memory_prefix}{index:08x}"
-            graph.memory.metadata = with_sensitivity(
-                graph.memory.metadata, memory_document(graph.memory), args.sensitive, categories
-            )
-            with suppress(ConflictError):  # written by an earlier, interrupted attempt
-                self.store.write_memory(graph)
-            memory_ids.append(graph.memory.id)
-        self.store.add_knowledge_version(
-            KnowledgeVersion(
-                version_id=version_id, user_id=user, session_id=session_id, points=points
-            )
-        )
-        self._indexer.notify(user)
-        return ExtractionReport(
-            user_id=user,
-            session_id=session_id,
-            status="done",
-            version_id=version_id,
-            knowledge_points=len(points),
-            memory_ids=memory_ids,
-            rejected=rejected,
-        )
+        return self._extractions.given(user, session_id, transcript)
 
     def latest_knowledge(
         self,

@@ -1,0 +1,160 @@
+"""Extraction runs (seed 001 §4): which turns of a session one reads, whether they were
+read before, and writing what the LLM gave as a knowledge version and memories.
+
+A recorded session is extracted a span at a time: each run reads the turns after the
+last run's, shows the ones before as context, and is a version keyed by its last turn
+(:func:`~.extractor.extraction_ids`), so a session continued after it ended gives its new
+turns when it ends again. Messages handed in (``extract_knowledge``) are one version of
+the whole session. Either way a version is written once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+
+from ..builder import build_memory
+from ..config import Settings
+from ..errors import ConflictError
+from ..layers import MID_TERM_SPEAKER
+from ..llm import LLMClient
+from ..models import MAX_ID_CHARS, Episode, KnowledgeVersion, Message
+from ..privacy import SENSITIVE_KEY, with_sensitivity
+from ..store import GraphStore
+from ..store.base import memory_document
+from .extractor import ExtractionReport, SessionExtractor, extraction_ids
+
+__all__ = ["SessionExtractions"]
+
+log = logging.getLogger(__name__)
+
+_ROLES = {"user", "assistant", "system", "tool"}
+
+
+def said(episode: Episode) -> Message:
+    """A recorded turn as extraction reads it: its role as recorded (else the user's) and
+    its speaker's name, so that who said what survives a conversation of several people."""
+    role = episode.metadata.get("role")
+    return Message(
+        role=role if role in _ROLES else "user",
+        content=episode.text,
+        timestamp=episode.timestamp,
+        name=(episode.speaker or "")[:MAX_ID_CHARS] or None,
+    )
+
+
+class SessionExtractions:
+    """Runs extractions for the platform: reads the store, asks the LLM, writes once."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        llm: LLMClient | None,
+        settings: Settings,
+        written: Callable[[str], object],
+    ) -> None:
+        self._store = store
+        self._llm = llm
+        self._settings = settings
+        self._written = written  # told the user whose memories were written (to embed them)
+
+    def turns(self, user: str, session_id: str) -> list[Episode]:
+        """The session's turns an extraction reads, in order. Not its episodes kept out of
+        search (records, not something said: what they hold must not come back into
+        search as extracted memories), nor its mid-term summaries (they retell turns that
+        are read themselves)."""
+        return [
+            e
+            for e in self._store.session_episodes(user, session_id)
+            if e.searchable and e.speaker != MID_TERM_SPEAKER
+        ]
+
+    def recorded(self, user: str, session_id: str) -> ExtractionReport:
+        """The recorded session's turns not extracted before; ``duplicate`` when there are
+        none, ``skipped`` when the session has no turns."""
+        episodes = self.turns(user, session_id)
+        if not episodes:
+            return ExtractionReport(
+                user_id=user,
+                session_id=session_id,
+                status="skipped",
+                reason="the session has no messages",
+            )
+        spans = {extraction_ids(user, session_id, e.id)[0]: i for i, e in enumerate(episodes)}
+        whole = extraction_ids(user, session_id)[0]  # how sessions were extracted before
+        done = self._store.knowledge_version_ids(user, [whole, *spans])
+        start = max((spans[v] + 1 for v in done if v in spans), default=0)
+        if start == len(episodes) or done == {whole}:
+            version = max(done, key=lambda v: spans.get(v, -1))
+            return ExtractionReport(
+                user_id=user, session_id=session_id, status="duplicate", version_id=version,
+                reason="every turn of this session was extracted before",
+            )  # fmt: skip
+        messages = [said(e) for e in episodes]
+        ids = extraction_ids(user, session_id, episodes[-1].id)
+        return self.run(user, session_id, messages[start:], ids, earlier=messages[:start])
+
+    def given(self, user: str, session_id: str, transcript: list[Message]) -> ExtractionReport:
+        """Messages handed in, as one version of the whole session."""
+        return self.run(user, session_id, transcript, extraction_ids(user, session_id))
+
+    def run(
+        self,
+        user: str,
+        session_id: str,
+        transcript: list[Message],
+        ids: tuple[str, str],
+        earlier: Sequence[Message] = (),
+    ) -> ExtractionReport:
+        """One extraction, written under the version id and memory id prefix ``ids``,
+        once. ``earlier`` turns (of a resumed session, extracted before) are shown to the
+        LLM as context only."""
+        version_id, memory_prefix = ids
+        if self._llm is None:
+            log.info("extraction of %s/%s skipped: no LLM configured", user, session_id)
+            return ExtractionReport(
+                user_id=user,
+                session_id=session_id,
+                status="skipped",
+                reason="no LLM configured (MEMORY_LLM_BASE_URL); nothing extracted",
+            )
+        if self._store.knowledge_version_ids(user, [version_id]):
+            return ExtractionReport(
+                user_id=user, session_id=session_id, status="duplicate", version_id=version_id,
+                reason="this session was extracted before",
+            )  # fmt: skip
+        extractor = SessionExtractor(self._llm, self._settings.knowledge.prompt_language)
+        points, memories, rejected = extractor.extract(transcript, earlier)
+        categories = self._settings.privacy.memory_categories
+        for point in points:  # the LLM's flag wins; the rule list decides without one
+            flag = point.metadata.pop(SENSITIVE_KEY, None)
+            point.metadata = with_sensitivity(
+                point.metadata, point.content, flag if isinstance(flag, bool) else None, categories
+            )
+        reference = max((m.timestamp for m in transcript), default=None)
+        memory_ids = []
+        for index, args in enumerate(memories):
+            graph = build_memory(user, args, reference, session_id=session_id, source="extraction")
+            graph.memory.id = f"{memory_prefix}{index:08x}"
+            graph.memory.metadata = with_sensitivity(
+                graph.memory.metadata, memory_document(graph.memory), args.sensitive, categories
+            )
+            with suppress(ConflictError):  # written by an earlier, interrupted attempt
+                self._store.write_memory(graph)
+            memory_ids.append(graph.memory.id)
+        self._store.add_knowledge_version(
+            KnowledgeVersion(
+                version_id=version_id, user_id=user, session_id=session_id, points=points
+            )
+        )
+        self._written(user)
+        return ExtractionReport(
+            user_id=user,
+            session_id=session_id,
+            status="done",
+            version_id=version_id,
+            knowledge_points=len(points),
+            memory_ids=memory_ids,
+            rejected=rejected,
+        )
