@@ -12,7 +12,7 @@ import math
 import uuid
 from collections.abc import Sequence
 from contextlib import suppress
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from .errors import ConflictError
@@ -44,10 +44,11 @@ def summarize_episodes(
 
     Idempotent: the same messages give the same summary id and are summarised once.
     Without an LLM it reports ``skipped``; the messages stay stored as episodes. Episodes
-    kept out of search are not summarised (the summary is searched).
+    kept out of search, or expired, are not summarised (the summary is searched).
     """
+    now = datetime.now(UTC)
     episodes = sorted(
-        (e for e in store.get_episodes(user, episode_ids) if e.searchable),
+        (e for e in store.get_episodes(user, episode_ids) if e.searchable and not e.expired(now)),
         key=lambda e: (e.timestamp, e.id),
     )
     if not episodes:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from datetime import UTC, datetime
 
 from ..builder import build_memory
 from ..config import Settings
@@ -62,12 +63,13 @@ class SessionExtractions:
     def turns(self, user: str, session_id: str) -> list[Episode]:
         """The session's turns an extraction reads, in order. Not its episodes kept out of
         search (records, not something said: what they hold must not come back into
-        search as extracted memories), nor its mid-term summaries (they retell turns that
-        are read themselves)."""
+        search as extracted memories) or expired (gone, if not yet deleted), nor its
+        mid-term summaries (they retell turns that are read themselves)."""
+        now = datetime.now(UTC)
         return [
             e
             for e in self._store.session_episodes(user, session_id)
-            if e.searchable and e.speaker != MID_TERM_SPEAKER
+            if e.searchable and not e.expired(now) and e.speaker != MID_TERM_SPEAKER
         ]
 
     def recorded(self, user: str, session_id: str) -> ExtractionReport:

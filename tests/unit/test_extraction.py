@@ -96,13 +96,17 @@ def test_a_recorded_session_is_extracted_without_what_is_kept_out_of_search(
     record = {"text": "原始工具输出：酒店订单 #4411", "session_id": "s2",
               "timestamp": datetime(2025, 11, 5, 9, 2, tzinfo=UTC),
               "metadata": {"searchable": False}}  # fmt: skip
-    mp.add_episodes(USER, [*turns, record])
+    expired = {"text": "验证码是 8812", "session_id": "s2",
+               "timestamp": datetime(2025, 11, 5, 9, 3, tzinfo=UTC),
+               "metadata": {"expires_at": datetime(2025, 11, 5, 9, 8, tzinfo=UTC)}}  # fmt: skip
+    mp.add_episodes(USER, [*turns, record, expired])
 
     report = mp.extract_session(USER, "s2")
 
     assert report["status"] == "done"
     transcript = stub.requests[0]["body"]["messages"][1]["content"]
     assert "我下周要去成都出差" in transcript and "酒店订单" not in transcript
+    assert "8812" not in transcript  # expired: gone, if not deleted yet
 
 
 def test_the_same_session_is_extracted_once(mp: MemoryPlatform, stub: OpenAIStub) -> None:

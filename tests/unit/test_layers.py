@@ -76,18 +76,21 @@ def test_buffer_keeps_the_latest_and_summarises_the_oldest_batch(
     assert "message 0 about hiking trips" in stub.requests[0]["body"]["messages"][1]["content"]
 
 
-def test_a_summary_leaves_out_what_is_kept_out_of_search(
+def test_a_summary_leaves_out_what_is_kept_out_of_search_or_expired(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
     stub.reply(json.dumps({"summary": "They talked.", "keywords": [], "importance": 0.5}))
     ids = mp.add_messages(USER, "s9", messages(2))
-    [record] = mp.add_episodes(
-        USER, [{"text": "raw tool output: order 4411", "metadata": {"searchable": False}}]
-    )
+    past = datetime.now(UTC) - timedelta(minutes=1)
+    record, gone = mp.add_episodes(USER, [
+        {"text": "raw tool output: order 4411", "metadata": {"searchable": False}},
+        {"text": "my one-time code is 8812", "metadata": {"expires_at": past}},
+    ])  # fmt: skip
 
-    assert mp.summarize_messages(USER, "s9", [*ids, record])["status"] == "done"
+    assert mp.summarize_messages(USER, "s9", [*ids, record, gone])["status"] == "done"
     transcript = stub.requests[0]["body"]["messages"][1]["content"]
     assert "message 0 about hiking trips" in transcript and "order 4411" not in transcript
+    assert "8812" not in transcript
 
 
 def test_summaries_recalled_often_are_promoted_once(mp: MemoryPlatform, stub: OpenAIStub) -> None:
