@@ -723,7 +723,7 @@ class MemoryPlatform:
                 items.append(Episode(user_id=user, **values))
             except ValidationError as exc:
                 error = invalid_input_from(exc)
-                raise InvalidInputError(f"episodes[{index}]: {error}") from exc
+                raise InvalidInputError(error.message, f"episodes[{index}]") from exc
         speakers = pasted_speakers(items, lambda tag: speaks_in_memory(self.store, user, tag))
         items = [
             item if speaker is None else item.model_copy(update={"speaker": speaker})

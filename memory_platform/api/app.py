@@ -46,6 +46,7 @@ from ..transfer import ImportReport
 from .auth import KeyRing
 from .limits import BodySizeLimit
 from .schemas import (
+    EpisodesRequest,
     ErrorBody,
     JobAccepted,
     JobStatus,
@@ -337,6 +338,18 @@ def _user_routes() -> APIRouter:
             sensitive=sensitive,
         )
 
+    @router.post(
+        "/episodes",
+        status_code=201,
+        tags=["memories"],
+        summary="Store turns of a conversation or notes as episodes",
+    )
+    def add_episodes(user_id: User, body: EpisodesRequest, mp: Platform) -> MessagesResponse:
+        """Each episode is searchable (kind ``episode``) once embedded; a turn that opens
+        with its speaker and has none gets it filled in, as ``mp.add_episodes`` does."""
+        episodes = [e.model_dump(exclude_none=True) for e in body.episodes]
+        return MessagesResponse(episode_ids=mp.add_episodes(user_id, episodes))
+
     @router.post("/links", tags=["memories"], summary="Link two memories")
     def link(
         user_id: User, args: LinkMemoriesArgs, mp: Platform, reference_time: ReferenceTime = None
@@ -377,64 +390,7 @@ def _user_routes() -> APIRouter:
             context=mp.format_context(results, include_sensitive=body.include_sensitive),
         )
 
-    @router.post(
-        "/sessions/{session_id}/messages",
-        status_code=201,
-        tags=["sessions"],
-        summary="Record chat messages",
-    )
-    def add_messages(
-        user_id: User, session_id: str, body: MessagesRequest, mp: Platform
-    ) -> MessagesResponse:
-        return MessagesResponse(episode_ids=mp.add_messages(user_id, session_id, body.messages))
-
-    @router.get(
-        "/sessions/{session_id}/messages", tags=["sessions"], summary="The short-term buffer"
-    )
-    def recent(user_id: User, session_id: str, mp: Platform) -> RecentMessages:
-        return RecentMessages(messages=mp.recent_messages(user_id, session_id))
-
-    @router.post(
-        "/sessions/{session_id}/end",
-        status_code=202,
-        tags=["sessions"],
-        summary="End a session: queue its knowledge extraction",
-    )
-    def end_session(user_id: User, session_id: str, mp: Platform) -> JobAccepted:
-        return JobAccepted(job_id=mp.end_session(user_id, session_id))
-
-    @router.post("/consolidate", status_code=202, tags=["jobs"], summary="Queue consolidation")
-    def consolidate(user_id: User, mp: Platform) -> JobAccepted:
-        return JobAccepted(job_id=mp.enqueue_consolidation(user_id))
-
-    @router.get("/jobs/{job_id}", tags=["jobs"], summary="State and result of a job")
-    def job(user_id: User, job_id: str, mp: Platform) -> JobStatus:
-        return JobStatus.model_validate(mp.job_status(job_id, user_id=user_id))
-
-    @router.get("/knowledge/latest", tags=["knowledge"], summary="The newest knowledge points")
-    def latest(
-        user_id: User,
-        mp: Platform,
-        top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
-        min_score: Annotated[float | None, Query(ge=0, le=100)] = None,
-        include_sensitive: bool = False,
-    ) -> KnowledgeResponse:
-        return KnowledgeResponse(
-            points=mp.latest_knowledge(user_id, top_k, min_score, include_sensitive)
-        )
-
-    @router.get("/knowledge/sample", tags=["knowledge"], summary="Points sampled by score")
-    def sample(
-        user_id: User,
-        mp: Platform,
-        top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
-        min_score: Annotated[float | None, Query(ge=0, le=100)] = None,
-        seed: int | None = None,
-        include_sensitive: bool = False,
-    ) -> KnowledgeResponse:
-        return KnowledgeResponse(
-            points=mp.sample_knowledge(user_id, top_k, min_score, seed, include_sensitive)
-        )
+    _add_session_routes(router)
 
     @router.get("/stats", tags=["users"], summary="Counts of what the user holds")
     def stats(user_id: User, mp: Platform) -> StoreStats:
@@ -501,3 +457,66 @@ def _user_routes() -> APIRouter:
         return Response(status_code=204)
 
     return router
+
+
+def _add_session_routes(router: APIRouter) -> None:
+    """Chat sessions, the jobs they start and the knowledge they give."""
+
+    @router.post(
+        "/sessions/{session_id}/messages",
+        status_code=201,
+        tags=["sessions"],
+        summary="Record chat messages",
+    )
+    def add_messages(
+        user_id: User, session_id: str, body: MessagesRequest, mp: Platform
+    ) -> MessagesResponse:
+        return MessagesResponse(episode_ids=mp.add_messages(user_id, session_id, body.messages))
+
+    @router.get(
+        "/sessions/{session_id}/messages", tags=["sessions"], summary="The short-term buffer"
+    )
+    def recent(user_id: User, session_id: str, mp: Platform) -> RecentMessages:
+        return RecentMessages(messages=mp.recent_messages(user_id, session_id))
+
+    @router.post(
+        "/sessions/{session_id}/end",
+        status_code=202,
+        tags=["sessions"],
+        summary="End a session: queue its knowledge extraction",
+    )
+    def end_session(user_id: User, session_id: str, mp: Platform) -> JobAccepted:
+        return JobAccepted(job_id=mp.end_session(user_id, session_id))
+
+    @router.post("/consolidate", status_code=202, tags=["jobs"], summary="Queue consolidation")
+    def consolidate(user_id: User, mp: Platform) -> JobAccepted:
+        return JobAccepted(job_id=mp.enqueue_consolidation(user_id))
+
+    @router.get("/jobs/{job_id}", tags=["jobs"], summary="State and result of a job")
+    def job(user_id: User, job_id: str, mp: Platform) -> JobStatus:
+        return JobStatus.model_validate(mp.job_status(job_id, user_id=user_id))
+
+    @router.get("/knowledge/latest", tags=["knowledge"], summary="The newest knowledge points")
+    def latest(
+        user_id: User,
+        mp: Platform,
+        top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
+        min_score: Annotated[float | None, Query(ge=0, le=100)] = None,
+        include_sensitive: bool = False,
+    ) -> KnowledgeResponse:
+        return KnowledgeResponse(
+            points=mp.latest_knowledge(user_id, top_k, min_score, include_sensitive)
+        )
+
+    @router.get("/knowledge/sample", tags=["knowledge"], summary="Points sampled by score")
+    def sample(
+        user_id: User,
+        mp: Platform,
+        top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
+        min_score: Annotated[float | None, Query(ge=0, le=100)] = None,
+        seed: int | None = None,
+        include_sensitive: bool = False,
+    ) -> KnowledgeResponse:
+        return KnowledgeResponse(
+            points=mp.sample_knowledge(user_id, top_k, min_score, seed, include_sensitive)
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,7 +34,31 @@ class MessagesRequest(BaseModel):
     messages: list[Message] = Field(min_length=1, max_length=1000)
 
 
+class EpisodeIn(BaseModel):
+    """One episode as :meth:`MemoryPlatform.add_episodes` takes it: a turn of a
+    conversation or a note, who said it, and metadata returned unchanged by search
+    (``"searchable": false`` keeps it out of search, ``"expires_at"`` ends it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    timestamp: datetime | None = Field(None, description="when it was said (default: now)")
+    session_id: str | None = None
+    speaker: str | None = Field(None, description="who said it, not pasted into the text")
+    metadata: dict[str, Any] | None = None
+    keywords: list[str] | None = None
+    importance: float | None = Field(None, ge=0, le=1)
+
+
+class EpisodesRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    episodes: list[EpisodeIn] = Field(min_length=1, max_length=1000)
+
+
 class MessagesResponse(BaseModel):
+    """The ids of the episodes stored, in order (messages are stored as episodes)."""
+
     episode_ids: list[str]
 
 

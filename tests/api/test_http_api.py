@@ -185,6 +185,11 @@ def test_another_users_data_is_refused_even_with_its_memory_id(
         ("tool-calls", {"message": {"tool_calls": 5}}, "body.message.tool_calls"),
         ("tool-calls", {"message": {"tool_calls": [{"id": "c", "function": []}]}}, "body.message"),
         ("sessions/s1/messages", {"messages": [{"role": "robot", "content": "x"}]}, "body"),
+        ("episodes", {"episodes": []}, "body.episodes"),
+        ("episodes", {"episodes": [{"text": "x", "said_by": "me"}]}, "body.episodes"),
+        ("episodes", {"episodes": [{"text": "x", "importance": 2}]}, "body.episodes"),
+        ("episodes", {"episodes": [{"text": "   "}]}, "episodes[0]"),
+        ("episodes", {"episodes": [{"text": "x", "metadata": {"expires_at": "soon"}}]}, "episodes"),
     ],
 )
 def test_invalid_requests_get_a_clear_422(
@@ -238,6 +243,31 @@ def test_tool_calls_never_fail_the_request(alice: httpx.Client) -> None:
     assert [r["tool_call_id"] for r in replies] == ["call_1", "call_2"]
     outcome = [json.loads(r["content"])["success"] for r in replies]
     assert outcome == [True, False]
+
+
+def test_turns_and_notes_are_stored_as_episodes_with_their_speaker_and_metadata(
+    alice: httpx.Client, mp: MemoryPlatform
+) -> None:
+    """``POST /episodes`` stores what ``mp.add_episodes`` stores: the speaker as a field,
+    metadata returned unchanged by search, a time as given."""
+    episodes = [
+        {"text": "I adopted a beagle named Max", "speaker": "Caroline", "session_id": "c1",
+         "timestamp": "2023-05-08T13:56:00Z", "metadata": {"dia_id": "D1:3"}},
+        {"text": "Caroline's dog loves the beach", "metadata": {"searchable": False}},
+    ]  # fmt: skip
+    added = alice.post("/v1/users/alice/episodes", json={"episodes": episodes})
+
+    assert added.status_code == 201, added.text
+    said, note = added.json()["episode_ids"]
+    stored = {e.id: e for e in mp.store.get_episodes("alice", [said, note])}
+    assert stored[said].speaker == "Caroline" and stored[said].session_id == "c1"
+    assert stored[said].timestamp.isoformat() == "2023-05-08T13:56:00+00:00"
+    assert mp.wait_for_indexing("alice")
+    found = alice.post("/v1/users/alice/search", json={"query": "What breed is Caroline's dog?"})
+    results = found.json()["results"]
+    assert results[0]["id"] == said and results[0]["metadata"] == {"dia_id": "D1:3"}
+    assert note not in {r["id"] for r in results}  # kept, never matched
+    assert mp.store.get_episodes("bob", [said]) == []  # stored for alice alone
 
 
 def test_a_session_ends_in_an_extraction_job_and_knowledge(
