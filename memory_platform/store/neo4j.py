@@ -1216,6 +1216,7 @@ class Neo4jGraphStore(GraphStore):
                 metadata[EXPIRES_KEY] = expiry_text(expiry[record["id"]])
                 rows.append({
                     "id": record["id"],
+                    "read": record["metadata"],
                     "expires_at": datetime.fromisoformat(metadata[EXPIRES_KEY]),
                     "metadata": json.dumps(metadata, ensure_ascii=False, default=str),
                 })  # fmt: skip
