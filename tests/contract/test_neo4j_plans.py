@@ -1,5 +1,5 @@
-"""Lookups of a user's episodes, audit log and knowledge versions, and of the users with
-staged memories, are index seeks on Neo4j that solve every predicate, not scans of the
+"""Lookups of a user's episodes (by session, speaker or expiry), audit log and knowledge
+versions, and of the users with staged memories, are index seeks on Neo4j that solve every predicate, not scans of the
 nodes with a filter (SQLite's side: ``test_sqlite_backend.py``). A composite index wants
 a predicate on each of its properties, so the statements give one even where it always
 holds."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -42,6 +43,7 @@ def planned_user(neo4j_store: GraphStore) -> Iterator[str]:
     user = f"plan-{uuid.uuid4().hex[:10]}"
     neo4j_store.add_episodes(
         [Episode(user_id=user, text=f"turn {i}", speaker="Lisa", session_id="s1") for i in range(3)]
+        + [Episode(user_id=user, text="a note", metadata={"expires_at": datetime.now(UTC)})]
     )
     neo4j_store.add_audit(AuditEntry(user_id=user, action="forget", target_kind="memory"))
     neo4j_store.add_knowledge_version(
@@ -69,6 +71,7 @@ def _plan(store: GraphStore, name: str, **params: Any) -> list[tuple[str, str]]:
         ("audit/list", {"limit": 10}, "at"),
         ("knowledge/versions", {"limit": 10}, "seq"),
         ("memory/users_with_staged", {"limit": 10, "after": ""}, "status"),
+        ("episode/expired", {"now": datetime.now(UTC), "limit": 10}, "expires_at"),
     ],
 )
 def test_a_users_items_are_found_by_an_index_seek(
