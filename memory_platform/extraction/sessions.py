@@ -5,7 +5,8 @@ A recorded session is extracted a span at a time: each run reads the turns after
 last run's, shows the ones before as context, and is a version keyed by its last turn
 (:func:`~.extractor.extraction_ids`), so a session continued after it ended gives its new
 turns when it ends again. Messages handed in (``extract_knowledge``) are one version of
-the whole session. Either way a version is written once.
+the whole session, as recorded sessions were before 2026-11-27: such a session, resumed,
+gives the turns said after that version was made. Either way a version is written once.
 """
 
 from __future__ import annotations
@@ -85,9 +86,11 @@ class SessionExtractions:
             )
         spans = {extraction_ids(user, session_id, e.id)[0]: i for i, e in enumerate(episodes)}
         whole = extraction_ids(user, session_id)[0]  # how sessions were extracted before
-        done = self._store.knowledge_version_ids(user, [whole, *spans])
+        done = self._store.knowledge_version_times(user, [whole, *spans])
         start = max((spans[v] + 1 for v in done if v in spans), default=0)
-        if start == len(episodes) or done == {whole}:
+        if whole in done and start == 0:  # extracted whole: the turns said until then
+            start = sum(1 for e in episodes if e.timestamp <= done[whole])
+        if start == len(episodes):
             version = max(done, key=lambda v: spans.get(v, -1))
             return ExtractionReport(
                 user_id=user, session_id=session_id, status="duplicate", version_id=version,

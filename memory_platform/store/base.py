@@ -654,10 +654,17 @@ class GraphStore(ABC):
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         """The user's most recent knowledge versions, newest first."""
 
-    @abstractmethod
     def knowledge_version_ids(self, user_id: str, version_ids: Sequence[str]) -> set[str]:
         """Which of these knowledge version ids the user has, however old (what of a
         session was extracted before is not extracted again)."""
+        return set(self.knowledge_version_times(user_id, version_ids))
+
+    @abstractmethod
+    def knowledge_version_times(
+        self, user_id: str, version_ids: Sequence[str]
+    ) -> dict[str, datetime]:
+        """When each of these knowledge versions that the user has was made, by id (a
+        session extracted whole before its spans were tracked: which turns came after)."""
 
     @abstractmethod
     def delete_knowledge(self, user_id: str, point_ids: Sequence[str]) -> int:

@@ -1366,13 +1366,15 @@ class Neo4jGraphStore(GraphStore):
         )
         return [VectorHit(ref_id=r["ref_id"], score=float(r["score"])) for r in rows]
 
-    def knowledge_version_ids(self, user_id: str, version_ids: Sequence[str]) -> set[str]:
+    def knowledge_version_times(
+        self, user_id: str, version_ids: Sequence[str]
+    ) -> dict[str, datetime]:
         user = self._check_user(user_id)
         ids = list(dict.fromkeys(version_ids))
         if not ids:
-            return set()
-        rows = self._read("knowledge/version_ids", user_id=user, version_ids=ids)
-        return {r["version_id"] for r in rows}
+            return {}
+        rows = self._read("knowledge/version_times", user_id=user, version_ids=ids)
+        return {r["version_id"]: _native(r["created_at"]) for r in rows}
 
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)

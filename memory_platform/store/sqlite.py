@@ -1222,12 +1222,14 @@ class SQLiteGraphStore(GraphStore):
                 self._index_text(conn, user, VectorKind.KNOWLEDGE, p.id, p.content)
         return version.version_id
 
-    def knowledge_version_ids(self, user_id: str, version_ids: Sequence[str]) -> set[str]:
+    def knowledge_version_times(
+        self, user_id: str, version_ids: Sequence[str]
+    ) -> dict[str, datetime]:
         user = self._check_user(user_id)
         return {
-            r[0]
+            r[0]: _dt_required(r[1])
             for r in self._read(
-                "SELECT version_id FROM knowledge_versions"
+                "SELECT version_id, created_at FROM knowledge_versions"
                 " WHERE version_id IN (SELECT value FROM json_each(?)) AND user_id = ?",
                 (json.dumps(list(dict.fromkeys(version_ids))), user),
             )

@@ -883,6 +883,9 @@ def test_knowledge_versions_are_found_by_id_for_their_user_alone(store: GraphSto
     assert store.knowledge_version_ids(user, asked) == {version.version_id}
     assert store.knowledge_version_ids(other, asked) == set()
     assert store.knowledge_version_ids(user, []) == set()
+    made = store.knowledge_version_times(user, asked)[version.version_id]
+    assert abs(made - version.created_at) < timedelta(milliseconds=1)  # when it was made
+    assert store.knowledge_version_times(other, asked) == {}
 
 
 def test_episodes_added_in_place_of_others_replace_them_in_one_call(

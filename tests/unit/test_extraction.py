@@ -261,17 +261,26 @@ def test_a_sessions_mid_term_summary_is_not_extracted_beside_its_turns(
     assert mp.extract_session(USER, "s4")["status"] == "duplicate"
 
 
-def test_a_session_extracted_whole_before_is_not_extracted_again(
+def test_a_session_extracted_whole_before_gives_the_turns_said_after_it(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
     """Sessions extracted before turns were tracked have one version for the whole session:
-    what it covered is not known, so ending it again extracts nothing, as it did then."""
+    ending one again with nothing said since extracts nothing; once it is resumed, the
+    turns said after that version was made are extracted (the others shown as context)."""
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
     stub.reply(json.dumps(GOOD, ensure_ascii=False))
     mp.add_messages(USER, "old", MESSAGES)
     assert mp.extract_knowledge(USER, "old", MESSAGES).status == "done"  # the whole-session id
 
     assert mp.extract_session(USER, "old")["status"] == "duplicate"
-    assert len([r for r in stub.requests if r["path"].endswith("/chat/completions")]) == 1
+    assert stub.chat_requests() == 1
+    mp.add_messages(USER, "old", [{"role": "user", "content": "酒店我已经订好了"}])  # said now
+    resumed = mp.extract_session(USER, "old")
+
+    assert resumed["status"] == "done" and stub.chat_requests() == 2
+    earlier, since = stub.requests[-1]["body"]["messages"][1]["content"].split("新的对话")
+    assert "成都出差" in earlier and "酒店我已经订好了" in since and "成都出差" not in since
+    assert mp.extract_session(USER, "old")["status"] == "duplicate"
 
 
 def test_invalid_items_are_reported_and_the_valid_ones_kept(
