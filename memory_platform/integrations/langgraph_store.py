@@ -176,6 +176,7 @@ class MemoryPlatformStore(BaseStore):
         self.platform = platform
         self.ttl_config = ttl
         self._sweeper: threading.Thread | None = None
+        self._swept: concurrent.futures.Future[None] | None = None
         self._sweeping = threading.Event()
 
     # -- BaseStore -------------------------------------------------------------------
@@ -346,13 +347,13 @@ class MemoryPlatformStore(BaseStore):
     ) -> concurrent.futures.Future[None]:
         """Sweep (:meth:`sweep_ttl`) every ``sweep_interval_minutes`` (default: the TTL
         config's ``sweep_interval_minutes``, else 60) on a background thread, until
-        :meth:`stop_ttl_sweeper`; the future completes when the thread stops. A failed
-        sweep is logged and tried again at the next interval."""
-        done: concurrent.futures.Future[None] = concurrent.futures.Future()
-        if self._sweeper is not None and self._sweeper.is_alive():
+        :meth:`stop_ttl_sweeper`; the future completes when the thread stops (started
+        again while running, the running one's). A failed sweep is logged and tried again
+        at the next interval."""
+        if self._swept is not None and self._sweeper is not None and self._sweeper.is_alive():
             log.info("the TTL sweeper is already running")
-            done.set_result(None)
-            return done
+            return self._swept
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
         config = self.ttl_config or {}
         interval = 60 * float(sweep_interval_minutes or config.get("sweep_interval_minutes") or 60)
         self._sweeping.clear()
@@ -370,6 +371,7 @@ class MemoryPlatformStore(BaseStore):
                 done.set_result(None)
 
         self._sweeper = threading.Thread(target=run, name="ttl-sweeper", daemon=True)
+        self._swept = done
         self._sweeper.start()
         return done
 
@@ -381,7 +383,7 @@ class MemoryPlatformStore(BaseStore):
         self._sweeper.join(timeout)
         stopped = not self._sweeper.is_alive()
         if stopped:
-            self._sweeper = None
+            self._sweeper = self._swept = None
         return stopped
 
     def _refresh(

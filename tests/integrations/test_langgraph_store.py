@@ -405,6 +405,7 @@ def test_the_ttl_sweeper_deletes_expired_items_until_stopped(
     observed.put(("kim",), "k", {"text": "Kim is at the dentist"}, ttl=60)
     run_out(observed, "kim", "k")
     done = observed.start_ttl_sweeper(sweep_interval_minutes=0.0005)
+    assert observed.start_ttl_sweeper() is done  # one sweeper: started again, the same
     while (count := swept.get()) == 0:  # no timeout: a loaded machine only makes it slower
         pass
     assert count == 1 and expiry(observed, "kim") == {}
