@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -22,7 +24,7 @@ from ..models import KnowledgePoint, KnowledgeType, Message
 from ..privacy import SENSITIVE_KEY
 from ..tools.arguments import CreateMemoryArgs
 
-__all__ = ["ExtractionReport", "SessionExtractor", "extraction_ids"]
+__all__ = ["ExtractionReport", "SessionExtractor", "Turn", "extraction_ids"]
 
 _NAMESPACE = uuid.UUID("0b4c4a4e-2f4f-4a59-9a31-1f8b8f0f5e21")
 _MAX_TRANSCRIPT_CHARS = 60_000
@@ -112,13 +114,24 @@ def extraction_ids(user_id: str, session_id: str, through: str | None = None) ->
     return base, base[:24]
 
 
-def _line(message: Message) -> str:
-    """One turn as the LLM reads it: who said it (the name given, with the role for
-    anyone but the user), when, and what."""
-    who: str = message.role
-    if message.name and message.name != message.role:
-        who = message.name if message.role == "user" else f"{message.name} ({message.role})"
-    return f"[{message.timestamp:%Y-%m-%d %H:%M}] {who}: {message.content}"
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a transcript as the LLM reads it: who said it, when, and what."""
+
+    speaker: str
+    content: str
+    timestamp: datetime
+
+    @classmethod
+    def of(cls, message: Message) -> Turn:
+        """A chat message's turn: its role, after the name given (``Alice (user)``)."""
+        who: str = message.role
+        if message.name and message.name != message.role:
+            who = f"{message.name} ({message.role})"
+        return cls(who, message.content, message.timestamp)
+
+    def line(self) -> str:
+        return f"[{self.timestamp:%Y-%m-%d %H:%M}] {self.speaker}: {self.content}"
 
 
 def _tail(lines: Sequence[str], limit: int) -> str:
@@ -149,22 +162,22 @@ class SessionExtractor:
         self._llm = llm
         self._lang = lang
 
-    def transcript(self, messages: Sequence[Message], earlier: Sequence[Message] = ()) -> str:
-        """What the LLM is given: the messages' last :data:`_MAX_TRANSCRIPT_CHARS`, after
+    def transcript(self, turns: Sequence[Turn], earlier: Sequence[Turn] = ()) -> str:
+        """What the LLM is given: the turns' last :data:`_MAX_TRANSCRIPT_CHARS`, after
         the earlier turns' last :data:`_MAX_EARLIER_CHARS` under a heading of their own."""
-        new = _tail([_line(m) for m in messages], _MAX_TRANSCRIPT_CHARS)
-        context = _tail([_line(m) for m in earlier], _MAX_EARLIER_CHARS)
+        new = _tail([t.line() for t in turns], _MAX_TRANSCRIPT_CHARS)
+        context = _tail([t.line() for t in earlier], _MAX_EARLIER_CHARS)
         if not context:
             return new
         before, since = _EARLIER_HEADINGS[self._lang]
         return f"{before}\n{context}\n\n{since}\n{new}"
 
     def extract(
-        self, messages: Sequence[Message], earlier: Sequence[Message] = ()
+        self, turns: Sequence[Turn], earlier: Sequence[Turn] = ()
     ) -> tuple[list[KnowledgePoint], list[CreateMemoryArgs], list[dict[str, Any]]]:
         """Valid knowledge points, valid memory arguments, and the rejected items, from
-        ``messages``; ``earlier`` (a resumed session's turns extracted before) is shown
-        as context only.
+        ``turns``; ``earlier`` (a resumed session's turns extracted before) is shown as
+        context only.
 
         Raises:
             ExtractionError: the LLM never returned a JSON object of the right shape.
@@ -173,7 +186,7 @@ class SessionExtractor:
         answer = self._llm.complete_json(
             [
                 {"role": "system", "content": _PROMPT[self._lang]},
-                {"role": "user", "content": self.transcript(messages, earlier)},
+                {"role": "user", "content": self.transcript(turns, earlier)},
             ],
             _Answer,
         )

@@ -25,7 +25,7 @@ from ..models import MAX_ID_CHARS, Episode, KnowledgeVersion, Message
 from ..privacy import SENSITIVE_KEY, with_sensitivity
 from ..store import GraphStore
 from ..store.base import memory_document
-from .extractor import ExtractionReport, SessionExtractor, extraction_ids
+from .extractor import ExtractionReport, SessionExtractor, Turn, extraction_ids
 
 __all__ = ["SessionExtractions"]
 
@@ -34,16 +34,17 @@ log = logging.getLogger(__name__)
 _ROLES = {"user", "assistant", "system", "tool"}
 
 
-def said(episode: Episode) -> Message:
-    """A recorded turn as extraction reads it: its role as recorded (else the user's) and
-    its speaker's name, so that who said what survives a conversation of several people."""
+def said(episode: Episode) -> Turn:
+    """A recorded turn as extraction reads it, so that who said what survives a
+    conversation of several people: a chat message's role, after its name if it had one
+    (``Alice (user)``); a turn recorded with no role, its speaker (``Caroline``), else the
+    user's."""
     role = episode.metadata.get("role")
-    return Message(
-        role=role if role in _ROLES else "user",
-        content=episode.text,
-        timestamp=episode.timestamp,
-        name=(episode.speaker or "")[:MAX_ID_CHARS] or None,
-    )
+    if role in _ROLES:
+        name = (episode.speaker or "")[:MAX_ID_CHARS] or None
+        return Turn.of(Message(role=role, content=episode.text, timestamp=episode.timestamp,
+                               name=name))  # fmt: skip
+    return Turn(episode.speaker or "user", episode.text, episode.timestamp)
 
 
 class SessionExtractions:
@@ -100,17 +101,18 @@ class SessionExtractions:
         ids = extraction_ids(user, session_id, episodes[-1].id)
         return self.run(user, session_id, messages[start:], ids, earlier=messages[:start])
 
-    def given(self, user: str, session_id: str, transcript: list[Message]) -> ExtractionReport:
+    def given(self, user: str, session_id: str, messages: list[Message]) -> ExtractionReport:
         """Messages handed in, as one version of the whole session."""
-        return self.run(user, session_id, transcript, extraction_ids(user, session_id))
+        turns = [Turn.of(m) for m in messages]
+        return self.run(user, session_id, turns, extraction_ids(user, session_id))
 
     def run(
         self,
         user: str,
         session_id: str,
-        transcript: list[Message],
+        transcript: list[Turn],
         ids: tuple[str, str],
-        earlier: Sequence[Message] = (),
+        earlier: Sequence[Turn] = (),
     ) -> ExtractionReport:
         """One extraction, written under the version id and memory id prefix ``ids``,
         once. ``earlier`` turns (of a resumed session, extracted before) are shown to the

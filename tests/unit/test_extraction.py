@@ -213,8 +213,9 @@ def test_a_resumed_session_shows_only_its_last_earlier_turns_as_context(
 def test_who_said_what_reaches_the_llm_in_a_conversation_of_several_people(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
-    """Turns recorded with their speaker (a conversation between two people, or a chat
-    backend naming its user) reach the LLM under that name, not all as "user"."""
+    """Turns recorded with their speaker (a conversation between two people) reach the
+    LLM under that name, not all as "user"; a chat message named by its backend keeps its
+    role beside the name, so the LLM still knows who the user is."""
     stub.reply(json.dumps(GOOD, ensure_ascii=False))
     said = datetime(2025, 11, 5, 9, tzinfo=UTC)
     mp.add_episodes(USER, [
@@ -234,7 +235,7 @@ def test_who_said_what_reaches_the_llm_in_a_conversation_of_several_people(
     assert transcript.splitlines() == [
         "[2025-11-05 09:00] Caroline: I adopted a puppy last week",
         "[2025-11-05 09:00] Melanie: Congratulations! What breed?",
-        "[2025-11-05 09:00] Caroline: A beagle",
+        "[2025-11-05 09:00] Caroline (user): A beagle",
         "[2025-11-05 09:00] Helper (assistant): Noted.",
         "[2025-11-05 09:00] assistant: Anything else?",
     ]
