@@ -158,7 +158,7 @@ def purge_expired(
     now: datetime | None = None,
     release_media: Callable[[str, list[str]], int] = lambda user, ids: 0,
 ) -> dict[str, int]:
-    """Delete the user's episodes whose expiry (metadata ``expires_at``) has come, a page
+    """Delete the user's episodes whose expiry (``expires_at``) has come, a page
     at a time, each page audited as a purge; returns how many were purged."""
     now = now or datetime.now(UTC)
     purged = 0

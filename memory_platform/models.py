@@ -63,8 +63,6 @@ MAX_ID_CHARS = 128
 
 SEARCHABLE_KEY = "searchable"
 """Metadata key: ``False`` keeps an episode out of every search (see :attr:`Episode.searchable`)."""
-EXPIRES_KEY = "expires_at"
-"""Metadata key: when an episode expires (see :attr:`Episode.expires_at`)."""
 
 
 def utcnow() -> datetime:
@@ -137,28 +135,6 @@ Content = Annotated[
 ]
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(_not_blank)]
 UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
-
-
-def expiry_text(value: object) -> str:
-    """An expiry as stored: ``datetime`` or ISO-8601 text (no zone: UTC), as canonical
-    UTC text with microseconds, whose text order is time order.
-
-    Raises:
-        ValueError: not a date and time.
-    """
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise ValueError(
-                f"expires_at must be an ISO-8601 date and time, got {value!r}"
-            ) from None
-    if not isinstance(value, datetime):
-        raise ValueError(f"expires_at must be a date and time, got {type(value).__name__}")
-    moment = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    return moment.isoformat(timespec="microseconds")
-
-
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -491,32 +467,19 @@ class Episode(_Model):
     importance: Unit = 0.5
     access_count: int = Field(0, ge=0)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    expires_at: UtcDatetime | None = None
+    """When the episode ends (a LangGraph item's TTL): from then on no search matches it,
+    nor does a session's extraction or summary read it, and the daily maintenance deletes
+    it (``purge_expired``)."""
 
     @property
     def sensitive(self) -> bool:
         """Marked sensitive (see :mod:`memory_platform.privacy`)."""
         return is_sensitive(self.metadata)
 
-    @field_validator("metadata")
-    @classmethod
-    def _expiry(cls, metadata: dict[str, Any]) -> dict[str, Any]:
-        """An expiry is kept as one canonical text (UTC, microseconds), so that stores
-        compare it as text and it reads the same everywhere."""
-        if EXPIRES_KEY in metadata and metadata[EXPIRES_KEY] is not None:
-            metadata = {**metadata, EXPIRES_KEY: expiry_text(metadata[EXPIRES_KEY])}
-        return metadata
-
-    @property
-    def expires_at(self) -> datetime | None:
-        """When the episode expires (metadata ``"expires_at"``): from then on no search
-        matches it, and the daily maintenance deletes it (``purge_expired``)."""
-        value = self.metadata.get(EXPIRES_KEY)
-        return None if value is None else datetime.fromisoformat(value)
-
     def expired(self, now: datetime) -> bool:
-        """Whether the episode's expiry has come by ``now``."""
-        value = self.metadata.get(EXPIRES_KEY)
-        return value is not None and value <= expiry_text(now)
+        """Whether the episode's expiry (:attr:`expires_at`) has come by ``now``."""
+        return self.expires_at is not None and self.expires_at <= now
 
     @property
     def searchable(self) -> bool:

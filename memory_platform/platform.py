@@ -99,6 +99,7 @@ _EPISODE_KEYS = {
     "metadata",
     "keywords",
     "importance",
+    "expires_at",
     "id",
 }
 
@@ -601,8 +602,8 @@ class MemoryPlatform:
         return purge_archived(self.store, self._user(user_id), days)
 
     def purge_expired(self, user_id: str, now: datetime | None = None) -> dict[str, int]:
-        """Delete the user's episodes whose expiry (metadata ``expires_at``, a LangGraph
-        item's TTL) has come; search stopped matching them then. The daily maintenance
+        """Delete the user's episodes whose expiry (``expires_at``, a LangGraph item's
+        TTL) has come; search stopped matching them then. The daily maintenance
         runs it; each deletion is in the audit log (``purge``, actor ``expiry``)."""
         user = self._user(user_id)
         purged = purge_expired(self.store, user, now, release_media=self._media.release)
@@ -661,6 +662,7 @@ class MemoryPlatform:
         session_id: str | None = None,
         speaker: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        expires_at: datetime | str | None = None,
     ) -> str:
         """Store a piece of conversation; it becomes searchable (kind ``episode``)."""
         return self.add_episodes(
@@ -672,6 +674,7 @@ class MemoryPlatform:
                     "session_id": session_id,
                     "speaker": speaker,
                     "metadata": metadata,
+                    "expires_at": expires_at,
                 }
             ],
         )[0]
@@ -679,16 +682,16 @@ class MemoryPlatform:
     def add_episodes(self, user_id: str, episodes: Sequence[Mapping[str, Any]]) -> list[str]:
         """Store many episodes at once (imports, benchmarks); returns their ids in order.
 
-        Each episode is a dict with :meth:`add_episode`'s keyword names; ``timestamp`` is
-        a datetime or an ISO-8601 string, ``metadata`` any JSON-able dict. A turn
+        Each episode is a dict with :meth:`add_episode`'s keyword names; ``timestamp``
+        and ``expires_at`` are datetimes or ISO-8601 strings (UTC when they name no zone),
+        ``metadata`` any JSON-able dict. A turn
         without ``speaker`` whose text opens with one ("Caroline: …", stored with other
         turns of hers in its session, or a turn of hers already stored) gets it filled in
         (:mod:`memory_platform.speaker_tags`); its text is kept as given. Metadata
         ``"searchable": false`` keeps an episode out of every search (it is still read,
-        listed and exported); ``"sensitive": true`` hides it unless asked for;
-        ``"expires_at"`` (a datetime or ISO-8601 text, UTC when it names no zone) is when
-        every search stops matching it, and the daily maintenance deletes it
-        (:meth:`purge_expired`).
+        listed and exported); ``"sensitive": true`` hides it unless asked for. From
+        ``expires_at`` on no search matches an episode, and the daily maintenance deletes
+        it (:meth:`purge_expired`).
         """
         user = self._user(user_id)
         items: list[Episode] = []
@@ -699,12 +702,10 @@ class MemoryPlatform:
             if unknown:
                 raise InvalidInputError(f"unknown keys {sorted(unknown)}", f"episodes[{index}]")
             values = {k: v for k, v in raw.items() if v is not None}
-            if "timestamp" in values:
-                values["timestamp"] = _parse_timestamp(
-                    values["timestamp"], f"episodes[{index}].timestamp"
-                )
-                if values["timestamp"].tzinfo is None:
-                    values["timestamp"] = values["timestamp"].replace(tzinfo=UTC)
+            for key in ("timestamp", "expires_at"):
+                if key in values:  # a time with no zone is UTC
+                    when = _parse_timestamp(values[key], f"episodes[{index}].{key}")
+                    values[key] = when if when is None or when.tzinfo else when.replace(tzinfo=UTC)
             if not isinstance(values.get("metadata", {}), Mapping):
                 raise InvalidInputError("must be a dict", f"episodes[{index}].metadata")
             metadata = dict(values.get("metadata") or {})

@@ -36,8 +36,8 @@ class MessagesRequest(BaseModel):
 
 class EpisodeIn(BaseModel):
     """One episode as :meth:`MemoryPlatform.add_episodes` takes it: a turn of a
-    conversation or a note, who said it, and metadata returned unchanged by search
-    (``"searchable": false`` keeps it out of search, ``"expires_at"`` ends it)."""
+    conversation or a note, who said it, metadata returned unchanged by search
+    (``"searchable": false`` keeps it out of search), and when it ends, if it does."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -48,6 +48,9 @@ class EpisodeIn(BaseModel):
     metadata: dict[str, Any] | None = None
     keywords: list[str] | None = None
     importance: float | None = Field(None, ge=0, le=1)
+    expires_at: datetime | None = Field(
+        None, description="from then on no search matches it; the daily maintenance deletes it"
+    )
 
 
 class EpisodesRequest(BaseModel):

@@ -21,7 +21,7 @@ fall down the list); without a query it lists them, newest first. Filters compar
 fields (equality, or ``$eq $ne $gt $gte $lt $lte``).
 
 A put's ``ttl`` (minutes; or the ``TTLConfig``'s ``default_ttl``) becomes the episode's
-expiry (metadata ``expires_at``): from then on no read, search or listing returns the
+expiry (``Episode.expires_at``): from then on no read, search or listing returns the
 item, nor does the platform's own search, and it is deleted by :meth:`sweep_ttl`, by
 the sweeper thread or by the daily maintenance. Reading restarts it (``refresh_ttl``),
 moving only the expiry, so nothing is embedded again.
@@ -56,7 +56,7 @@ from langgraph.store.base import (
 )
 
 from ..errors import InvalidInputError
-from ..models import EXPIRES_KEY, SEARCHABLE_KEY, Episode
+from ..models import SEARCHABLE_KEY, Episode
 from ..platform import MemoryPlatform
 from ..retrieval.retriever import MAX_WITHIN
 from .value_text import value_text
@@ -256,8 +256,8 @@ class MemoryPlatformStore(BaseStore):
                         **({"ttl": ttl} if ttl else {}),
                     },
                     **({SEARCHABLE_KEY: False} if op.index is False else {}),
-                    **({EXPIRES_KEY: now + timedelta(minutes=ttl)} if ttl else {}),
                 },
+                expires_at=now + timedelta(minutes=ttl) if ttl else None,
             ),
             replacing=[e.id for e in old if e.id != ref],  # moved from its legacy id
         )

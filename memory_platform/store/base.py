@@ -597,8 +597,8 @@ class GraphStore(ABC):
 
     @abstractmethod
     def expired_episode_ids(self, user_id: str, now: datetime, limit: int = 1000) -> list[str]:
-        """The ids of up to ``limit`` of the user's episodes whose expiry (metadata
-        ``expires_at``, :attr:`Episode.expires_at`) has come by ``now``, in id order."""
+        """The ids of up to ``limit`` of the user's episodes whose expiry
+        (:attr:`Episode.expires_at`) has come by ``now``, in id order."""
 
     @abstractmethod
     def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:

@@ -31,7 +31,6 @@ from ..errors import (
     TransientStorageError,
 )
 from ..models import (
-    EXPIRES_KEY,
     AuditEntry,
     ContentNode,
     EdgeType,
@@ -51,7 +50,6 @@ from ..models import (
     StructuralEdge,
     VectorHit,
     VectorKind,
-    expiry_text,
 )
 from ..privacy import is_sensitive
 from ..queries import cypher, split_statements
@@ -1207,25 +1205,11 @@ class Neo4jGraphStore(GraphStore):
         user = self._check_user(user_id)
         if not expiry:
             return 0
-
-        def work(tx: Any) -> int:
-            locked = self._run(tx, "episode/lock_expiring", episode_ids=list(expiry), user_id=user)
-            rows = []
-            for record in locked:
-                metadata = json.loads(record["metadata"] or "{}")
-                metadata[EXPIRES_KEY] = expiry_text(expiry[record["id"]])
-                rows.append({
-                    "id": record["id"],
-                    "read": record["metadata"],
-                    "expires_at": datetime.fromisoformat(metadata[EXPIRES_KEY]),
-                    "metadata": json.dumps(metadata, ensure_ascii=False, default=str),
-                })  # fmt: skip
-            if not rows:
-                return 0
-            moved = self._run(tx, "episode/set_expiry_many", rows=rows, user_id=user)
-            return int(moved[0]["moved"])
-
-        return self._write(work)
+        rows = [{"id": ref, "expires_at": when} for ref, when in expiry.items()]
+        moved = self._write(
+            lambda tx: self._run(tx, "episode/set_expiry_many", rows=rows, user_id=user)
+        )
+        return int(moved[0]["moved"])
 
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         return [
@@ -1551,4 +1535,5 @@ def _episode_from_props(p: Mapping[str, Any]) -> Episode:
         importance=p.get("importance", 0.5),
         access_count=p.get("access_count", 0),
         metadata=json.loads(p.get("metadata") or "{}"),
+        expires_at=_native(p.get("expires_at")),
     )

@@ -47,7 +47,6 @@ from ..models import (
     StructuralEdge,
     VectorHit,
     VectorKind,
-    expiry_text,
 )
 from ..textutil import fts_query, lexical_tokens, normalize_name, tokens_document, user_token
 from .base import (
@@ -65,7 +64,7 @@ from .base import (
     single_user,
 )
 from .lexical_cache import LexicalCache
-from .sqlite_schema import REQUEUE_ALL, SPOKEN_LINE_SQL, expiry_sql, migrate, searchable_sql
+from .sqlite_schema import REQUEUE_ALL, SPOKEN_LINE_SQL, migrate, searchable_sql
 from .vector_cache import VectorCache
 
 __all__ = ["SQLiteGraphStore"]
@@ -901,7 +900,8 @@ class SQLiteGraphStore(GraphStore):
                 self._delete_episodes_in(conn, user, list(dict.fromkeys(replacing)))
             conn.executemany(
                 "INSERT INTO episodes(id, user_id, session_id, text, speaker, timestamp, keywords,"
-                " importance, access_count, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " importance, access_count, metadata, expires_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         e.id,
@@ -914,6 +914,7 @@ class SQLiteGraphStore(GraphStore):
                         e.importance,
                         e.access_count,
                         json.dumps(e.metadata, ensure_ascii=False, default=str),
+                        _ts(e.expires_at),
                     )
                     for e in episodes
                 ],
@@ -1110,26 +1111,25 @@ class SQLiteGraphStore(GraphStore):
 
     def expired_episode_ids(self, user_id: str, now: datetime, limit: int = 1000) -> list[str]:
         user = self._check_user(user_id)
-        expiry = expiry_sql()
         return [
             r[0]
             for r in self._read(  # the partial index episodes_expiry: expiring episodes only
-                f"SELECT id FROM episodes WHERE user_id = ? AND {expiry} IS NOT NULL"
-                f" AND {expiry} <= ? ORDER BY id LIMIT ?",
-                (user, expiry_text(now), limit),
+                "SELECT id FROM episodes WHERE user_id = ? AND expires_at IS NOT NULL"
+                " AND expires_at <= ? ORDER BY id LIMIT ?",
+                (user, _ts(now), limit),
             )
         ]
 
     def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:
         user = self._check_user(user_id)
-        rows = [(expiry_text(when), user, ref) for ref, when in expiry.items()]
+        rows = [(_ts(when), user, ref) for ref, when in expiry.items()]
         if not rows:
             return 0
         with self._tx() as conn:
             before = conn.total_changes
             conn.executemany(
-                "UPDATE episodes SET metadata = json_set(metadata, '$.expires_at', ?)"
-                f" WHERE user_id = ? AND id = ? AND {expiry_sql()} IS NOT NULL",
+                "UPDATE episodes SET expires_at = ?"
+                " WHERE user_id = ? AND id = ? AND expires_at IS NOT NULL",
                 rows,
             )
             return conn.total_changes - before
@@ -1420,7 +1420,7 @@ _MEMORY_COLUMNS = (
 _NODE_COLUMNS = "n.id, n.user_id, n.kind, n.content, n.created_at, n.merged_from"
 _EPISODE_COLUMNS = (
     "id, user_id, session_id, text, speaker, timestamp, keywords, importance, access_count,"
-    " metadata"
+    " metadata, expires_at"
 )
 
 # kind -> (table, id column, extra filter) of the items a vector may belong to
@@ -1478,6 +1478,7 @@ def _episode_from_row(r: Any) -> Episode:
         importance=r[7],
         access_count=r[8],
         metadata=json.loads(r[9]),
+        expires_at=_dt(r[10]),
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["MIGRATIONS", "migrate", "schema_version"]
+__all__ = ["MIGRATIONS", "apply_migration", "migrate", "schema_version", "statements"]
 
 _V1 = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -357,20 +357,14 @@ DROP TABLE _unsearchable;
 """
 
 
-def expiry_sql(row: str | None = None) -> str:
-    """SQL for an episode row's expiry (metadata ``expires_at``, canonical UTC text whose
-    order is time order; NULL for none): what the index below holds, written the same way
-    by each query that should use it."""
-    column = f"{row}.metadata" if row else "metadata"
-    return f"json_extract({column}, '$.expires_at')"
-
-
-# v11: episodes that expire (metadata ``expires_at``: a LangGraph item put with a TTL) are
-# found by a partial index of those alone, so the daily purge and the store's TTL sweep
-# read no episode that never expires.
-_V11 = f"""
-CREATE INDEX IF NOT EXISTS episodes_expiry ON episodes(user_id, {expiry_sql()})
-WHERE {expiry_sql()} IS NOT NULL;
+# v11: an episode may end (``expires_at``, a LangGraph item's TTL): from then on no search
+# matches it and the daily purge deletes it. The episodes that end are found by a partial
+# index of those alone, so the purge and the store's TTL sweep read no episode that never
+# expires.
+_V11 = """
+ALTER TABLE episodes ADD COLUMN expires_at REAL;
+CREATE INDEX IF NOT EXISTS episodes_expiry ON episodes(user_id, expires_at)
+WHERE expires_at IS NOT NULL;
 """
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11)
@@ -404,16 +398,46 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(row[0]) if row else 0
 
 
+def statements(script: str) -> list[str]:
+    """A migration's statements, one by one (a trigger's body stays whole): SQLite says
+    when a statement is complete."""
+    out: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            out.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        raise ValueError(f"an incomplete statement in a migration: {pending.strip()[:80]!r}")
+    return out
+
+
+def apply_migration(conn: sqlite3.Connection, version: int) -> bool:
+    """Migration ``version`` (to ``version + 1``) in one write transaction, unless the
+    file is past it by then: two processes opening an old file at once both see it old,
+    and the second must not run a migration the first has run (``ALTER TABLE … ADD
+    COLUMN`` cannot run twice). Returns whether it ran here."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        ran = schema_version(conn) <= version
+        if ran:
+            for statement in statements(MIGRATIONS[version]):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(version + 1),),
+            )
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return ran
+
+
 def migrate(conn: sqlite3.Connection) -> int:
     """Bring the file to the latest schema; returns the version reached."""
-    current = schema_version(conn)
-    for version in range(current, len(MIGRATIONS)):
-        conn.executescript(
-            "BEGIN IMMEDIATE;\n"
-            + MIGRATIONS[version]
-            + "\nINSERT INTO meta(key, value) VALUES ('schema_version', '"
-            + str(version + 1)
-            + "') ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-            + " WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER);\nCOMMIT;"
-        )
+    for version in range(schema_version(conn), len(MIGRATIONS)):
+        apply_migration(conn, version)
     return schema_version(conn)

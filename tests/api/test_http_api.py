@@ -189,7 +189,7 @@ def test_another_users_data_is_refused_even_with_its_memory_id(
         ("episodes", {"episodes": [{"text": "x", "said_by": "me"}]}, "body.episodes"),
         ("episodes", {"episodes": [{"text": "x", "importance": 2}]}, "body.episodes"),
         ("episodes", {"episodes": [{"text": "   "}]}, "episodes[0]"),
-        ("episodes", {"episodes": [{"text": "x", "metadata": {"expires_at": "soon"}}]}, "episodes"),
+        ("episodes", {"episodes": [{"text": "x", "expires_at": "soon"}]}, "body.episodes"),
     ],
 )
 def test_invalid_requests_get_a_clear_422(

@@ -319,9 +319,7 @@ def test_correct_retract_history_forget_and_audit_commands(tmp_path: Path) -> No
     assert purged.exit_code == 0 and "purged 0" in purged.output
     with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
         past = datetime.now(UTC) - timedelta(minutes=1)
-        [scratch] = mp.add_episodes(
-            "alice", [{"text": "scratch", "metadata": {"expires_at": past}}]
-        )
+        [scratch] = mp.add_episodes("alice", [{"text": "scratch", "expires_at": past}])
     swept = run("purge", "--user", "alice", "--expired", "--db", str(db))
     assert swept.exit_code == 0 and "purged 1 expired episode" in swept.output
     assert "archived" not in swept.output  # no age given: the expired alone

@@ -273,8 +273,8 @@ def test_expired_episodes_are_purged_by_the_daily_maintenance(mp: MemoryPlatform
     user = users()
     now = datetime.now(UTC)
     expired, later, plain = mp.add_episodes(user, [
-        {"text": "a scratch note", "metadata": {"expires_at": now - timedelta(minutes=1)}},
-        {"text": "a note for tomorrow", "metadata": {"expires_at": now + timedelta(days=1)}},
+        {"text": "a scratch note", "expires_at": now - timedelta(minutes=1)},
+        {"text": "a note for tomorrow", "expires_at": now + timedelta(days=1)},
         {"text": "a note kept for good"},
     ])  # fmt: skip
 

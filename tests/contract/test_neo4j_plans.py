@@ -43,7 +43,7 @@ def planned_user(neo4j_store: GraphStore) -> Iterator[str]:
     user = f"plan-{uuid.uuid4().hex[:10]}"
     neo4j_store.add_episodes(
         [Episode(user_id=user, text=f"turn {i}", speaker="Lisa", session_id="s1") for i in range(3)]
-        + [Episode(user_id=user, text="a note", metadata={"expires_at": datetime.now(UTC)})]
+        + [Episode(user_id=user, text="a note", expires_at=datetime.now(UTC))]
     )
     neo4j_store.add_audit(AuditEntry(user_id=user, action="forget", target_kind="memory"))
     neo4j_store.add_knowledge_version(

@@ -288,9 +288,9 @@ def test_an_expired_episode_is_matched_by_no_search(mp: MemoryPlatform, users) -
         user,
         [
             {"text": "周末去杭州看西湖，坐高铁", "session_id": "s", "timestamp": T0,
-             "metadata": {"expires_at": "2026-02-28T23:59:59Z"}},
+             "expires_at": "2026-02-28T23:59:59Z"},
             {"text": "西湖边的龙井茶很好喝", "session_id": "s", "timestamp": T0 + timedelta(minutes=1),
-             "metadata": {"expires_at": now + timedelta(days=1)}},
+             "expires_at": now + timedelta(days=1)},
         ],
     )  # fmt: skip
     mp.wait_for_indexing(user)
@@ -304,8 +304,8 @@ def test_an_expired_episode_is_matched_by_no_search(mp: MemoryPlatform, users) -
     assert found("周末去杭州看西湖", now - timedelta(days=2)) >= {gone, kept}
     assert gone not in found("周末去杭州看西湖", now) and kept in found("龙井茶", now)
     assert found("龙井茶", now + timedelta(days=1)) == set()
-    with pytest.raises(InvalidInputError, match=r"expires_at must be an ISO-8601"):
-        mp.add_episodes(user, [{"text": "x", "metadata": {"expires_at": "next week"}}])
+    with pytest.raises(InvalidInputError, match=r"expires_at: not an ISO-8601 time"):
+        mp.add_episodes(user, [{"text": "x", "expires_at": "next week"}])
 
 
 def test_unsearchable_records_take_no_place_from_a_searchable_match(

@@ -819,12 +819,12 @@ def test_expired_episodes_are_found_and_an_expiry_moves_without_anything_else(
     user, other = users(), users()
     soon, later, never = [
         Episode(id=f"{name}-{user}", user_id=user, text=f"the {name} item", timestamp=REF,
-                metadata={"kind": name, **({"expires_at": when} if when else {})})
+                metadata={"kind": name}, expires_at=when)
         for name, when in [("soon", REF + timedelta(hours=1)),
                            ("later", REF + timedelta(days=2)), ("never", None)]
     ]  # fmt: skip
     theirs = Episode(id=f"theirs-{other}", user_id=other, text="their item", timestamp=REF,
-                     metadata={"expires_at": REF})  # fmt: skip
+                     expires_at=REF)  # fmt: skip
     store.add_episodes([soon, later, never])
     store.add_episodes([theirs])
 

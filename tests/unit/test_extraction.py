@@ -98,7 +98,7 @@ def test_a_recorded_session_is_extracted_without_what_is_kept_out_of_search(
               "metadata": {"searchable": False}}  # fmt: skip
     expired = {"text": "验证码是 8812", "session_id": "s2",
                "timestamp": datetime(2025, 11, 5, 9, 3, tzinfo=UTC),
-               "metadata": {"expires_at": datetime(2025, 11, 5, 9, 8, tzinfo=UTC)}}  # fmt: skip
+               "expires_at": datetime(2025, 11, 5, 9, 8, tzinfo=UTC)}  # fmt: skip
     mp.add_episodes(USER, [*turns, record, expired])
 
     report = mp.extract_session(USER, "s2")

@@ -84,7 +84,7 @@ def test_a_summary_leaves_out_what_is_kept_out_of_search_or_expired(
     past = datetime.now(UTC) - timedelta(minutes=1)
     record, gone = mp.add_episodes(USER, [
         {"text": "raw tool output: order 4411", "metadata": {"searchable": False}},
-        {"text": "my one-time code is 8812", "metadata": {"expires_at": past}},
+        {"text": "my one-time code is 8812", "expires_at": past},
     ])  # fmt: skip
 
     assert mp.summarize_messages(USER, "s9", [*ids, record, gone])["status"] == "done"

@@ -127,6 +127,45 @@ def test_upgrading_a_version_4_file_embeds_turns_again_with_the_turns_around_the
     store.close()
 
 
+def _back_to_version_10(conn: sqlite3.Connection) -> None:
+    """Undo version 11 (the episodes' expiry column and its index)."""
+    conn.execute("DROP INDEX episodes_expiry")
+    conn.execute("ALTER TABLE episodes DROP COLUMN expires_at")
+    conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+
+
+def test_upgrading_a_version_10_file_gives_its_episodes_no_expiry(tmp_path: Path) -> None:
+    from memory_platform.models import Episode
+
+    path = tmp_path / "v10.db"
+    store = SQLiteGraphStore(path, SIGNATURE)
+    kept = Episode(user_id="u", text="we went kayaking today", timestamp=REF)
+    store.add_episodes([kept])
+    store.close()
+    with sqlite3.connect(path) as conn:
+        _back_to_version_10(conn)
+
+    store = SQLiteGraphStore(path, SIGNATURE)
+    [read] = store.get_episodes("u", [kept.id])
+    assert read.expires_at is None and not read.expired(REF)
+    ending = Episode(user_id="u", text="a note", timestamp=REF, expires_at=REF)
+    store.add_episodes([ending])
+    assert store.expired_episode_ids("u", REF) == [ending.id]
+    store.close()
+
+
+def test_a_migration_another_process_ran_first_is_not_run_again(tmp_path: Path) -> None:
+    """Two processes opening an old file at once both find it old; the second to take
+    the write lock finds the migration done and skips it (adding a column twice fails)."""
+    from memory_platform.store.sqlite_schema import apply_migration
+
+    store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)  # every migration run
+    conn = store._conn()
+    assert not apply_migration(conn, len(MIGRATIONS) - 1)  # as the slower process would
+    assert schema_version(conn) == len(MIGRATIONS)
+    store.close()
+
+
 def test_upgrading_a_version_9_file_takes_unsearchable_episodes_out_of_both_channels(
     tmp_path: Path,
 ) -> None:
@@ -146,6 +185,7 @@ def test_upgrading_a_version_9_file_takes_unsearchable_episodes_out_of_both_chan
     store.add_episodes([hidden, later, shown])
     store.close()
     with sqlite3.connect(path) as conn:  # as version 9 left them: embedded, queued, indexed
+        _back_to_version_10(conn)
         conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
         conn.execute(
             "INSERT INTO vectors(user_id, kind, ref_id, embedding) VALUES ('u', 'episode', ?, ?)",
@@ -400,4 +440,4 @@ def test_expired_episodes_are_read_from_an_index_of_those_that_expire(tmp_path: 
     episodes; by the user's index alone that decoded every turn's metadata."""
     now = datetime(2026, 1, 1, tzinfo=UTC)
     plan = query_plan(tmp_path, lambda store: store.expired_episode_ids("u", now), "episodes")
-    assert "USING INDEX episodes_expiry (user_id=? AND <expr><?)" in plan, plan
+    assert "USING INDEX episodes_expiry (user_id=? AND expires_at>? AND expires_at<?)" in plan, plan

@@ -1,8 +1,7 @@
-// A new expiry for each row's episode: the expires_at property and the metadata text
-// that holds it (nothing searched or embedded changes). Only where the metadata is still
-// what was read (row.read): an item put again meanwhile keeps what its put gave it.
+// A new expiry for each row's episode, where it still has one (an item put again
+// without a TTL since it was read keeps none); nothing searched or embedded changes.
 UNWIND $rows AS row
 MATCH (e:Episode {id: row.id})
-WHERE e.user_id = $user_id AND e.metadata = row.read
-SET e.expires_at = row.expires_at, e.metadata = row.metadata
+WHERE e.user_id = $user_id AND e.expires_at IS NOT NULL
+SET e.expires_at = row.expires_at
 RETURN count(e) AS moved
