@@ -42,7 +42,11 @@ def rich_user(mp: MemoryPlatform, user: str) -> None:
         [
             {"text": "I like tea", "session_id": "s1", "speaker": "alice", "timestamp": T0},
             {"text": "me too", "session_id": "s1", "speaker": "bob", "timestamp": T0},
-            {"text": "a note", "metadata": {"dia_id": "D1:3", "n": [1, 2], "sensitive": True}},
+            {
+                "text": "a note",
+                "metadata": {"dia_id": "D1:3", "n": [1, 2], "sensitive": True},
+                "expires_at": "2999-01-01T00:00:00Z",
+            },
         ],
     )
     mp.store.add_knowledge_version(
@@ -74,10 +78,10 @@ def test_export_import_round_trips_losslessly(mp: MemoryPlatform, users) -> None
     assert before[-1]["counts"] == {"memory": 4, "link": 5, "episode": 3, "knowledge": 1}
     assert before[-1]["sensitive"] == 1  # the note, marked by its caller
     assert [
-        r["sensitive"]
+        (r["sensitive"], r["episode"]["expires_at"])
         for r in before
         if r["type"] == "episode" and r["episode"]["text"] == "a note"
-    ] == [True]
+    ] == [(True, "2999-01-01T00:00:00Z")]  # an expiry too goes with the data
     assert any(
         n["merged_from"] for line in before if line["type"] == "memory" for n in line["nodes"]
     )
