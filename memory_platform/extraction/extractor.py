@@ -24,7 +24,7 @@ from ..models import KnowledgePoint, KnowledgeType, Message
 from ..privacy import SENSITIVE_KEY
 from ..tools.arguments import CreateMemoryArgs
 
-__all__ = ["ExtractionReport", "SessionExtractor", "Turn", "extraction_ids"]
+__all__ = ["ExtractionReport", "SessionExtractor", "Turn", "extraction_ids", "speaker_label"]
 
 _NAMESPACE = uuid.UUID("0b4c4a4e-2f4f-4a59-9a31-1f8b8f0f5e21")
 _MAX_TRANSCRIPT_CHARS = 60_000
@@ -114,6 +114,11 @@ def extraction_ids(user_id: str, session_id: str, through: str | None = None) ->
     return base, base[:24]
 
 
+def speaker_label(role: str, name: str | None) -> str:
+    """Who said a chat message: its role, after the name given (``Alice (user)``)."""
+    return f"{name} ({role})" if name and name != role else role
+
+
 @dataclass(frozen=True)
 class Turn:
     """One turn of a transcript as the LLM reads it: who said it, when, and what."""
@@ -124,11 +129,8 @@ class Turn:
 
     @classmethod
     def of(cls, message: Message) -> Turn:
-        """A chat message's turn: its role, after the name given (``Alice (user)``)."""
-        who: str = message.role
-        if message.name and message.name != message.role:
-            who = f"{message.name} ({message.role})"
-        return cls(who, message.content, message.timestamp)
+        """A chat message's turn (:func:`speaker_label`)."""
+        return cls(speaker_label(message.role, message.name), message.content, message.timestamp)
 
     def line(self) -> str:
         return f"[{self.timestamp:%Y-%m-%d %H:%M}] {self.speaker}: {self.content}"

@@ -25,7 +25,7 @@ from ..models import MAX_ID_CHARS, Episode, KnowledgeVersion, Message
 from ..privacy import SENSITIVE_KEY, with_sensitivity
 from ..store import GraphStore
 from ..store.base import memory_document
-from .extractor import ExtractionReport, SessionExtractor, Turn, extraction_ids
+from .extractor import ExtractionReport, SessionExtractor, Turn, extraction_ids, speaker_label
 
 __all__ = ["SessionExtractions"]
 
@@ -41,10 +41,10 @@ def said(episode: Episode) -> Turn:
     user's."""
     role = episode.metadata.get("role")
     if role in _ROLES:
-        name = (episode.speaker or "")[:MAX_ID_CHARS] or None
-        return Turn.of(Message(role=role, content=episode.text, timestamp=episode.timestamp,
-                               name=name))  # fmt: skip
-    return Turn(episode.speaker or "user", episode.text, episode.timestamp)
+        who = speaker_label(role, (episode.speaker or "")[:MAX_ID_CHARS] or None)
+    else:
+        who = episode.speaker or "user"
+    return Turn(who, episode.text, episode.timestamp)
 
 
 class SessionExtractions:
