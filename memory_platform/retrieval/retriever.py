@@ -391,7 +391,9 @@ class HybridRetriever:
             user, plan.semantic_query, r.vector, r.lexical, r.kinds, want_episodes
         )
         if r.within is not None:
-            candidates = self._within(user, plan.semantic_query, candidates, r.within, r.vector)
+            candidates = self._within(
+                user, plan.semantic_query, candidates, r.within, r.vector, r.visible.now
+            )
         direct = [c for c in candidates.values() if r.visible.admits(c)]
         self._relate(user, plan.semantic_query, r.vector, direct)
         self._favour_named_dates(r.query, direct, now)
@@ -549,6 +551,7 @@ class HybridRetriever:
         found: dict[tuple[VectorKind, str], _Candidate],
         allowed: frozenset[str],
         query_vector: npt.NDArray[np.float32],
+        now: datetime,
     ) -> dict[tuple[VectorKind, str], _Candidate]:
         """The candidates of a search restricted to ``allowed`` episodes: those the
         channels found, their lexical ranks counted among themselves (the order the whole
@@ -570,7 +573,7 @@ class HybridRetriever:
         missing = sorted(ref for ref in allowed if (VectorKind.EPISODE, ref) not in kept)
         if not missing:
             return kept
-        missing = self._closest(user, query, missing, query_vector)
+        missing = self._closest(user, query, missing, query_vector, now)
         loaded = self._store.load_candidates(user, [], missing, query_vector, unscored=missing)
         added = []
         for episode in loaded.episodes:
@@ -589,7 +592,12 @@ class HybridRetriever:
         return kept
 
     def _closest(
-        self, user: str, query: str, missing: list[str], query_vector: npt.NDArray[np.float32]
+        self,
+        user: str,
+        query: str,
+        missing: list[str],
+        query_vector: npt.NDArray[np.float32],
+        now: datetime,
     ) -> list[str]:
         """Of the allowed episodes the channels did not find, those each channel would
         have found had the search been among the allowed alone: the ``vector_candidates``
@@ -597,8 +605,14 @@ class HybridRetriever:
         embedded yet (as many again). All of them when they are no more than the two
         channels' pool: loading and scoring thousands, for a namespace of 10,000 notes,
         took half of its search's 0.66 s, for the same answer
-        (``benchmarks/results/large_namespace.md``)."""
+        (``benchmarks/results/large_namespace.md``). Episodes expired by ``now`` and not
+        yet purged are left out first: no search shows them, so they must not take the
+        places of those it would."""
         k = self._settings.vector_candidates
+        if len(missing) <= 2 * k:
+            return missing
+        expired = set(self._store.expired_episode_ids(user, now, MAX_WITHIN + len(missing)))
+        missing = [ref for ref in missing if ref not in expired]
         if len(missing) <= 2 * k:
             return missing
         cosines = self._store.similarities(user, VectorKind.EPISODE, missing, query_vector)

@@ -168,10 +168,31 @@ def test_a_search_among_many_given_episodes_reads_only_what_either_channel_would
         monkeypatch.setattr(mp.store, "load_candidates", counting)
         found = mp.search(USER, query, episode_ids=given, record_access=False)
         assert len(loaded) <= 3 * 4 < len(given)  # nearest, worded, not yet embedded
-        monkeypatch.setattr(mp._retriever, "_closest", lambda _u, _q, missing, _v: missing)
+        monkeypatch.setattr(mp._retriever, "_closest", lambda _u, _q, missing, _v, _n: missing)
         everyone = mp.search(USER, query, episode_ids=given, record_access=False)
     assert lake in {r.id for r in found}
     assert [(r.id, r.relevance) for r in found] == [(r.id, r.relevance) for r in everyone]
+
+
+def test_expired_episodes_take_no_place_among_those_a_restricted_search_reads(
+    tmp_path, embedder: Embedder
+) -> None:
+    """Twenty given episodes that expired (not purged yet) say the question's words best:
+    they would fill both channels' places among the given, and no search shows them. The
+    one live episode that matches is read and found all the same."""
+    settings = Settings(sqlite_path=tmp_path / "m.db", _env_file=None)
+    settings.retrieval.vector_candidates = 4  # pools of 4: 8 given episodes or more are cut
+    query = "周末去杭州看西湖"
+    past = datetime.now(UTC) - timedelta(minutes=1)
+    chat = [{"text": f"{query}，第{i}次", "speaker": "我"} for i in range(40)]
+    gone = [{"text": f"{query}，草稿{i}", "expires_at": past} for i in range(20)]
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        mp.add_episodes(USER, chat)
+        *expired, lake = mp.add_episodes(USER, [*gone, {"text": "去年秋天和朋友在西湖边散步"}])
+        mp.wait_for_indexing(USER)
+        assert mp.store.expired_episode_ids(USER, datetime.now(UTC)) == sorted(expired)
+        found = mp.search(USER, query, episode_ids=[*expired, lake], record_access=False)
+    assert [r.id for r in found] == [lake]
 
 
 def test_recency_and_access_scale() -> None:
