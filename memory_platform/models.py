@@ -51,6 +51,7 @@ __all__ = [
     "VectorKind",
     "invalid_input_from",
     "new_id",
+    "utc",
     "utcnow",
     "validated",
 ]
@@ -94,12 +95,16 @@ def new_id() -> str:
     return f"{now_ms:012x}{counter:04x}{secrets.randbits(64):016x}"
 
 
-def _as_utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
+def utc(value: datetime) -> datetime:
+    """``value`` in UTC; a naive datetime is taken to be UTC already (as everywhere in the
+    platform), never the machine's local time."""
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value.astimezone(UTC)
+
+
+def _as_utc(value: datetime | None) -> datetime | None:
+    return None if value is None else utc(value)
 
 
 def check_identifier(value: object, field: str) -> str:

@@ -50,6 +50,7 @@ from ..models import (
     StructuralEdge,
     VectorHit,
     VectorKind,
+    utc,
 )
 from ..privacy import is_sensitive
 from ..queries import cypher, split_statements
@@ -521,9 +522,9 @@ class Neo4jGraphStore(GraphStore):
                 raise InvalidInputError("must be between 0 and 1", "importance")
             changes["importance"] = float(importance)
         if valid_from is not None:
-            changes["valid_from"] = valid_from
+            changes["valid_from"] = utc(valid_from)
         if invalid_at is not None and not clear_invalid:
-            changes["invalid_at"] = invalid_at
+            changes["invalid_at"] = utc(invalid_at)
         rows = self._write(
             lambda tx: self._run(
                 tx,
@@ -544,7 +545,7 @@ class Neo4jGraphStore(GraphStore):
         if ids:
             self._write(
                 lambda tx: self._run(
-                    tx, "memory/record_access", memory_ids=ids, user_id=user, at=at
+                    tx, "memory/record_access", memory_ids=ids, user_id=user, at=utc(at)
                 )
             )
 
@@ -1198,14 +1199,14 @@ class Neo4jGraphStore(GraphStore):
 
     def expired_episode_ids(self, user_id: str, now: datetime, limit: int = 1000) -> list[str]:
         user = self._check_user(user_id)
-        rows = self._read("episode/expired", user_id=user, now=now, limit=limit)
+        rows = self._read("episode/expired", user_id=user, now=utc(now), limit=limit)
         return [r["id"] for r in rows]
 
     def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:
         user = self._check_user(user_id)
         if not expiry:
             return 0
-        rows = [{"id": ref, "expires_at": when} for ref, when in expiry.items()]
+        rows = [{"id": ref, "expires_at": utc(when)} for ref, when in expiry.items()]
         moved = self._write(
             lambda tx: self._run(tx, "episode/set_expiry_many", rows=rows, user_id=user)
         )

@@ -47,6 +47,7 @@ from ..models import (
     StructuralEdge,
     VectorHit,
     VectorKind,
+    utc,
 )
 from ..textutil import fts_query, lexical_tokens, normalize_name, tokens_document, user_token
 from .base import (
@@ -71,7 +72,7 @@ __all__ = ["SQLiteGraphStore"]
 
 
 def _ts(value: datetime | None) -> float | None:
-    return None if value is None else value.timestamp()
+    return None if value is None else utc(value).timestamp()  # naive: UTC, not local
 
 
 def _dt(value: float | None) -> datetime | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
@@ -212,6 +213,43 @@ def test_node_id_of_another_user_is_refused(store: GraphStore, users) -> None:
 
     assert store.stats(bob).memories == 0
     assert store.stats(bob).nodes == {}
+
+
+@pytest.fixture
+def shanghai_clock(monkeypatch: pytest.MonkeyPatch):
+    """The process's local time zone is UTC+8 for the test (a user's laptop in China)."""
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("shanghai_clock")
+def test_a_naive_datetime_given_to_the_store_is_utc_whatever_the_machines_zone(
+    store: GraphStore, users
+) -> None:
+    """As everywhere in the platform, a datetime without a zone is UTC: never the
+    machine's local time (eight hours off in Shanghai), and never a Neo4j LocalDateTime,
+    which compares with no stored time."""
+    naive = REF.replace(tzinfo=None)
+    user = users()
+    item = Episode(user_id=user, text="a scratch note", timestamp=REF,
+                   expires_at=REF + timedelta(hours=1))  # fmt: skip
+    store.add_episodes([item])
+    assert store.expired_episode_ids(user, naive + timedelta(minutes=30)) == []
+    assert store.expired_episode_ids(user, naive + timedelta(hours=2)) == [item.id]
+
+    assert store.set_episode_expiry(user, {item.id: naive + timedelta(hours=5)}) == 1
+    [moved] = store.get_episodes(user, [item.id])
+    assert moved.expires_at == REF + timedelta(hours=5)
+    assert store.expired_episode_ids(user, naive + timedelta(hours=4)) == []
+
+    graph = write(store, user, "我", "观点", "喜欢", "下雨天")
+    updated = store.update_memory(
+        user, graph.memory.id, valid_from=naive, invalid_at=naive + timedelta(days=1)
+    )
+    assert (updated.valid_from, updated.invalid_at) == (REF, REF + timedelta(days=1))
 
 
 # -- updating -------------------------------------------------------------------------
