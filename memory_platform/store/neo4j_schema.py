@@ -15,8 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..models import EdgeType, NodeType
 
 __all__ = [
+    "GRAPH_KEYS",
+    "GRAPH_LABELS",
+    "GRAPH_RELATIONSHIP_TYPES",
     "MIN_NEO4J_VERSION",
     "SEARCH_FILTER_VERSION",
     "ExpectedSchemaItem",
@@ -33,6 +37,46 @@ MIN_NEO4J_VERSION = (5, 23)
 # The SEARCH clause with in-index filtering (vector indexes created WITH [n.user_id],
 # Cypher 25) arrived in 2026.01; older servers get the procedure with over-fetch instead.
 SEARCH_FILTER_VERSION = (2026, 1)
+
+
+GRAPH_LABELS = frozenset(
+    {"Memory", "Node", *(kind.value for kind in NodeType), "Episode", "Knowledge",
+     "KnowledgeVersion", "User", "Audit", "PlatformMeta", "Pending"}
+)  # fmt: skip
+"""Every node label the store writes: a memory hub, its content nodes (``Node`` and their
+kind), episodes, knowledge and its versions, the user, audit records, the store's own
+metadata, and ``Pending`` on what waits for its vector."""
+
+GRAPH_RELATIONSHIP_TYPES = frozenset(
+    {*(edge.value for edge in EdgeType), "MENTIONS", "CONTAINS", "LATEST_KNOWLEDGE"}
+)
+"""Every relationship type the store writes: a memory's structure and links
+(:class:`~memory_platform.models.EdgeType`), an episode's mentions of content nodes, a
+knowledge version's points and the user's latest version."""
+
+GRAPH_KEYS = frozenset(
+    {
+        # items: hubs, content nodes, episodes, knowledge, audit records
+        "id", "user_id", "text", "content", "kind", "norm", "type", "status", "importance",
+        "confidence", "score", "sensitive", "searchable", "created_at", "timestamp", "at",
+        "invalid_at", "expires_at", "access_count", "session_id", "speaker", "merged_from",
+        "version_id", "position",
+        # search: vectors, the lexical document's kind, the embedding queue's token
+        "embedding", "media_embedding", "media_model", "media_modality", "search_kind",
+        "pending_token",
+        # relationships: a structural edge's memory, label and order; a link's origin
+        "memory_id", "relation", "seq", "discovered",
+        # the store's metadata (embedding signature)
+        "key", "model", "dimension",
+        # keys of parameter rows and of maps a statement builds, read as ``row.key``: the
+        # linter cannot tell them from properties
+        "ref_id", "src_id", "dst_id", "from_id", "to_id", "memory_ids",
+    }
+)  # fmt: skip
+"""Every key the Cypher files read as ``x.key``: the properties of the graph above, and
+the row keys listed last. Neo4j's linter (``tests/support/cypher_lint.py``) is given
+these with the labels and relationship types, so a statement that reads a misspelt name
+(``e.expire_at``, ``:Epsiode``) fails offline instead of matching nothing on a server."""
 
 
 @dataclass(frozen=True)

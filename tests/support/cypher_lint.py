@@ -3,8 +3,11 @@
 ``call_sites()`` reads ``memory_platform/store/neo4j.py`` (AST, not regexes) and returns,
 for each statement name, the parameter names of every call that runs it. The linter
 (``scripts/cypher-lint``, npm ``@neo4j-cypher/language-support``) is then given exactly
-those names, so a ``$param`` no caller passes is a lint error, and so are deprecations
-and cartesian products (warnings count as failures here).
+those names, so a ``$param`` no caller passes is a lint error. It is also given Neo4j's
+catalogue of functions and procedures and the graph's names (:data:`GRAPH`): a misspelt
+function or procedure is an error, a label, relationship type or key the store never
+writes a warning, and so are deprecations and cartesian products (warnings count as
+failures here).
 
 Run as ``python -m tests.support.cypher_lint`` for a one-line summary (the test command
 does); ``tests/unit/test_cypher_files.py`` asserts the same.
@@ -23,6 +26,11 @@ from pathlib import Path
 
 from memory_platform.models import VectorKind
 from memory_platform.queries import cypher, query_names
+from memory_platform.store.neo4j_schema import (
+    GRAPH_KEYS,
+    GRAPH_LABELS,
+    GRAPH_RELATIONSHIP_TYPES,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "memory_platform" / "store" / "neo4j.py"
@@ -131,8 +139,17 @@ def cypher_version(text: str) -> str:
     return "CYPHER 25" if code.startswith("CYPHER 25") else "CYPHER 5"
 
 
+GRAPH = {
+    "labels": sorted(GRAPH_LABELS),
+    "relationshipTypes": sorted(GRAPH_RELATIONSHIP_TYPES),
+    "propertyKeys": sorted(GRAPH_KEYS),
+}
+"""The graph the statements may read (``store/neo4j_schema.py``), as the linter takes it."""
+
+
 def lint_inputs() -> list[dict[str, object]]:
-    """One linter job per file: its text and the parameters its callers supply."""
+    """One linter job per file: its text, the parameters its callers supply, and the
+    graph's names (:data:`GRAPH`)."""
     passed: dict[str, set[str]] = {}
     for site in call_sites():
         passed.setdefault(site.name, set()).update(site.parameters)
@@ -151,6 +168,7 @@ def lint_inputs() -> list[dict[str, object]]:
                 "text": text,
                 "parameters": sorted(parameters),
                 "version": cypher_version(text),
+                "graph": GRAPH,
             }
         )
     return jobs

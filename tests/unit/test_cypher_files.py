@@ -3,12 +3,21 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import pytest
 
 from memory_platform.queries import cypher, query_names
+from memory_platform.store.neo4j_schema import (
+    GRAPH_KEYS,
+    GRAPH_LABELS,
+    GRAPH_RELATIONSHIP_TYPES,
+)
 from tests.support.cypher_lint import (
+    GRAPH,
+    STORE,
     as_cypher_25,
     call_sites,
     driver_run_calls_with_keywords,
@@ -127,11 +136,61 @@ def test_every_statement_is_also_valid_cypher_25() -> None:
         ("MATCH (m:Memory) CALL { WITH m RETURN m.id AS x } RETURN x", "deprecated"),
         ("MATCH (m:Memory {id: $nobody_passes_this}) RETURN m", "not defined"),
         ("MATCH (m:Memory RETURN m", "Invalid input"),
+        ("MATCH (e:Epsiode) RETURN e.id", "Label Epsiode is not present"),
+        ("MATCH (e:Episode)-[:NXT]->(f) RETURN f.id", "NXT is not present"),
+        ("MATCH (e:Episode) RETURN e.expire_at", "expire_at is not present"),
+        ("RETURN vector.similarity.cosin([1.0], [1.0]) AS s", "Function vector.similarity"),
+        ("CALL db.index.vector.queryNode('i', 1, [1.0]) YIELD node RETURN node", "Procedure"),
+        ("CALL db.create.setVectorProperty(null, 'embedding', [1.0])", "deprecated"),
+        ("RETURN db.index.fulltext.queryNodes('i', 'q') AS x", "is a procedure"),
     ],
 )
 def test_the_linter_reports_what_the_server_would(text: str, expected: str) -> None:
-    findings = run_linter([{"name": "probe", "text": text, "parameters": []}])
+    findings = run_linter([{"name": "probe", "text": text, "parameters": [], "graph": GRAPH}])
     assert any(expected in str(f["message"]) for f in findings), findings
+
+
+def _cypher_texts() -> str:
+    return "\n".join(cypher(name) for name in query_names())
+
+
+def test_every_label_and_relationship_type_the_linter_allows_is_written() -> None:
+    """The graph the linter is given is the one the statements write: each label is
+    created or set, each relationship type created or merged, somewhere."""
+    text = _cypher_texts()
+    unwritten = [
+        label
+        for label in GRAPH_LABELS
+        if not re.search(rf"(?:CREATE|MERGE)\b[^\n]*:{label}\b|SET \w+:{label}\b", text)
+    ] + [
+        rel
+        for rel in GRAPH_RELATIONSHIP_TYPES
+        if not re.search(rf"(?:CREATE|MERGE)\b[^\n]*\[\w*:{rel}\b", text)
+    ]
+    assert unwritten == []
+
+
+def test_every_key_the_linter_allows_is_given_a_value_somewhere() -> None:
+    """A key the linter accepts is written: a key of a row or map the Neo4j store sends
+    (its dictionary literals), or given a value in a statement (``SET x.key =``,
+    ``{key: …}``, a vector set by name). A name only ever read would match nothing."""
+    sent = {
+        key.value
+        for node in ast.walk(ast.parse(STORE.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Dict)
+        for key in node.keys
+        if isinstance(key, ast.Constant) and isinstance(key.value, str)
+    }
+    text = _cypher_texts()
+
+    def set_in_cypher(key: str) -> bool:
+        return bool(
+            re.search(rf"SET\b[^\n]*\w\.{key}\s*=[^~=]|[{{,]\s*{key}\s*:\s*[^\s,}}]", text)
+            or re.search(rf"setNodeVectorProperty\(\w+, '{key}'", text)
+        )
+
+    assert [key for key in sorted(GRAPH_KEYS) if key not in sent and not set_in_cypher(key)] == []
+    assert not set_in_cypher("expire_at") and "expire_at" not in sent  # the check can fail
 
 
 SEARCH_WITH_FILTER = (
