@@ -16,6 +16,7 @@ from .errors import (
     InvalidInputError,
     MemoryPlatformError,
     NotFoundError,
+    QueueUnavailable,
     StorageError,
     TransientStorageError,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "NodeType",
     "NotFoundError",
     "OpenAIEmbedder",
+    "QueueUnavailable",
     "RelationType",
     "ScoreComponents",
     "SearchResult",

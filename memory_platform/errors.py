@@ -11,6 +11,7 @@
     │   ├── ConflictError                     a write collides with existing data (duplicate id)
     │   ├── BackendUnavailable                the server cannot be reached
     │   └── TransientStorageError             worth retrying (deadlock, busy database, leader switch)
+    ├── QueueUnavailable                      Redis (job queue, short-term buffer) does not answer
     └── ExtractionError                       an LLM step produced nothing usable
 
 Every class passes its arguments to ``Exception.__init__`` so errors pickle across
@@ -28,6 +29,7 @@ __all__ = [
     "InvalidInputError",
     "MemoryPlatformError",
     "NotFoundError",
+    "QueueUnavailable",
     "StorageError",
     "TransientStorageError",
 ]
@@ -103,6 +105,15 @@ class BackendUnavailable(StorageError):
 
 class TransientStorageError(StorageError):
     """A passing failure (lock timeout, deadlock, cluster leader switch): retry it."""
+
+    def is_retryable(self) -> bool:
+        return True
+
+
+class QueueUnavailable(MemoryPlatformError):
+    """Redis, which holds the job queue and the short-term buffer, does not answer: the
+    job was not queued (queue it again once Redis is back: ending a session again gives
+    the same job), or the buffer could not be read."""
 
     def is_retryable(self) -> bool:
         return True

@@ -11,12 +11,15 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
+from contextlib import contextmanager
+from functools import cache
 from typing import Any, Protocol
 
 from .config import Settings
-from .errors import ConfigurationError
+from .errors import ConfigurationError, QueueUnavailable
 
 __all__ = [
     "CONSOLIDATION_QUEUE",
@@ -25,6 +28,7 @@ __all__ = [
     "InProcessJobs",
     "JobRunner",
     "celery_config",
+    "redis_answers",
 ]
 
 EXTRACTION_QUEUE = "extraction"
@@ -44,6 +48,36 @@ TASK_MAINTAIN_ALL = "memory.daily_maintenance_all"
 
 _RESTORE_MUTEX_SECONDS = 30
 """How long a dead worker's hold on the sweep that restores unacknowledged tasks lasts."""
+
+
+@cache
+def _unreachable() -> tuple[type[BaseException], ...]:
+    """The errors that mean Redis did not answer: redis-py's connection errors and
+    timeouts, and kombu's when a task could not be published (imported only once a Redis
+    is configured: the embedded default has neither)."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    errors: tuple[type[BaseException], ...] = (RedisConnectionError, RedisTimeoutError)
+    try:
+        from kombu.exceptions import OperationalError
+    except ImportError:  # the short-term buffer needs redis-py alone
+        return errors
+    return (*errors, OperationalError)
+
+
+@contextmanager
+def redis_answers(doing: str) -> Iterator[None]:
+    """Run a Redis call; if Redis does not answer, raise :class:`QueueUnavailable` naming
+    what was being done, where a caller gets a 503 to retry, not an internal error."""
+    try:
+        yield
+    except Exception as exc:
+        if not isinstance(exc, _unreachable()):
+            raise
+        raise QueueUnavailable(
+            f"Redis does not answer ({doing}): {str(exc).rstrip('.')}; retry once it is back"
+        ) from exc
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -205,26 +239,31 @@ class CeleryJobs:
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
         slot = f"memory-platform:job-key:{digest}"
         fresh = fresh_job_id(prefix)
-        if self._redis().set(slot, fresh, nx=True, ex=JOB_RECORD_SECONDS):
-            return fresh
-        existing = self._redis().get(slot)
+        with redis_answers(f"naming the {prefix} job"):
+            if self._redis().set(slot, fresh, nx=True, ex=JOB_RECORD_SECONDS):
+                return fresh
+            existing = self._redis().get(slot)
         return existing.decode() if existing else fresh
 
     def submit(self, name: str, args: list[Any], job_id: str, owner: str | None = None) -> str:
-        if owner is not None:  # recorded before the task can run, so status reads can check it
-            self._redis().set(f"memory-platform:job-owner:{job_id}", owner, ex=JOB_RECORD_SECONDS)
-        self._app.send_task(name, args=args, task_id=job_id)
+        with redis_answers(f"queueing {name}"):
+            if owner is not None:  # recorded before the task can run, so status reads check it
+                key = f"memory-platform:job-owner:{job_id}"
+                self._redis().set(key, owner, ex=JOB_RECORD_SECONDS)
+            self._app.send_task(name, args=args, task_id=job_id)
         return job_id
 
     def owner(self, job_id: str) -> str | None:
-        value = self._redis().get(f"memory-platform:job-owner:{job_id}")
+        with redis_answers("reading whose job it is"):
+            value = self._redis().get(f"memory-platform:job-owner:{job_id}")
         return value.decode() if value else None
 
     def status(self, job_id: str) -> dict[str, Any]:
         result = self._app.AsyncResult(job_id)
-        state = str(result.state)
-        payload = result.result if state == "SUCCESS" else None
-        error = str(result.result) if state == "FAILURE" else None
+        with redis_answers("reading a job's state"):
+            state = str(result.state)
+            payload = result.result if state == "SUCCESS" else None
+            error = str(result.result) if state == "FAILURE" else None
         return {"job_id": job_id, "state": state, "result": payload, "error": error}
 
     def health(self, timeout: float = 1.0) -> dict[str, Any]:

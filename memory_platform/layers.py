@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from .config import Settings
+from .jobs import redis_answers
 
 __all__ = [
     "MID_TERM_SPEAKER",
@@ -113,6 +114,10 @@ class LocalShortTerm:
             self._sessions.pop((user_id, session_id), None)
 
 
+_REDIS_TIMEOUT = 5.0
+"""Seconds the short-term buffer waits for Redis to connect or answer (its calls are one
+list operation each)."""
+
 # Append, refresh the time-to-live, and pop whole batches from the head while the list is
 # over capacity, atomically: two chat servers pushing to one session never both summarise
 # the same messages.
@@ -149,15 +154,18 @@ class RedisShortTerm:
         if not items:
             return []
         args = [m.model_dump_json() for m in items] + [self._capacity, self._batch, self._ttl]
-        popped = self._push(keys=[self.key(user_id, session_id)], args=args)
+        with redis_answers("adding to the short-term buffer"):
+            popped = self._push(keys=[self.key(user_id, session_id)], args=args)
         return [BufferedMessage.model_validate_json(raw) for raw in popped]
 
     def recent(self, user_id: str, session_id: str) -> list[BufferedMessage]:
-        raw = self._client.lrange(self.key(user_id, session_id), 0, -1)
+        with redis_answers("reading the short-term buffer"):
+            raw = self._client.lrange(self.key(user_id, session_id), 0, -1)
         return [BufferedMessage.model_validate_json(item) for item in raw]
 
     def clear(self, user_id: str, session_id: str) -> None:
-        self._client.delete(self.key(user_id, session_id))
+        with redis_answers("clearing the short-term buffer"):
+            self._client.delete(self.key(user_id, session_id))
 
 
 def short_term_buffer(settings: Settings) -> ShortTermBuffer:
@@ -167,6 +175,9 @@ def short_term_buffer(settings: Settings) -> ShortTermBuffer:
     if settings.redis_url:
         import redis
 
-        client = redis.Redis.from_url(settings.redis_url)
+        # a Redis that stops answering fails a chat request in seconds, not never
+        client = redis.Redis.from_url(
+            settings.redis_url, socket_connect_timeout=_REDIS_TIMEOUT, socket_timeout=_REDIS_TIMEOUT
+        )
         return RedisShortTerm(client, config.capacity, max(ttl, 1), config.overflow_batch)
     return LocalShortTerm(config.capacity, ttl, config.overflow_batch)

@@ -19,7 +19,7 @@ from .config import Settings, load_settings
 from .consolidation import Consolidator
 from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
 from .embeddings import Embedder, coverage, make_embedder
-from .errors import InvalidInputError, NotFoundError
+from .errors import InvalidInputError, NotFoundError, QueueUnavailable
 from .extraction import ExtractionReport, latest_points, sample_points
 from .extraction.sessions import SessionExtractions
 from .forgetting import (
@@ -911,6 +911,12 @@ class MemoryPlatform:
 
         Each message is ``{"role", "content", "timestamp"?, "name"?}`` or a
         :class:`Message`; returns the episode ids.
+
+        The messages are stored first and then added to the short-term buffer. If Redis
+        (the buffer, and the queue of the summaries of what leaves it) does not answer,
+        they stay stored and the call succeeds, with a warning logged: failing it would
+        have the caller send them again, and store them twice. They are then missing
+        from :meth:`recent_messages` (and from a mid-term summary).
         """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
@@ -932,25 +938,33 @@ class MemoryPlatform:
                 }
             )
         ids = self.add_episodes(user, items)
-        overflow = self._short_term.push(
-            user,
-            session_id,
-            [
-                BufferedMessage(
-                    episode_id=eid,
-                    role=item["metadata"]["role"],
-                    content=item["text"],
-                    timestamp=item["timestamp"],
-                )
-                for eid, item in zip(ids, items, strict=True)
-            ],
-        )
+        buffered = [
+            BufferedMessage(
+                episode_id=eid,
+                role=item["metadata"]["role"],
+                content=item["text"],
+                timestamp=item["timestamp"],
+            )
+            for eid, item in zip(ids, items, strict=True)
+        ]
+        try:
+            self._buffer(user, session_id, buffered)
+        except QueueUnavailable as exc:
+            log.warning(
+                "stored %d messages of session %r of user %r; not in the short-term buffer: %s",
+                len(ids), session_id, user, exc,
+            )  # fmt: skip
+        return ids
+
+    def _buffer(self, user: str, session_id: str, messages: list[BufferedMessage]) -> None:
+        """Add stored messages to the short-term buffer and queue the summary of those
+        that leave it."""
+        overflow = self._short_term.push(user, session_id, messages)
         batch = self.settings.short_term.overflow_batch
         for start in range(0, len(overflow), batch):
             chunk = [m.episode_id for m in overflow[start : start + batch]]
             job = "summarize-" + uuid.uuid5(uuid.NAMESPACE_URL, "|".join([user, *chunk])).hex
             self._jobs.submit(TASK_SUMMARIZE, [user, session_id, chunk], job, owner=user)
-        return ids
 
     def recent_messages(self, user_id: str, session_id: str) -> list[BufferedMessage]:
         """The session's short-term buffer: its latest messages, oldest first."""

@@ -29,6 +29,7 @@ from ..errors import (
     InvalidInputError,
     MemoryPlatformError,
     NotFoundError,
+    QueueUnavailable,
     TransientStorageError,
 )
 from ..llm import LLMUnavailableError
@@ -70,6 +71,7 @@ _STATUS: list[tuple[type[Exception], int]] = [
     (BackendUnavailable, 503),
     (TransientStorageError, 503),
     (LLMUnavailableError, 503),
+    (QueueUnavailable, 503),
 ]  # anything else of the platform is a 500 with its message
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (401, 403, 404, 409, 422, 503)

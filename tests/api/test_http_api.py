@@ -15,7 +15,7 @@ from memory_platform.config import ApiSettings
 from memory_platform.embeddings import Embedder, make_embedder
 from memory_platform.errors import ConfigurationError
 from tests.support.jobs import wait_for
-from tests.support.net import serve
+from tests.support.net import free_port, serve
 from tests.support.openai_stub import OpenAIStub
 from tests.unit.test_extraction import GOOD
 
@@ -433,6 +433,41 @@ def test_readiness_fails_when_redis_does_not_answer(tmp_path: Path, embedder: Em
         response = httpx.get(f"{url}/ready", timeout=30)
     assert response.status_code == 503
     assert response.json()["redis"]["ok"] is False and response.json()["store"]["ok"] is True
+
+
+def test_chat_goes_on_and_jobs_answer_503_while_redis_does_not_answer(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Redis down: messages are still stored and found (failing the call would have the
+    chat backend send them again, and store them twice); reading the short-term buffer,
+    ending a session and a job's status are a 503 that names Redis, never a 500."""
+    settings = Settings(
+        sqlite_path=tmp_path / "r.db",
+        redis_url=f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
+        api=ApiSettings(allow_anonymous=True),
+        _env_file=None,
+    )
+    with (
+        MemoryPlatform(settings, embedder=embedder) as mp,
+        serve(create_app(mp)) as url,
+        httpx.Client(base_url=f"{url}/v1/users/alice", timeout=30) as alice,
+    ):
+        said = {"role": "user", "content": "I moved to Lisbon last spring"}
+        added = alice.post("/sessions/s1/messages", json={"messages": [said]})
+        assert added.status_code == 201, added.text
+        [episode_id] = added.json()["episode_ids"]
+        mp.wait_for_indexing("alice")
+        found = alice.post("/search", json={"query": "Where did I move to?"}).json()["results"]
+        assert [r["id"] for r in found] == [episode_id]
+
+        for response in (
+            alice.get("/sessions/s1/messages"),
+            alice.post("/sessions/s1/end"),
+            alice.post("/consolidate"),
+            alice.get("/jobs/extract-0123456789abcdef"),
+        ):
+            assert response.status_code == 503, (response.request.url, response.text)
+            assert response.json()["error"].startswith("Redis does not answer (")
 
 
 def test_an_api_without_keys_refuses_to_start(tmp_path: Path) -> None:
