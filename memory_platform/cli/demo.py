@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -89,8 +91,23 @@ def demo(
         _print_demo(settings.sqlite_path, transcript, memories, list(links.values()), stats)
         console.print(f"\n[cyan]search:[/] {question}  (depth 2: direct matches, then causes)")
         console.print(context, markup=False, highlight=False)
+        console.print("\n[bold]Next[/] (the same store):", highlight=False)
+        for line in next_steps(question, db):
+            console.print(f"  {line}", markup=False, highlight=False)
     if failed:
         raise _fail(f"{len(failed)} tool call(s) failed")
+
+
+def next_steps(question: str, db: Path | None) -> list[str]:
+    """Commands that go on from the demo: ask its memory, draw its graph, as the demo was
+    run (``.venv/bin/memory-platform`` from ``scripts/demo.sh``; ``--db`` when it was given
+    one, so they read the same file)."""
+    program = sys.argv[0] if Path(sys.argv[0]).name == "memory-platform" else "memory-platform"
+    where = f" --db {shlex.quote(str(db))}" if db is not None else ""
+    return [
+        f"{program} search -u {DEMO_USER} {shlex.quote(question)} --depth 2{where}",
+        f"{program} viz -u {DEMO_USER} -o memory-graph.html{where}",
+    ]
 
 
 def _print_demo(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -143,6 +144,25 @@ def demo_db(tmp_path: Path) -> str:
     db = str(tmp_path / "demo.db")
     assert runner.invoke(app, ["demo", "--db", db, "--json"]).exit_code == 0
     return db
+
+
+@pytest.mark.slow
+def test_the_demo_ends_with_commands_that_work_on_its_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shown = runner.invoke(app, ["demo", "--db", str(tmp_path / "demo.db")])
+    assert shown.exit_code == 0, shown.output
+    steps = shown.stdout.split("Next (the same store):")[1].split("\n")
+    search, viz = [shlex.split(line) for line in steps if line.strip()]
+    assert search[:2] == ["memory-platform", "search"] and viz[:2] == ["memory-platform", "viz"]
+
+    answered = runner.invoke(app, [*search[1:], "--json"])
+    assert answered.exit_code == 0, answered.output
+    found = {r["layer"]: r["text"] for r in reversed(json.loads(answered.stdout)["results"])}
+    assert "没心情" in found["direct"] and "失眠" in found["related"]
+    drawn = runner.invoke(app, viz[1:])
+    assert drawn.exit_code == 0 and "失眠" in (tmp_path / "memory-graph.html").read_text()
 
 
 @pytest.mark.slow
