@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -15,6 +16,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..models import MAX_ID_CHARS, Message, invalid_input_from
 from .common import DbOption, console, err_console, fail, open_platform, print_json
+
+if TYPE_CHECKING:
+    from ..platform import MemoryPlatform
 
 _BATCH = 500
 
@@ -116,9 +120,7 @@ def ingest(
                 progress.advance(task, len(chunk))
             if end_sessions:
                 jobs.append(mp.end_session(owner, session_id))
-        if wait:
-            progress.update(task, description="embedding")
-            mp.wait_for_indexing(timeout=3600)
+        left = _embed_pending(mp, progress) if wait else 0
     users = {u for u in episodes} | {u for u, _ in chats}
     console.print(
         f"ingested {len(items)} lines for {len(users)} user(s): "
@@ -128,6 +130,42 @@ def ingest(
     )
     for job in jobs:
         console.print(f"queued extraction: {job}", highlight=False)
+    _report_left(left)
+
+
+_EMBED_TIMEOUT = 3600.0
+"""Seconds ``ingest`` and ``import`` wait for what they wrote to be embedded."""
+
+
+def _embed_pending(mp: MemoryPlatform, progress: Progress) -> int:
+    """Embed every item waiting for its vector, with a bar of how many are done; returns
+    how many are still waiting when it gives up (:data:`_EMBED_TIMEOUT`)."""
+    total = mp.store.pending_count()
+    task = progress.add_task("embedding", total=total)
+    finished = threading.Event()
+
+    def flush() -> None:
+        try:
+            mp.wait_for_indexing(timeout=_EMBED_TIMEOUT)
+        finally:
+            finished.set()
+
+    threading.Thread(target=flush, name="memory-cli-embed", daemon=True).start()
+    while not finished.wait(0.5):
+        progress.update(task, completed=max(total - mp.store.pending_count(), 0))
+    left = mp.store.pending_count()
+    progress.update(task, completed=total - min(left, total))
+    return left
+
+
+def _report_left(left: int) -> None:
+    if left:
+        err_console.print(
+            f"{left} items still wait for their vector: any process that opens the store "
+            "(serve, a worker, this command again) embeds them; until then they are found "
+            "by their words",
+            highlight=False,
+        )
 
 
 def _progress() -> Progress:
@@ -179,8 +217,11 @@ def import_(
         raise fail(f"no such file: {path}")
     with open_platform(db) as mp:
         report = mp.import_user(path, user_id=user)
+        left = 0
         if wait:
-            mp.wait_for_indexing(report.user_id, timeout=3600)
+            with _progress() as progress:
+                left = _embed_pending(mp, progress)
+    _report_left(left)
     if as_json:
         print_json(report.model_dump())
         return

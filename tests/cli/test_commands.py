@@ -65,7 +65,9 @@ def test_ingest_then_search_and_stats(tmp_path: Path) -> None:
     assert (
         "ingested 5 lines for 2 user(s): 2 episodes, 3 messages in 1 session(s)" in ingested.stdout
     )
-    assert "5/5" in ingested.stderr  # the progress bar reached the end
+    assert re.search(r"ingesting\W.* 5/5", ingested.stderr)  # the progress bar reached the end
+    embedded = re.search(r"embedding\W.* (\d+)/(\d+)", ingested.stderr)  # then its own bar
+    assert embedded and embedded[1] == embedded[2], ingested.stderr
     stats = json.loads(runner.invoke(app, ["stats", "--json", "--db", db]).stdout)
     assert stats["users"] == 2 and stats["episodes"] == 5 and stats["vectors"]["episode"] == 5
     found = runner.invoke(
@@ -176,6 +178,8 @@ def test_export_import_round_trips_through_files(tmp_path: Path) -> None:
     runner.invoke(app, ["export", "-u", "demo-user", "--db", target, "-o", str(second)])
 
     assert exported.exit_code == 0 and "exported 20 records" in exported.stderr
+    embedded = re.search(r"embedding\W.* (\d+)/(\d+)", imported.stderr)  # progress, to the end
+    assert embedded and embedded[1] == embedded[2], imported.stderr
     assert json.loads(imported.stdout)["imported"] == {
         "memory": 15,
         "link": 5,
