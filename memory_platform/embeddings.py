@@ -17,6 +17,7 @@ has one.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import threading
@@ -39,7 +40,8 @@ from .config import (
     USE_MODEL,
     Settings,
 )
-from .errors import ConfigurationError, InvalidInputError
+from .errors import ConfigurationError, ExtractionError, InvalidInputError
+from .llm import call_endpoint
 from .textutil import plain_transcript, without_owner_pronoun
 
 __all__ = [
@@ -570,7 +572,15 @@ class OpenAIEmbedder:
         rows: list[list[float]] = []
         for start in range(0, len(items), self._batch_size):
             batch = items[start : start + self._batch_size]
-            response = self._client.embeddings.create(model=self._model, input=batch)
+            request = functools.partial(
+                self._client.embeddings.create, model=self._model, input=batch
+            )
+            try:  # an outage is LLMUnavailableError: retry later (HTTP 503, a tool's retryable)
+                response = call_endpoint("embedding", request)
+            except ExtractionError as exc:  # a refusal: the model, key or address is wrong
+                raise ConfigurationError(
+                    f"{exc} (check embedding_base_url, embedding_model and embedding_api_key)"
+                ) from exc
             ordered = sorted(response.data, key=lambda d: d.index)
             rows.extend(d.embedding for d in ordered)
         matrix = normalize_rows(rows)

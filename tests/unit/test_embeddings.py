@@ -17,6 +17,8 @@ from memory_platform.embeddings import (
     make_embedder,
 )
 from memory_platform.errors import ConfigurationError, InvalidInputError
+from memory_platform.llm import LLMUnavailableError
+from tests.support.net import free_port
 from tests.support.openai_stub import OpenAIStub
 
 
@@ -163,6 +165,20 @@ def test_openai_compatible_endpoint(embedder: Embedder) -> None:
         short = OpenAIEmbedder(stub.base_url, "m", dimension=16)
         with pytest.raises(ConfigurationError, match=str(embedder.dimension)):
             short.embed(["x"])
+
+
+def test_an_embedding_endpoint_that_refuses_or_is_gone_is_a_clear_error() -> None:
+    """A refusal (404: no such model here) names the settings to check; an endpoint that
+    does not answer is unavailable (retryable: HTTP 503, a tool call's ``retryable``), not
+    the openai client's own exception."""
+    with OpenAIStub(embed=None) as stub:
+        refused = OpenAIEmbedder(stub.base_url, "no-such-model", dimension=16)
+        with pytest.raises(ConfigurationError, match="embedding_model"):
+            refused.embed(["x"])
+    gone = OpenAIEmbedder(f"http://127.0.0.1:{free_port()}/v1", "m", dimension=16, timeout=5)
+    with pytest.raises(LLMUnavailableError, match="embedding endpoint unavailable") as raised:
+        gone.embed(["x"])
+    assert raised.value.is_retryable()
 
 
 def test_coverage_tells_what_the_model_can_read(embedder: Embedder) -> None:
