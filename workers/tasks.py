@@ -2,8 +2,9 @@
 
 Every task is idempotent (extraction is keyed by user and session, consolidation finds
 nothing to redo), so they acknowledge late and are redelivered if a worker dies. Tasks of
-one user are serialised by a Redis lock; LLM rate limits, timeouts and transient storage
-failures are retried with exponential back-off.
+one user are serialised by a Redis lock; LLM rate limits, timeouts, transient storage
+failures and a Redis that does not answer when a task queues another are retried with
+exponential back-off.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from typing import Any
 from redis import Redis
 from redis.lock import Lock
 
-from memory_platform import BackendUnavailable, MemoryPlatform, TransientStorageError
+from memory_platform import (
+    BackendUnavailable,
+    MemoryPlatform,
+    QueueUnavailable,
+    TransientStorageError,
+)
 from memory_platform.jobs import (
     TASK_CONSOLIDATE,
     TASK_CONSOLIDATE_ALL,
@@ -32,7 +38,7 @@ from .celery_app import app
 
 log = logging.getLogger(__name__)
 
-RETRYABLE = (LLMUnavailableError, TransientStorageError, BackendUnavailable)
+RETRYABLE = (LLMUnavailableError, TransientStorageError, BackendUnavailable, QueueUnavailable)
 _RETRY = {
     "bind": True,
     "acks_late": True,

@@ -125,6 +125,26 @@ def test_rate_limits_are_retried_until_done(
     assert client.stats("alice").knowledge_versions == 1
 
 
+def test_every_error_that_may_pass_is_retried_by_the_workers() -> None:
+    """An error class that says trying again may succeed (``is_retryable``: an LLM, a
+    store or a Redis that does not answer, a busy user) is one the tasks retry with
+    back-off, not a failed job."""
+    import memory_platform.llm  # noqa: F401 - defines LLMUnavailableError
+    from memory_platform.errors import MemoryPlatformError
+    from workers.tasks import RETRYABLE
+
+    def subclasses(cls: type) -> list[type]:
+        return [cls, *itertools.chain.from_iterable(subclasses(c) for c in cls.__subclasses__())]
+
+    may_pass = [
+        cls
+        for cls in subclasses(MemoryPlatformError)
+        if cls.is_retryable is not MemoryPlatformError.is_retryable
+    ]
+    assert len(may_pass) >= 4
+    assert [cls.__name__ for cls in may_pass if not issubclass(cls, RETRYABLE)] == []
+
+
 def test_garbage_answers_fail_the_job_and_write_nothing(
     client: MemoryPlatform, worker: Worker, stub: OpenAIStub
 ) -> None:
