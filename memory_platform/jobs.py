@@ -9,6 +9,7 @@ Both answer :meth:`status` with one shape: ``{"job_id", "state", "result", "erro
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import threading
 from collections.abc import Iterator
@@ -19,17 +20,22 @@ from functools import cache
 from typing import Any, Protocol
 
 from .config import Settings
-from .errors import ConfigurationError, QueueUnavailable
+from .errors import ConfigurationError, MemoryPlatformError, QueueUnavailable
 
 __all__ = [
     "CONSOLIDATION_QUEUE",
     "EXTRACTION_QUEUE",
+    "MAX_RETRIES",
+    "RETRY_BACKOFF",
+    "RETRY_BACKOFF_MAX",
     "CeleryJobs",
     "InProcessJobs",
     "JobRunner",
     "celery_config",
     "redis_answers",
 ]
+
+log = logging.getLogger(__name__)
 
 EXTRACTION_QUEUE = "extraction"
 CONSOLIDATION_QUEUE = "consolidation"
@@ -45,6 +51,14 @@ TASK_SUMMARIZE = "memory.summarize_messages"
 TASK_MAINTAIN = "memory.daily_maintenance"
 TASK_MAINTAIN_ALL = "memory.daily_maintenance_all"
 
+
+MAX_RETRIES = 5
+RETRY_BACKOFF = 2.0
+RETRY_BACKOFF_MAX = 300.0
+"""A job whose error may pass (:meth:`MemoryPlatformError.is_retryable`: an LLM, a store
+or Redis that does not answer) is tried again up to ``MAX_RETRIES`` times, waiting
+``RETRY_BACKOFF`` seconds doubled at each retry, at most ``RETRY_BACKOFF_MAX``: on the
+workers (Celery's back-off, with jitter) and in process alike."""
 
 _RESTORE_MUTEX_SECONDS = 30
 """How long a dead worker's hold on the sweep that restores unacknowledged tasks lasts."""
@@ -161,14 +175,24 @@ class JobRunner(Protocol):
 
 
 class InProcessJobs:
-    """A two-thread pool running the service calls directly (embedded default)."""
+    """A two-thread pool running the service calls directly (embedded default), retried
+    as the workers retry them (:data:`MAX_RETRIES`)."""
 
-    def __init__(self, handlers: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        handlers: dict[str, Any],
+        *,
+        max_retries: int = MAX_RETRIES,
+        backoff: float = RETRY_BACKOFF,
+    ) -> None:
         self._handlers = handlers
+        self._max_retries, self._backoff = max_retries, backoff
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memory-job")
         self._jobs: dict[str, Future[Any]] = {}
         self._owners: dict[str, str] = {}
         self._keys: dict[str, str] = {}
+        self._retrying: dict[str, str] = {}  # job id -> the error it waits to retry after
+        self._closing = threading.Event()
         self._lock = threading.Lock()
 
     def job_id_for(self, prefix: str, key: str) -> str:
@@ -182,8 +206,28 @@ class InProcessJobs:
             existing = self._jobs.get(job_id)
             if existing is not None and not existing.done():
                 return job_id  # the same job is already queued or running
-            self._jobs[job_id] = self._pool.submit(self._handlers[name], *args)
+            self._jobs[job_id] = self._pool.submit(self._run, job_id, self._handlers[name], args)
         return job_id
+
+    def _run(self, job_id: str, handler: Any, args: list[Any]) -> Any:
+        """Run a job; an error that may pass is retried after a back-off, which closing
+        the runner cuts short (the job then fails with that error)."""
+        for attempt in range(self._max_retries + 1):
+            try:
+                return handler(*args)
+            except MemoryPlatformError as exc:
+                if not exc.is_retryable() or attempt == self._max_retries:
+                    raise
+                delay = min(self._backoff * 2**attempt, RETRY_BACKOFF_MAX)
+                log.warning("job %s: %s; retrying in %.0f s", job_id, exc, delay)
+                with self._lock:
+                    self._retrying[job_id] = str(exc)
+                closing = self._closing.wait(delay)
+                with self._lock:
+                    self._retrying.pop(job_id, None)
+                if closing:
+                    raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def owner(self, job_id: str) -> str | None:
         with self._lock:
@@ -195,6 +239,10 @@ class InProcessJobs:
         if future is None:
             return {"job_id": job_id, "state": "UNKNOWN", "result": None, "error": None}
         if not future.done():
+            with self._lock:
+                waiting = self._retrying.get(job_id)
+            if waiting is not None:  # as Celery shows a job between its attempts
+                return {"job_id": job_id, "state": "RETRY", "result": None, "error": waiting}
             return {"job_id": job_id, "state": "PENDING", "result": None, "error": None}
         error = future.exception()
         if error is not None:
@@ -214,6 +262,7 @@ class InProcessJobs:
         wait_all(pending)
 
     def close(self) -> None:
+        self._closing.set()  # a job waiting to be retried gives up now
         self._pool.shutdown(wait=True)
 
 

@@ -25,6 +25,9 @@ from memory_platform import (
     TransientStorageError,
 )
 from memory_platform.jobs import (
+    MAX_RETRIES,
+    RETRY_BACKOFF,
+    RETRY_BACKOFF_MAX,
     TASK_CONSOLIDATE,
     TASK_CONSOLIDATE_ALL,
     TASK_EXTRACT,
@@ -43,10 +46,10 @@ _RETRY = {
     "bind": True,
     "acks_late": True,
     "autoretry_for": RETRYABLE,
-    "retry_backoff": 2,
-    "retry_backoff_max": 300,
+    "retry_backoff": RETRY_BACKOFF,
+    "retry_backoff_max": RETRY_BACKOFF_MAX,
     "retry_jitter": True,
-    "max_retries": 5,
+    "max_retries": MAX_RETRIES,
 }
 
 _platform: MemoryPlatform | None = None

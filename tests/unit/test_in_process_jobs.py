@@ -1,0 +1,95 @@
+"""The embedded default's job runner retries what may pass, as the Celery workers do."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memory_platform import InvalidInputError, MemoryPlatform, Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.jobs import InProcessJobs
+from memory_platform.llm import LLMUnavailableError
+from tests.support.jobs import wait_for
+from tests.support.openai_stub import OpenAIStub
+from tests.unit.test_extraction import GOOD, MESSAGES, USER
+
+
+def failing(times: int, error: Exception) -> tuple[Callable[[], str], list[int]]:
+    """A job that raises ``error`` the first ``times`` calls, then returns ``"done"``."""
+    calls: list[int] = []
+
+    def job() -> str:
+        calls.append(1)
+        if len(calls) <= times:
+            raise error
+        return "done"
+
+    return job, calls
+
+
+def run(job: Callable[[], Any], **options: Any) -> dict[str, Any]:
+    jobs = InProcessJobs({"t": job}, **options)
+    try:
+        job_id = jobs.submit("t", [], "job-1")
+        jobs.wait()
+        return jobs.status(job_id)
+    finally:
+        jobs.close()
+
+
+def test_an_error_that_may_pass_is_retried_until_the_job_is_done() -> None:
+    job, calls = failing(2, LLMUnavailableError("LLM endpoint unavailable: 429"))
+    status = run(job, backoff=0.001)
+    assert (status["state"], status["result"], len(calls)) == ("SUCCESS", "done", 3)
+
+
+def test_an_error_that_will_not_pass_fails_the_job_at_once() -> None:
+    job, calls = failing(1, InvalidInputError("must not be empty", "text"))
+    status = run(job, backoff=0.001)
+    assert status["state"] == "FAILURE" and "must not be empty" in status["error"]
+    assert len(calls) == 1
+
+
+def test_retries_stop_after_the_last_one() -> None:
+    job, calls = failing(10, LLMUnavailableError("LLM endpoint unavailable: 503"))
+    status = run(job, backoff=0.001, max_retries=2)
+    assert status["state"] == "FAILURE" and "503" in status["error"]
+    assert len(calls) == 3
+
+
+def test_a_job_waiting_to_be_retried_says_so_and_closing_ends_the_wait() -> None:
+    job, calls = failing(1, LLMUnavailableError("LLM endpoint unavailable: timeout"))
+    jobs = InProcessJobs({"t": job}, backoff=3600)
+    job_id = jobs.submit("t", [], "job-1")
+    waiting = wait_for(lambda: jobs.status(job_id), {"RETRY", "SUCCESS", "FAILURE"})
+    assert waiting["state"] == "RETRY" and "timeout" in waiting["error"]
+    jobs.close()  # an hour's back-off left: closing gives up on it now
+    status = jobs.status(job_id)
+    assert status["state"] == "FAILURE" and "timeout" in status["error"] and len(calls) == 1
+
+
+@pytest.fixture
+def mp(tmp_path: Path, embedder: Embedder, stub: OpenAIStub) -> Iterator[MemoryPlatform]:
+    settings = Settings(sqlite_path=tmp_path / "m.db", llm_base_url=stub.base_url, _env_file=None)
+    with MemoryPlatform(settings, embedder=embedder) as platform:
+        yield platform
+
+
+@pytest.mark.slow
+def test_a_session_ended_while_the_llm_is_rate_limited_is_extracted_later(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """Through the real openai client: its own two retries meet 429 too, the job waits
+    and runs again (the first back-off, 2 s), and the session is extracted once."""
+    for _ in range(3):
+        stub.fail(429, "rate limited")
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+    mp.add_messages(USER, "s1", MESSAGES)
+    job = mp.end_session(USER, "s1")
+    status = wait_for(lambda: mp.job_status(job))
+    assert status["state"] == "SUCCESS" and status["result"]["status"] == "done", status
+    assert stub.chat_requests() == 4 and mp.stats(USER).knowledge_versions == 1
