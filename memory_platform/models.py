@@ -97,10 +97,18 @@ def new_id() -> str:
 
 def utc(value: datetime) -> datetime:
     """``value`` in UTC; a naive datetime is taken to be UTC already (as everywhere in the
-    platform), never the machine's local time."""
+    platform), never the machine's local time.
+
+    Raises:
+        InvalidInputError: the time has no UTC date (``0001-01-01T00:00+01:00`` falls in
+            year 0); a ValueError, so a pydantic model reports it as invalid input.
+    """
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:
+        raise InvalidInputError(f"{value.isoformat()} is out of the range of dates in UTC") from exc
 
 
 def _as_utc(value: datetime | None) -> datetime | None:

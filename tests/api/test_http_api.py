@@ -190,6 +190,17 @@ def test_another_users_data_is_refused_even_with_its_memory_id(
         ("episodes", {"episodes": [{"text": "x", "importance": 2}]}, "body.episodes"),
         ("episodes", {"episodes": [{"text": "   "}]}, "episodes[0]"),
         ("episodes", {"episodes": [{"text": "x", "expires_at": "soon"}]}, "body.episodes"),
+        # a time whose UTC date falls before year 1: no date, not an internal error
+        (
+            "episodes",
+            {"episodes": [{"text": "x", "timestamp": "0001-01-01T00:00+01:00"}]},
+            "episodes[0]",
+        ),
+        (
+            "sessions/s1/messages",
+            {"messages": [{"role": "user", "content": "x", "timestamp": "9999-12-31T23:00-05:00"}]},
+            "body.messages",
+        ),
     ],
 )
 def test_invalid_requests_get_a_clear_422(
