@@ -59,6 +59,7 @@ from ..errors import InvalidInputError
 from ..models import SEARCHABLE_KEY, Episode
 from ..platform import MemoryPlatform
 from ..retrieval.retriever import MAX_WITHIN
+from ..store.base import metadata_json
 from .value_text import value_text
 
 __all__ = ["MemoryPlatformStore"]
@@ -123,16 +124,15 @@ def _text(value: Mapping[str, Any], index: list[str] | None) -> str:
     return text or json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _check_value(value: Mapping[str, Any]) -> None:
-    """A value is kept as JSON (what JSON has no type for, a date, as its text): one that
-    cannot be, nested too deeply or holding itself, is refused with what to fix."""
-    try:
-        json.dumps(value, ensure_ascii=False, default=str)
-    except (ValueError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+def _check_value(value: object) -> None:
+    """A value is a dict kept as JSON (what JSON has no type for, a date, as its text):
+    one that is not a dict, or cannot be JSON (NaN, nested too deeply, holding itself),
+    is refused with what to fix."""
+    if not isinstance(value, Mapping):
         raise InvalidInputError(
-            f"a store value must be storable as JSON: {reason}", "value"
-        ) from None
+            f"a store value is a dict (a JSON object), not {type(value).__name__}", "value"
+        )
+    metadata_json(value, "value")
 
 
 def _minutes(ttl: object) -> float | None:

@@ -7,6 +7,7 @@ are float32 numpy rows, L2-normalised, of the store's recorded dimension.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -53,6 +54,7 @@ __all__ = [
     "episode_document",
     "episode_embedding_text",
     "memory_document",
+    "metadata_json",
     "previous_texts",
     "relation_filter",
     "spoken_line",
@@ -827,6 +829,24 @@ def episode_document(episode: Episode, previous_text: str | None = None) -> str:
     previous turn of its session, whose words often carry the question a reply answers.
     (One kept out of search, :attr:`Episode.searchable`, has no lexical document.)"""
     return " ".join([previous_text or "", episode.speaker or "", episode.text, *episode.keywords])
+
+
+def metadata_json(metadata: Mapping[str, Any], field: str = "metadata") -> str:
+    """Metadata as both stores keep it: JSON text, a value JSON has no form for written as
+    its ``str`` (bytes, a date). NaN and the infinities are refused rather than written as
+    JSON no parser reads back (SQLite's JSON functions call them malformed, where Neo4j
+    kept them): the same input is one clear error on every backend.
+
+    Raises:
+        InvalidInputError: a number JSON cannot hold, a cycle, or nesting too deep to write.
+    """
+    try:
+        return json.dumps(dict(metadata), ensure_ascii=False, default=str, allow_nan=False)
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise InvalidInputError(
+            f"must be JSON (no NaN or infinite numbers, no cycles): {reason}", field
+        ) from None
 
 
 def spoken_line(episode: Episode) -> str:

@@ -68,6 +68,7 @@ from .base import (
     StoreStats,
     episode_document,
     memory_document,
+    metadata_json,
     pick_shortest_paths,
     previous_texts,
     relation_filter,
@@ -513,7 +514,7 @@ class Neo4jGraphStore(GraphStore):
         user = self._check_user(user_id)
         changes: dict[str, Any] = {}
         if metadata is not None:
-            changes["metadata"] = json.dumps(dict(metadata), ensure_ascii=False, default=str)
+            changes["metadata"] = metadata_json(metadata)
             changes["sensitive"] = is_sensitive(metadata)
         if status is not None:
             changes["status"] = MemoryStatus(status).value
@@ -1110,7 +1111,7 @@ class Neo4jGraphStore(GraphStore):
                     "keywords": e.keywords,
                     "importance": e.importance,
                     "access_count": e.access_count,
-                    "metadata": json.dumps(e.metadata, ensure_ascii=False, default=str),
+                    "metadata": metadata_json(e.metadata),
                     "sensitive": e.sensitive,
                     "searchable": e.searchable,
                     "expires_at": e.expires_at,
@@ -1255,7 +1256,7 @@ class Neo4jGraphStore(GraphStore):
                 "content": p.content,
                 "type": p.type.value,
                 "score": p.score,
-                "metadata": json.dumps(p.metadata, ensure_ascii=False, default=str),
+                "metadata": metadata_json(p.metadata),
                 "sensitive": p.sensitive,
                 "position": i,
                 "search_kind": VectorKind.KNOWLEDGE.value,
@@ -1474,7 +1475,7 @@ def _memory_props(memory: Memory) -> dict[str, Any]:
         "session_id": memory.session_id,
         "source": memory.source,
         "attributes": json.dumps(memory.attributes, ensure_ascii=False),
-        "metadata": json.dumps(memory.metadata, ensure_ascii=False, default=str),
+        "metadata": metadata_json(memory.metadata),
         "sensitive": memory.sensitive,
         "search_kind": VectorKind.MEMORY.value,
         "search_tokens": _search_tokens(memory.user_id, memory_document(memory)),

@@ -59,6 +59,7 @@ from .base import (
     StoreStats,
     episode_document,
     memory_document,
+    metadata_json,
     pick_shortest_paths,
     previous_texts,
     relation_filter,
@@ -373,7 +374,7 @@ class SQLiteGraphStore(GraphStore):
                 memory.session_id,
                 memory.source,
                 json.dumps(memory.attributes, ensure_ascii=False),
-                json.dumps(memory.metadata, ensure_ascii=False, default=str),
+                metadata_json(memory.metadata),
             ),
         )
         conn.executemany(
@@ -491,7 +492,7 @@ class SQLiteGraphStore(GraphStore):
             params.append(_ts(invalid_at))
         if metadata is not None:
             sets.append("metadata = ?")
-            params.append(json.dumps(dict(metadata), ensure_ascii=False, default=str))
+            params.append(metadata_json(metadata))
         with self._tx() as conn:
             if sets:
                 conn.execute(
@@ -914,7 +915,7 @@ class SQLiteGraphStore(GraphStore):
                         json.dumps(e.keywords, ensure_ascii=False),
                         e.importance,
                         e.access_count,
-                        json.dumps(e.metadata, ensure_ascii=False, default=str),
+                        metadata_json(e.metadata),
                         _ts(e.expires_at),
                     )
                     for e in episodes
@@ -1213,7 +1214,7 @@ class SQLiteGraphStore(GraphStore):
                         p.content,
                         p.type.value,
                         p.score,
-                        json.dumps(p.metadata, ensure_ascii=False, default=str),
+                        metadata_json(p.metadata),
                         i,
                     )
                     for i, p in enumerate(version.points)

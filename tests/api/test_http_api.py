@@ -212,6 +212,17 @@ def test_invalid_requests_get_a_clear_422(
     assert response.json()["error"]
 
 
+def test_nan_in_metadata_is_a_422_naming_it(alice: httpx.Client) -> None:
+    """Python's JSON parser reads NaN and Infinity, which JSON has not: the metadata that
+    holds one is refused by name (it was a 500 from SQLite's JSON functions)."""
+    body = '{"episodes": [{"text": "a note", "metadata": {"score": NaN}}]}'
+    response = alice.post(
+        "/v1/users/alice/episodes", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["field"] == "metadata" and "NaN" in response.json()["error"]
+
+
 def test_malformed_json_and_bad_query_parameters_are_4xx(alice: httpx.Client) -> None:
     broken = alice.post(
         "/v1/users/alice/search",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import Counter
@@ -250,6 +251,29 @@ def test_a_naive_datetime_given_to_the_store_is_utc_whatever_the_machines_zone(
         user, graph.memory.id, valid_from=naive, invalid_at=naive + timedelta(days=1)
     )
     assert (updated.valid_from, updated.invalid_at) == (REF, REF + timedelta(days=1))
+
+
+def test_metadata_json_cannot_hold_is_refused_and_nothing_is_written(
+    store: GraphStore, users
+) -> None:
+    """NaN and the infinities have no JSON form: SQLite called the row malformed JSON (a
+    storage error) where Neo4j kept it. Both refuse it as invalid input now, and write
+    nothing; a value JSON has no type for (a date, bytes) is kept as its text."""
+    user = users()
+    for bad in ({"score": math.nan}, {"limits": [1, math.inf]}, {"deep": {"x": -math.inf}}):
+        with pytest.raises(InvalidInputError, match="metadata: must be JSON"):
+            store.add_episodes([Episode(user_id=user, text="a note", metadata=bad)])
+        graph = build_memory(user, CreateMemoryArgs(subject="我", memory_type="事实", topic="t"))
+        graph.memory.metadata = bad
+        with pytest.raises(InvalidInputError, match="metadata: must be JSON"):
+            store.write_memory(graph)
+    assert store.stats(user).episodes == 0 and store.stats(user).memories == 0
+
+    kept = write(store, user, "我", "事实", "喜欢", "咖啡")
+    with pytest.raises(InvalidInputError, match="metadata"):
+        store.update_memory(user, kept.memory.id, metadata={"weight": math.nan})
+    [said] = store.add_episodes([Episode(user_id=user, text="x", metadata={"on": REF})])
+    assert store.get_episodes(user, [said])[0].metadata == {"on": str(REF)}
 
 
 # -- updating -------------------------------------------------------------------------

@@ -4,6 +4,7 @@ remembers across threads inside a real LangGraph graph."""
 from __future__ import annotations
 
 import json
+import math
 import queue
 import time
 from collections.abc import Iterator
@@ -286,9 +287,12 @@ def test_a_value_that_cannot_be_kept_is_refused_and_nothing_is_written(
         inner = inner["k"]
     looped: dict[str, Any] = {"a": 1}
     looped["self"] = looped
-    for value in (deep, looped):
-        with pytest.raises(ValueError, match="a store value must be storable as JSON"):
+    for value in (deep, looped, {"score": math.nan}, {"limit": [math.inf]}):
+        with pytest.raises(ValueError, match="value: must be JSON"):
             store.put(("erin",), "k", value)
+    for value in (["a", "list"], "text", 3.5, True):
+        with pytest.raises(ValueError, match="value: a store value is a dict"):
+            store.put(("erin",), "k", value)  # type: ignore[arg-type]
     assert store.get(("erin",), "k") is None
     store.put(("erin",), "when", {"met": datetime(2025, 5, 1)})  # a date is kept as its text
     assert store.get(("erin",), "when").value == {"met": "2025-05-01 00:00:00"}  # type: ignore[union-attr]
