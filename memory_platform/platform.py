@@ -60,6 +60,7 @@ from .models import (
     UpdateAction,
     check_identifier,
     invalid_input_from,
+    utc,
     validated,
 )
 from .privacy import SENSITIVE_KEY, with_sensitivity
@@ -108,7 +109,7 @@ def _time_bound(value: Any, field: str, now: datetime, end: bool) -> datetime | 
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
+        return utc(value)
     if not isinstance(value, str):
         raise InvalidInputError("must be a datetime or a time expression", field)
     parsed = normalize_time(value, now)
@@ -123,6 +124,17 @@ def _time_bound(value: Any, field: str, now: datetime, end: bool) -> datetime | 
     return parsed.start
 
 
+def _moment(value: object, field: str) -> datetime | None:
+    """A time argument ("now" for a search or a purge): a datetime, in its own zone (the
+    user's "today" and "yesterday" are read in it) or UTC when it names none, or None
+    for the present moment."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidInputError(f"must be a datetime, not {type(value).__name__}", field)
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
 def _time_window(
     time_range: Mapping[str, Any] | tuple[Any, Any] | None, now: datetime
 ) -> TimeWindow | None:
@@ -134,8 +146,12 @@ def _time_window(
         if unknown:
             raise InvalidInputError(f"unknown keys {sorted(unknown)}", "time_range")
         start, end = time_range.get("start"), time_range.get("end")
-    else:
+    elif isinstance(time_range, list | tuple) and len(time_range) == 2:
         start, end = time_range
+    else:
+        raise InvalidInputError(
+            'must be {"start": ..., "end": ...} or a (start, end) pair', "time_range"
+        )
     window = TimeWindow(
         _time_bound(start, "time_range.start", now, end=False),
         _time_bound(end, "time_range.end", now, end=True),
@@ -606,7 +622,8 @@ class MemoryPlatform:
         TTL) has come; search stopped matching them then. The daily maintenance
         runs it; each deletion is in the audit log (``purge``, actor ``expiry``)."""
         user = self._user(user_id)
-        purged = purge_expired(self.store, user, now, release_media=self._media.release)
+        at = _moment(now, "now")
+        purged = purge_expired(self.store, user, at, release_media=self._media.release)
         if purged["purged"]:
             self._retriever.clear_query_cache()
         return purged
@@ -808,6 +825,10 @@ class MemoryPlatform:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("must be a non-empty string", "query")
         types = None
+        if isinstance(memory_types, str):  # one type named alone
+            memory_types = [memory_types]
+        if memory_types is not None and not isinstance(memory_types, list | tuple | set):
+            raise InvalidInputError("must be a list of memory types", "memory_types")
         if memory_types:
             try:
                 types = [MemoryType(t) for t in memory_types]
@@ -815,9 +836,7 @@ class MemoryPlatform:
                 raise InvalidInputError(
                     f"use only: {' / '.join(MemoryType.accepted())}", "memory_types"
                 ) from exc
-        now = reference_time or datetime.now(UTC)
-        if now.tzinfo is None:
-            now = now.replace(tzinfo=UTC)
+        now = _moment(reference_time, "reference_time") or datetime.now(UTC)
         window = _time_window(time_range, now)
         results = self._retriever.search(
             user,
@@ -1017,7 +1036,7 @@ class MemoryPlatform:
         return archive_faded(
             self.store,
             self._user(user_id),
-            now or datetime.now(UTC),
+            _moment(now, "now") or datetime.now(UTC),
             self.settings.retrieval.decay_rates,
             self.settings.consolidation.archive_below,
         )

@@ -73,6 +73,8 @@ __all__ = ["MAX_WITHIN", "HybridRetriever", "TimeWindow"]
 log = logging.getLogger(__name__)
 
 Mode = Literal["fast", "deep", "auto"]
+_KINDS = frozenset({"memory", "episode"})
+"""What a search may return: memories (hubs) and episodes."""
 _DATED_BONUS = 0.25
 """Strength added to a match dated within a day or month the question names."""
 _EMBED_NOW = 16
@@ -223,7 +225,9 @@ def _allowed_episodes(
     """The episodes a search is restricted to, checked: None for no restriction."""
     if episode_ids is None:
         return None
-    if isinstance(episode_ids, str) or not all(isinstance(ref, str) and ref for ref in episode_ids):
+    if not isinstance(episode_ids, list | tuple | set | frozenset) or not all(
+        isinstance(ref, str) and ref for ref in episode_ids
+    ):
         raise InvalidInputError("must be a list of episode ids", "episode_ids")
     if len(episode_ids) > MAX_WITHIN:
         raise InvalidInputError(f"at most {MAX_WITHIN} episodes", "episode_ids")
@@ -323,8 +327,16 @@ class HybridRetriever:
             raise InvalidInputError(
                 f"must be between 0 and {self._settings.max_expand_depth}", "expand_depth"
             )
+        if mode not in ("fast", "deep", "auto"):
+            raise InvalidInputError("use fast, deep or auto", "mode")
         if relation_types is not None:
             relation_filter(relation_types)  # refuse unknown names before any work
+        if (
+            not isinstance(kinds, list | tuple | set | frozenset)
+            or not kinds
+            or any(k not in _KINDS for k in kinds)
+        ):
+            raise InvalidInputError("use 'memory' and/or 'episode'", "kinds")
         kind_set = {VectorKind(k) for k in kinds}
         within = _allowed_episodes(episode_ids, kind_set, memory_types)
         if within is not None:

@@ -751,6 +751,8 @@ def relation_filter(
     """
     if relation_types is None:
         return [t.value for t in LinkType], True
+    if isinstance(relation_types, str | bytes) or not isinstance(relation_types, Iterable):
+        raise InvalidInputError("must be a list of relation type names", "relation_types")
     names: list[str] = []
     shared = False
     for item in relation_types:

@@ -150,3 +150,41 @@ def test_answers_follow_the_language_of_the_call(platform: MemoryPlatform) -> No
     assert linked["success"] and linked["relation_type"] == "causes"
     linked_zh = platform.link_memories("u", english["memory_id"], chinese["memory_id"], "导致")
     assert linked_zh["relation_type"] == "导致"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        ({"mode": "slow"}, "mode"),
+        ({"kinds": ["memory", "topic"]}, "kinds"),
+        ({"kinds": "episode"}, "kinds"),
+        ({"kinds": 1}, "kinds"),
+        ({"reference_time": "2025-11-05"}, "reference_time"),
+        ({"time_range": 5}, "time_range"),
+        ({"time_range": ("2025-11-01", "2025-11-03", "2025-11-05")}, "time_range"),
+        ({"memory_types": 3}, "memory_types"),
+        ({"relation_types": 3}, "relation_types"),
+        ({"episode_ids": 7}, "episode_ids"),
+    ],
+)
+def test_search_arguments_of_the_wrong_kind_are_named(
+    platform: MemoryPlatform, arguments: dict[str, Any], field: str
+) -> None:
+    """The Python API names the argument to fix, as the tools and HTTP do, instead of a
+    TypeError from deep inside ("'int' object is not iterable")."""
+    with pytest.raises(InvalidInputError) as raised:
+        platform.search("u", "hiking", **arguments)
+    assert raised.value.field == field
+
+
+def test_one_memory_type_may_be_named_alone_and_times_name_their_zone(
+    platform: MemoryPlatform,
+) -> None:
+    platform.add_episodes("u", [{"text": "I went hiking", "timestamp": REF}])
+    platform.wait_for_indexing("u")
+    assert platform.search("u", "hiking", memory_types="事件") == []  # episodes have no type
+    naive = REF.replace(tzinfo=None)  # UTC, as everywhere
+    found = platform.search("u", "hiking", time_range=(naive, naive.replace(hour=11)))
+    assert [r.text for r in found] == ["I went hiking"]
+    with pytest.raises(InvalidInputError, match="now: must be a datetime"):
+        platform.purge_expired("u", now="2025-11-05")  # type: ignore[arg-type]
