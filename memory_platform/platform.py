@@ -124,6 +124,28 @@ def _time_bound(value: Any, field: str, now: datetime, end: bool) -> datetime | 
     return parsed.start
 
 
+def _whole(value: object, field: str, low: int, high: int) -> int:
+    """A whole-number argument within ``low..high``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInputError(f"must be a whole number between {low:,} and {high:,}", field)
+    return value
+
+
+def _listed(value: object, field: str, what: str) -> list[Any]:
+    """A list argument: a list, tuple or set (a lone string or dict is not one)."""
+    if not isinstance(value, list | tuple | set | frozenset):
+        raise InvalidInputError(f"must be a list of {what}", field)
+    return list(value)
+
+
+def _ids(value: object, field: str) -> list[str]:
+    """A list of ids: non-empty strings."""
+    ids = _listed(value, field, "ids")
+    if not all(isinstance(ref, str) and ref for ref in ids):
+        raise InvalidInputError("must be a list of ids (non-empty strings)", field)
+    return ids
+
+
 def _moment(value: object, field: str) -> datetime | None:
     """A time argument ("now" for a search or a purge): a datetime, in its own zone (the
     user's "today" and "yesterday" are read in it) or UTC when it names none, or None
@@ -273,6 +295,8 @@ class MemoryPlatform:
     ) -> list[dict[str, Any]]:
         """The memory tools in OpenAI ``tools`` format: seed 000 Appendix A's three, plus
         ``update_memory`` and ``forget_memory`` with ``extended=True``."""
+        if lang not in ("zh", "en"):
+            raise InvalidInputError("use zh or en", "lang")
         return tool_definitions(lang, extended=extended)
 
     def execute_tool(
@@ -386,6 +410,8 @@ class MemoryPlatform:
                 f"{relation_type!r} is not allowed; use one of: {' / '.join(RelationType.accepted())}",
                 "relation_type",
             ) from exc
+        if isinstance(importance, bool) or not isinstance(importance, int | float):
+            raise InvalidInputError("must be a number between 0 and 1", "importance")
         if not 0.0 <= importance <= 1.0:
             raise InvalidInputError("must be between 0 and 1", "importance")
         ends = {}
@@ -490,7 +516,7 @@ class MemoryPlatform:
                     "memory_description": memory_description,
                     "action": action,
                     "object": object,
-                    "attributes": None if attributes is None else dict(attributes),
+                    "attributes": attributes,
                     "importance": importance,
                     "memory_type": memory_type,
                     "sensitive": sensitive,
@@ -570,6 +596,7 @@ class MemoryPlatform:
             NotFoundError: the user has no memory or episode with this id.
         """
         user = self._user(user_id)
+        item_id = check_identifier(item_id, "item_id")
         if actor is not None:
             actor = check_identifier(actor, "actor")
         if self.store.get_memories(user, [item_id]):
@@ -611,7 +638,7 @@ class MemoryPlatform:
         days = days if older_than_days is None else older_than_days
         if days is None:
             return {"checked": 0, "purged": 0}
-        if not 0 < days < _MAX_DAYS:
+        if isinstance(days, bool) or not isinstance(days, int | float) or not 0 < days < _MAX_DAYS:
             raise InvalidInputError(
                 f"must be a positive number of days, under {_MAX_DAYS:,}", "older_than_days"
             )
@@ -630,9 +657,7 @@ class MemoryPlatform:
 
     def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
         """The user's forgetting and purging records, newest first (ids, never content)."""
-        if not 1 <= limit <= 10_000:
-            raise InvalidInputError("must be between 1 and 10000", "limit")
-        return self.store.audit_log(self._user(user_id), limit)
+        return self.store.audit_log(self._user(user_id), _whole(limit, "limit", 1, 10_000))
 
     # -- perceptual memory (seed 003 §2.4) ----------------------------------------------
 
@@ -712,7 +737,7 @@ class MemoryPlatform:
         """
         user = self._user(user_id)
         items: list[Episode] = []
-        for index, raw in enumerate(episodes):
+        for index, raw in enumerate(_listed(episodes, "episodes", "episodes (dicts)")):
             if not isinstance(raw, Mapping):
                 raise InvalidInputError("each episode must be a dict", f"episodes[{index}]")
             unknown = set(raw) - _EPISODE_KEYS
@@ -764,7 +789,7 @@ class MemoryPlatform:
     def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
         """Delete episodes of the user (with their vectors and index entries); returns how
         many there were."""
-        return self.store.delete_episodes(self._user(user_id), list(episode_ids))
+        return self.store.delete_episodes(self._user(user_id), _ids(episode_ids, "episode_ids"))
 
     # -- searching -----------------------------------------------------------------------
 
@@ -940,7 +965,9 @@ class MemoryPlatform:
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
         items: list[dict[str, Any]] = []
-        for index, raw in enumerate(messages):
+        for index, raw in enumerate(_listed(messages, "messages", "messages")):
+            if not isinstance(raw, Message | Mapping):
+                raise InvalidInputError("each message must be a dict", f"messages[{index}]")
             try:
                 message = raw if isinstance(raw, Message) else Message.model_validate(dict(raw))
             except ValidationError as exc:
@@ -987,10 +1014,12 @@ class MemoryPlatform:
 
     def recent_messages(self, user_id: str, session_id: str) -> list[BufferedMessage]:
         """The session's short-term buffer: its latest messages, oldest first."""
+        session_id = check_identifier(session_id, "session_id")
         return self._short_term.recent(self._user(user_id), session_id)
 
     def clear_recent(self, user_id: str, session_id: str) -> None:
         """Empty the session's short-term buffer; the messages stay stored as episodes."""
+        session_id = check_identifier(session_id, "session_id")
         self._short_term.clear(self._user(user_id), session_id)
 
     def summarize_messages(
@@ -1082,6 +1111,7 @@ class MemoryPlatform:
         Raises:
             NotFoundError: with ``user_id``, the job is not one this user caused.
         """
+        job_id = check_identifier(job_id, "job_id")
         if user_id is not None and self._jobs.owner(job_id) != self._user(user_id):
             raise NotFoundError("job", job_id)
         status = self._jobs.status(job_id)
@@ -1198,7 +1228,7 @@ class MemoryPlatform:
             versions,
             config.default_top_k if top_k is None else top_k,
             config.min_score if min_score is None else min_score,
-            random.Random(seed),
+            random.Random(None if seed is None else _whole(seed, "seed", -(2**63), 2**63)),
             include_sensitive=include_sensitive,
         )
 
@@ -1259,10 +1289,8 @@ class MemoryPlatform:
             except ValueError:
                 known = ", ".join(s.value for s in MemoryStatus)
                 raise InvalidInputError(f"must be one of {known}", "status") from None
-        if not 1 <= limit <= 10_000:
-            raise InvalidInputError("must be between 1 and 10000", "limit")
-        if not 0 <= offset <= 10**12:
-            raise InvalidInputError("must be between 0 and 10**12", "offset")
+        _whole(limit, "limit", 1, 10_000)
+        _whole(offset, "offset", 0, 10**12)
         return self.store.list_memories(self._user(user_id), status, limit=limit, offset=offset)
 
     def delete_memory(self, user_id: str, memory_id: str) -> None:

@@ -3,6 +3,7 @@ correct answer, never an exception escaping the tool contract (issue 14)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -188,3 +189,40 @@ def test_one_memory_type_may_be_named_alone_and_times_name_their_zone(
     assert [r.text for r in found] == ["I went hiking"]
     with pytest.raises(InvalidInputError, match="now: must be a datetime"):
         platform.purge_expired("u", now="2025-11-05")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda mp: mp.add_episodes("u", {"text": "a note"}), "episodes"),
+        (lambda mp: mp.add_messages("u", "s", {"role": "user", "content": "hi"}), "messages"),
+        (lambda mp: mp.add_messages("u", "s", ["hi"]), "messages[0]"),
+        (lambda mp: mp.delete_episodes("u", "01a21bb5479800048d40f40ffc409880"), "episode_ids"),
+        (lambda mp: mp.list_memories("u", limit="10"), "limit"),
+        (lambda mp: mp.list_memories("u", offset=-1), "offset"),
+        (lambda mp: mp.audit_log("u", limit=2.5), "limit"),
+        (lambda mp: mp.purge_archived("u", older_than_days="30"), "older_than_days"),
+        (lambda mp: mp.forget("u", ["01a21bb5479800048d40f40ffc409880"]), "item_id"),
+        (lambda mp: mp.job_status(["extract-1"]), "job_id"),
+        (lambda mp: mp.recent_messages("u", ["s"]), "session_id"),
+        (lambda mp: mp.sample_knowledge("u", seed=[1]), "seed"),
+        (lambda mp: mp.tool_definitions(lang="fr"), "lang"),
+        (lambda mp: mp.link_memories("u", "a", "b", "CAUSES", importance="high"), "importance"),
+    ],
+)
+def test_facade_arguments_of_the_wrong_kind_are_named(
+    platform: MemoryPlatform, call: Callable[[MemoryPlatform], Any], field: str
+) -> None:
+    """A lone id where a list is wanted, a dict where a list of them is, a number as a
+    string: each is an InvalidInputError naming the argument. ``delete_episodes`` given
+    one id as a string deleted nothing and said 0; ``add_messages`` given one message
+    raised a TypeError."""
+    with pytest.raises(InvalidInputError) as raised:
+        call(platform)
+    assert raised.value.field == field, raised.value
+
+
+def test_update_memory_attributes_must_be_a_mapping(platform: MemoryPlatform) -> None:
+    platform.create_memory("u", "我", "事实", "喜欢", "咖啡")
+    with pytest.raises(InvalidInputError, match="attributes"):
+        platform.update_memory("u", "我 喜欢 咖啡", attributes=["浓度"])  # type: ignore[arg-type]
