@@ -152,6 +152,8 @@ class MemoryMcp:
         extra = _EXTRA_CALLS.get(name)
         if extra is None:
             return self.platform.execute_tool(user, name, args, reference_time=now)
+        if not isinstance(args, dict):
+            return {"success": False, "error": f"{name}'s arguments must be a JSON object"}
         try:
             return extra(self, user, args)
         except MemoryPlatformError as exc:

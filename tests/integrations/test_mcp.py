@@ -217,3 +217,17 @@ def test_http_server_needs_a_key_for_the_user_and_keeps_users_apart(
         assert [set(e.target_ids) for e in mp.audit_log("bob")] == [
             {bob["ids"][0], bob["correct"]["memory_id"]}
         ]
+
+
+def test_arguments_that_are_no_object_come_back_as_a_tool_error(platform: MemoryPlatform) -> None:
+    """The extra tools read their arguments as an object: anything else is an error the
+    model can read, as the design's three tools already answered, not an exception."""
+    tools = MemoryMcp(platform)
+    for name in ("get_memory", "list_memories", "delete_memory", "get_context"):
+        for arguments in ([1], "memory_id", 3.5):
+            result = tools.call("u", name, arguments)  # type: ignore[arg-type]
+            assert result == {
+                "success": False,
+                "error": f"{name}'s arguments must be a JSON object",
+            }
+    assert tools.call("u", "search_memories", [1])["success"] is False  # type: ignore[arg-type]
