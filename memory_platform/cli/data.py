@@ -6,15 +6,16 @@ import json
 import sys
 import threading
 from collections import defaultdict
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ..models import MAX_ID_CHARS, Message, invalid_input_from
+from ..errors import InvalidInputError
+from ..models import MAX_ID_CHARS, Message, UtcDatetime, invalid_input_from
+from ..store.base import metadata_json
 from .common import DbOption, console, err_console, fail, open_platform, print_json
 
 if TYPE_CHECKING:
@@ -29,11 +30,20 @@ class _Episode(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str = Field(min_length=1)
-    timestamp: datetime | None = None
+    timestamp: UtcDatetime | None = None
     session_id: str | None = Field(None, max_length=MAX_ID_CHARS)
     speaker: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     user_id: str | None = None
+
+    @field_validator("metadata")
+    @classmethod
+    def _json_metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:  # what the store would refuse is a bad line, found before anything is written
+            metadata_json(value)
+        except InvalidInputError as exc:
+            raise ValueError(exc.message) from None
+        return value
 
 
 class _ChatMessage(Message):

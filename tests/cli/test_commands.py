@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -115,6 +116,15 @@ def test_ingest_then_search_and_stats(tmp_path: Path) -> None:
         ([CHAT[0], {"text": ""}], "chat.jsonl:2: episode text"),
         ([CHAT[0], {"txt": "typo"}], "chat.jsonl:2: episode"),
         ([{"role": "user", "content": "no session"}], "chat.jsonl:1: a message needs a session_id"),
+        # what only the store refused was found after earlier lines were written
+        (
+            [CHAT[0], {"text": "x", "metadata": {"score": math.nan}}],
+            "chat.jsonl:2: episode metadata",
+        ),
+        (
+            [CHAT[0], {"text": "x", "timestamp": "0001-01-01T00:00+01:00"}],
+            "chat.jsonl:2: episode timestamp",
+        ),
     ],
 )
 def test_a_bad_line_stops_ingest_before_anything_is_written(
