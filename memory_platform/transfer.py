@@ -157,6 +157,13 @@ def parse_lines(lines: Iterable[str | Mapping[str, Any]]) -> list[ExportRecord]:
                 records.append(_RECORD.validate_python(line))
         except ValidationError as exc:
             raise InvalidInputError(f"line {number}: {invalid_input_from(exc)}", "import") from exc
+        try:  # what the store would refuse (NaN in metadata) stops the import before any write
+            json.dumps(records[-1].model_dump(), allow_nan=False, default=str)
+        except ValueError as exc:
+            raise InvalidInputError(
+                f"line {number}: not JSON the store can keep (NaN or an infinite number)",
+                "import",
+            ) from exc
     if not records or not isinstance(records[0], HeaderRecord):
         raise InvalidInputError("not a memory-platform export: no header line", "import")
     if records[0].version != VERSION:

@@ -176,6 +176,15 @@ def test_an_import_that_clashes_half_way_writes_nothing(mp: MemoryPlatform, user
     assert mp.stats(owner).memories == 1 and mp.stats(owner).episodes == 1
 
 
+def with_nan_metadata(lines: list[str]) -> list[str]:
+    """The export with NaN (which Python's JSON writes and reads, and JSON has not) in the
+    metadata of its last episode."""
+    last = max(i for i, line in enumerate(lines) if json.loads(line).get("type") == "episode")
+    record = json.loads(lines[last])
+    record["episode"]["metadata"] = {**record["episode"]["metadata"], "score": float("nan")}
+    return [*lines[:last], json.dumps(record), *lines[last + 1 :]]
+
+
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
@@ -183,6 +192,7 @@ def test_an_import_that_clashes_half_way_writes_nothing(mp: MemoryPlatform, user
         (lambda lines: lines[1:], "no header"),
         (lambda lines: [*lines[:2], "{not json", *lines[2:]], "line 3"),
         (lambda lines: [lines[0], *lines[2:]], "end line counts"),
+        (with_nan_metadata, "NaN"),  # the store would refuse it mid-way
     ],
 )
 def test_a_damaged_file_is_refused_before_anything_is_written(
