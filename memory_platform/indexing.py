@@ -2,7 +2,9 @@
 
 The store itself is the queue: whatever has no vector is pending, so a crash between a
 write and its embedding loses nothing; the next pass (at start-up or on the next write)
-embeds it. One worker thread embeds in batches, grouped by user.
+embeds it. A pass that fails on an error that may pass (an embedding endpoint that does
+not answer) is tried again after a back-off, as jobs are, since no write may come to
+start another. One worker thread embeds in batches, grouped by user.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from dataclasses import dataclass
 
 from .config import Settings
 from .embeddings import Embedder
+from .errors import MemoryPlatformError
+from .jobs import RETRY_BACKOFF, RETRY_BACKOFF_MAX
 from .store import GraphStore, PendingEmbedding
 
 __all__ = ["EmbeddingIndexer", "ReembedReport", "reembed"]
@@ -26,7 +30,13 @@ log = logging.getLogger(__name__)
 class EmbeddingIndexer:
     """Embeds a store's pending items on one background thread."""
 
-    def __init__(self, store: GraphStore, embedder: Embedder, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        batch_size: int = 64,
+        retry_backoff: float = RETRY_BACKOFF,
+    ) -> None:
         self._store = store
         self._embedder = embedder
         self._batch_size = batch_size
@@ -34,6 +44,9 @@ class EmbeddingIndexer:
         self._lock = threading.Lock()
         self._queued: dict[str | None, Future[int]] = {}
         self._closed = False
+        self._retry_backoff = retry_backoff
+        self._failures = 0  # failed passes in a row, for the back-off
+        self._retry: threading.Timer | None = None
         self.last_error: BaseException | None = None
 
     def notify(self, user_id: str | None = None) -> Future[int]:
@@ -78,17 +91,35 @@ class EmbeddingIndexer:
             while True:
                 pending = self._store.pending_embeddings(user_id, limit=self._batch_size)
                 if not pending:
-                    return stored
+                    break
                 stored_now = self.embed_batch(pending)
                 stored += stored_now
                 if stored_now == 0:
                     # Items vanished (deleted), cannot be stored, or were queued again
                     # (the write that queued them scheduled a pass); stop rather than spin.
-                    return stored
+                    break
         except Exception as exc:
             self.last_error = exc
             log.exception("embedding pass failed; the items stay pending for the next pass")
+            if isinstance(exc, MemoryPlatformError) and exc.is_retryable():
+                self._retry_later(user_id)
             raise
+        with self._lock:
+            self._failures = 0
+        return stored
+
+    def _retry_later(self, user_id: str | None) -> None:
+        """Start the pass again after a back-off (doubled after each failure in a row, at
+        most :data:`~memory_platform.jobs.RETRY_BACKOFF_MAX`), unless one is set already."""
+        with self._lock:
+            if self._closed or (self._retry is not None and self._retry.is_alive()):
+                return
+            delay = min(self._retry_backoff * 2**self._failures, RETRY_BACKOFF_MAX)
+            self._failures += 1
+            self._retry = threading.Timer(delay, self.notify, args=(user_id,))
+            self._retry.daemon = True
+            self._retry.start()
+        log.warning("embedding pass to be tried again in %.0f s", delay)
 
     def embed_batch(self, pending: list[PendingEmbedding]) -> int:
         """Embed and store one batch in the calling thread; returns how many were stored."""
@@ -113,6 +144,8 @@ class EmbeddingIndexer:
         """Stop taking work; by default finish what is queued first."""
         with self._lock:
             self._closed = True
+            if self._retry is not None:
+                self._retry.cancel()
         self._pool.shutdown(wait=wait, cancel_futures=not wait)
 
 

@@ -23,3 +23,14 @@ def wait_for(
         if time.monotonic() > deadline:
             raise AssertionError(f"job still {status['state']} after {timeout}s")
         time.sleep(0.1)
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 120) -> bool:
+    """Poll ``condition`` until it holds; False if it still does not after ``timeout``
+    seconds (a guard against a hang, not a measure of speed)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

