@@ -68,7 +68,7 @@ from .retrieval import HybridRetriever, SearchResult, format_context
 from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
-from .speaker_tags import pasted_speakers, speaks_in_memory
+from .speaker_tags import StoredSpeakers, pasted_speakers
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
 from .store.base import memory_document
 from .textutil import has_cjk, lexical_tokens
@@ -729,7 +729,8 @@ class MemoryPlatform:
         ``metadata`` any JSON-able dict. A turn
         without ``speaker`` whose text opens with one ("Caroline: …", stored with other
         turns of hers in its session, or a turn of hers already stored) gets it filled in
-        (:mod:`memory_platform.speaker_tags`); its text is kept as given. Metadata
+        (:mod:`memory_platform.speaker_tags`); its text is kept as given. Her first turn,
+        stored before a second showed the tag names someone, is given it then. Metadata
         ``"searchable": false`` keeps an episode out of every search (it is still read,
         listed and exported); ``"sensitive": true`` hides it unless asked for. From
         ``expires_at`` on no search matches an episode, and the daily maintenance deletes
@@ -767,7 +768,10 @@ class MemoryPlatform:
             except ValidationError as exc:
                 error = invalid_input_from(exc)
                 raise InvalidInputError(error.message, f"episodes[{index}]") from exc
-        speakers = pasted_speakers(items, lambda tag: speaks_in_memory(self.store, user, tag))
+        stored = StoredSpeakers(self.store, user)
+        speakers = pasted_speakers(items, stored.speaks)
+        # a speaker's first turn, stored before the tag was known to name one
+        self.store.fill_episode_speakers(user, stored.first_turns(speakers))
         items = [
             item if speaker is None else item.model_copy(update={"speaker": speaker})
             for item, speaker in zip(items, speakers, strict=True)

@@ -10,10 +10,13 @@ A tag is taken for the speaker when it is one by the rule for pasted conversatio
 (:func:`~memory_platform.textutil.transcript_speakers`: in a conversation someone speaks
 again): it opens two or more speakerless turns of one session stored together, or the
 user already has a turn of that speaker, or a stored turn without one that opens with the
-same tag (:func:`speaks_in_memory`: a transcript added a turn at a time gets its
-speakers from each one's second turn on). "Note: ..." once, "Q:"/"A:", "Monday:", "From:"
-or "Question:" never become speakers. The text is kept as given; only the empty field is
+same tag (:class:`StoredSpeakers`). "Note: ..." once, "Q:"/"A:", "Monday:", "From:" or
+"Question:" never become speakers. The text is kept as given; only the empty field is
 filled.
+
+A transcript added a turn at a time shows a speaker by its second turn only: the stored
+turns without a speaker that open with a tag first taken for one are given it then
+(:meth:`StoredSpeakers.first_turns`), so a speaker's first turn is hers too.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from .retrieval.names import nameable
 from .store import GraphStore
 from .textutil import opening_tag, word_tokens
 
-__all__ = ["pasted_speakers", "speaks_in_memory"]
+__all__ = ["StoredSpeakers", "pasted_speakers"]
 
 _LINE_LABELS = frozenset(
     {
@@ -75,15 +78,45 @@ def pasted_speakers(
 
 
 _TAGGED_TURNS = 20
-"""How many of the user's turns that say a tag's words are read to find one it opens."""
+"""How many of the user's turns that say a tag's words are read to find those it opens."""
 
 
-def speaks_in_memory(store: GraphStore, user_id: str, tag: str) -> bool:
-    """Whether the user's memory holds a turn of ``tag``: one stored with it as speaker
-    (an indexed lookup), or one stored without a speaker whose text opens with it (among
-    the :data:`_TAGGED_TURNS` turns that best match its words)."""
-    if store.find_episodes(user_id, tag, limit=1):
-        return True
-    hits = store.lexical_search(user_id, tag, [VectorKind.EPISODE], _TAGGED_TURNS)
-    turns = store.get_episodes(user_id, [hit.ref_id for hit in hits])
-    return any(not turn.speaker and opening_tag(turn.text) == tag for turn in turns)
+class StoredSpeakers:
+    """What a user's memory holds of speaker tags, each looked up once per write."""
+
+    def __init__(self, store: GraphStore, user_id: str) -> None:
+        self._store, self._user = store, user_id
+        self._stored: dict[str, bool] = {}
+        self._untagged: dict[str, list[str]] = {}
+
+    def stored(self, tag: str) -> bool:
+        """Whether a turn is stored with ``tag`` as its speaker (an indexed lookup)."""
+        if tag not in self._stored:
+            self._stored[tag] = bool(self._store.find_episodes(self._user, tag, limit=1))
+        return self._stored[tag]
+
+    def untagged(self, tag: str) -> list[str]:
+        """The ids of turns stored without a speaker whose text opens with ``tag``, among
+        the :data:`_TAGGED_TURNS` turns that best match its words."""
+        if tag not in self._untagged:
+            hits = self._store.lexical_search(self._user, tag, [VectorKind.EPISODE], _TAGGED_TURNS)
+            turns = self._store.get_episodes(self._user, [hit.ref_id for hit in hits])
+            self._untagged[tag] = [
+                turn.id for turn in turns if not turn.speaker and opening_tag(turn.text) == tag
+            ]
+        return self._untagged[tag]
+
+    def speaks(self, tag: str) -> bool:
+        """Whether the memory holds a turn of ``tag``: stored with it as speaker, or
+        stored without one and opening with it."""
+        return self.stored(tag) or bool(self.untagged(tag))
+
+    def first_turns(self, speakers: Sequence[str | None]) -> dict[str, str]:
+        """For speakers just taken from tags, the stored turns without a speaker that open
+        with one no stored turn has as its speaker yet: ``{episode_id: speaker}``."""
+        return {
+            turn: tag
+            for tag in dict.fromkeys(s for s in speakers if s is not None)
+            if not self.stored(tag)
+            for turn in self.untagged(tag)
+        }

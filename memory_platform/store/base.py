@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import EmbeddingMismatchError, InvalidInputError
 from ..models import (
+    MAX_CONTENT_CHARS,
     MAX_TEXT_CHARS,
     AuditEntry,
     ContentNode,
@@ -610,6 +611,16 @@ class GraphStore(ABC):
         again. Returns how many were moved."""
 
     @abstractmethod
+    def fill_episode_speakers(self, user_id: str, speakers: Mapping[str, str]) -> int:
+        """Give the user's episodes stored without a speaker the one named
+        ``{episode_id: speaker}``, in one write (a pasted transcript's first turn of a
+        speaker, known to be one when the speaker speaks again); an episode that has a
+        speaker keeps it. A filled turn's words are indexed again with its speaker, and it
+        and the turns beside it (whose vectors' text holds its spoken line) are queued to
+        be embedded again; their vectors serve until then. Returns how many were filled.
+        """
+
+    @abstractmethod
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         """Users that have memories waiting for consolidation, in id order: a page as
         :meth:`list_users` gives."""
@@ -725,6 +736,18 @@ class GraphStore(ABC):
         if not isinstance(user_id, str) or not user_id.strip():
             raise InvalidInputError("must be a non-empty string", "user_id")
         return user_id.strip()
+
+    @staticmethod
+    def _check_speakers(speakers: Mapping[str, str]) -> dict[str, str]:
+        """``{episode_id: speaker}`` with each speaker a name (not blank, not too long)."""
+        for ref, speaker in speakers.items():
+            if not isinstance(speaker, str) or not speaker.strip():
+                raise InvalidInputError("must be a non-empty string", f"speakers[{ref!r}]")
+            if len(speaker) > MAX_CONTENT_CHARS:
+                raise InvalidInputError(
+                    f"at most {MAX_CONTENT_CHARS} characters", f"speakers[{ref!r}]"
+                )
+        return dict(speakers)
 
     @staticmethod
     def _check_query(query: str) -> str:

@@ -1163,6 +1163,48 @@ class Neo4jGraphStore(GraphStore):
             self._run(tx, "episode/reindex_many", items=items, user_id=user)
         return int(rows[0]["deleted"]) if rows else 0
 
+    def fill_episode_speakers(self, user_id: str, speakers: Mapping[str, str]) -> int:
+        user = self._check_user(user_id)
+        named = self._check_speakers(speakers)
+        if not named:
+            return 0
+        ids = list(named)
+
+        def work(tx: Any) -> int:
+            speakerless = [
+                episode
+                for episode in (
+                    _episode_from_props(r["episode"])
+                    for r in self._run(tx, "episode/get_many", episode_ids=ids, user_id=user)
+                )
+                if episode.speaker is None
+            ]
+            if not speakerless:
+                return 0
+            previous = {
+                r["next_id"]: r["text"]
+                for r in self._run(
+                    tx,
+                    "episode/previous_many",
+                    episode_ids=[e.id for e in speakerless],
+                    user_id=user,
+                )
+            }
+            items = [
+                {
+                    "id": e.id,
+                    "speaker": named[e.id],
+                    "search_tokens": _episode_tokens(
+                        user, e.model_copy(update={"speaker": named[e.id]}), previous.get(e.id)
+                    ),
+                }
+                for e in speakerless
+            ]
+            rows = self._run(tx, "episode/fill_speakers", items=items, user_id=user)
+            return int(rows[0]["filled"]) if rows else 0
+
+        return self._write(work)
+
     def get_episodes(self, user_id: str, episode_ids: Sequence[str]) -> list[Episode]:
         user = self._check_user(user_id)
         rows = self._read(

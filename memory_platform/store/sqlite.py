@@ -1136,6 +1136,52 @@ class SQLiteGraphStore(GraphStore):
             )
             return conn.total_changes - before
 
+    def fill_episode_speakers(self, user_id: str, speakers: Mapping[str, str]) -> int:
+        user = self._check_user(user_id)
+        named = self._check_speakers(speakers)
+        if not named:
+            return 0
+        with self._tx() as conn:
+            filled = [
+                ref
+                for ref, speaker in named.items()
+                if conn.execute(
+                    "UPDATE episodes SET speaker = ?"
+                    " WHERE user_id = ? AND id = ? AND speaker IS NULL",
+                    (speaker, user, ref),
+                ).rowcount
+            ]
+            for start in range(0, len(filled), 500):
+                self._reindex_speakers(conn, user, filled[start : start + 500])
+        return len(filled)
+
+    def _reindex_speakers(self, conn: sqlite3.Connection, user: str, ids: list[str]) -> None:
+        """:meth:`fill_episode_speakers`' index and queue work for turns just given a
+        speaker (at most 500)."""
+        marks = _placeholders(len(ids))
+        before = {  # each turn's previous turn
+            r[1]: r[0]
+            for r in conn.execute(
+                f"SELECT id, next_id FROM episodes WHERE +user_id = ? AND next_id IN ({marks})",
+                (user, *ids),
+            )
+        }
+        after = [
+            r[0]
+            for r in conn.execute(f"SELECT next_id FROM episodes WHERE id IN ({marks})", ids)
+            if r[0] is not None
+        ]
+        previous = {e.id: e for e in self._episodes_in(conn, user, list(before.values()))}
+        for episode in self._episodes_in(conn, user, ids):
+            if not episode.searchable:
+                continue
+            turn = previous.get(before.get(episode.id, ""))
+            text = turn.text if turn is not None and turn.searchable else None
+            self._index_text(
+                conn, user, VectorKind.EPISODE, episode.id, episode_document(episode, text)
+            )
+        _queue_episodes(conn, list(dict.fromkeys([*ids, *before.values(), *after])))
+
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         return [
             r[0]

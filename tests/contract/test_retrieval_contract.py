@@ -365,6 +365,8 @@ def test_a_search_among_given_episodes_finds_them_past_the_users_better_matches(
 def test_a_transcript_added_a_turn_at_a_time_gets_its_speakers_from_the_second_turn(
     mp: MemoryPlatform, users
 ) -> None:
+    """Each speaker's first turn is given its speaker once a second turn shows the tag
+    names one; a label that opens two lines ("Note:") is none."""
     user = users()
     lines = [
         "Caroline: I went to a support group yesterday.",
@@ -377,7 +379,14 @@ def test_a_transcript_added_a_turn_at_a_time_gets_its_speakers_from_the_second_t
     ids = [mp.add_episode(user, line, session_id="s1") for line in lines]
 
     stored = {e.id: e for e in mp.store.get_episodes(user, ids)}
-    assert [stored[i].speaker for i in ids] == [None, None, "Caroline", "Melanie", None, None]
+    assert [stored[i].speaker for i in ids] == [
+        "Caroline", "Melanie", "Caroline", "Melanie", None, None,
+    ]  # fmt: skip
+    assert [stored[i].text for i in ids] == lines  # the text as given
+    assert [e.id for e in mp.store.find_episodes(user, "Melanie")] == [ids[1], ids[3]]
+    assert mp.wait_for_indexing(user)  # the filled turns and their neighbours embedded anew
+    assert mp.store.pending_embeddings(user) == []
+    assert mp.stats(user).vectors["episode"] == len(lines)
 
 
 def test_time_range_and_type_filters(mp: MemoryPlatform, users) -> None:

@@ -912,6 +912,58 @@ def test_expired_episodes_are_found_and_an_expiry_moves_without_anything_else(
     assert {p.ref_id for p in store.pending_embeddings(user)} == queued
 
 
+def test_a_speaker_is_filled_in_with_the_turns_words_and_vectors_renewed(
+    store: GraphStore, users, vec
+) -> None:
+    """``fill_episode_speakers`` gives a turn stored without a speaker its speaker (one
+    with a speaker keeps it, another user's is untouched); the turn's words are indexed
+    with the name, and it and the turns beside it are queued to be embedded again with
+    it, their vectors serving until then."""
+    user, other = users(), users()
+    first, reply, then, given = [
+        Episode(id=f"{name}-{user}", user_id=user, session_id="s", text=text,
+                timestamp=REF + timedelta(minutes=minute), speaker=speaker)
+        for name, text, minute, speaker in [
+            ("first", "I went to a support group yesterday.", 0, None),
+            ("reply", "That's great!", 1, None),
+            ("then", "It was so powerful.", 2, "Caroline"),
+            ("given", "I painted a lake sunrise.", 3, "Mel"),
+        ]
+    ]  # fmt: skip
+    theirs = Episode(id=f"theirs-{other}", user_id=other, text="Hello there", timestamp=REF)
+    store.add_episodes([first, reply, then, given])
+    store.add_episodes([theirs])
+    for turn in (first, reply, then, given):
+        store.set_embeddings(user, VectorKind.EPISODE, {turn.id: vec(len(turn.text))})
+    assert store.pending_embeddings(user) == []
+    assert store.lexical_search(user, "Caroline", [VectorKind.EPISODE], 10)[0].ref_id == then.id
+
+    named = {first.id: "Caroline", given.id: "Melanie", theirs.id: "Caroline"}
+    assert store.fill_episode_speakers(user, named) == 1
+    assert store.fill_episode_speakers(user, named) == 0  # filled once
+    assert store.fill_episode_speakers(user, {}) == 0
+
+    stored = {e.id: e for e in store.get_episodes(user, [first.id, reply.id, given.id])}
+    assert stored[first.id].speaker == "Caroline" and stored[first.id].text == first.text
+    assert stored[given.id].speaker == "Mel"  # a speaker is kept
+    assert stored[reply.id].speaker is None
+    assert store.get_episodes(other, [theirs.id])[0].speaker is None
+    assert {e.id for e in store.find_episodes(user, "Caroline")} == {first.id, then.id}
+    hits = {h.ref_id for h in store.lexical_search(user, "Caroline", [VectorKind.EPISODE], 10)}
+    assert hits == {first.id, then.id}
+    texts = {p.ref_id: p.text for p in store.pending_embeddings(user)}
+    assert texts == {
+        first.id: episode_embedding_text(stored[first.id], following=reply),
+        reply.id: episode_embedding_text(reply, stored[first.id], then),
+    }
+    assert set(store.get_vectors(user, VectorKind.EPISODE, [first.id, reply.id])) == {
+        first.id,
+        reply.id,
+    }
+    with pytest.raises(InvalidInputError, match="speakers"):
+        store.fill_episode_speakers(user, {reply.id: " "})
+
+
 def test_users_are_listed_a_page_at_a_time_in_id_order(store: GraphStore, users) -> None:
     """``list_users(limit, after)`` is a page of the users whose ids sort after ``after``
     (``users_with_staged`` too); ``iter_users`` reads every page: a store's users are not
