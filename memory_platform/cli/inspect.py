@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.table import Table
 
+from ..errors import MemoryPlatformError
 from ..retrieval.context import relation_label
 from .common import (
     DbOption,
@@ -171,15 +172,37 @@ def consolidate(
     as_json: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Consolidate now, in this process: merge nodes, discover links, resolve conflicts."""
+    """Consolidate now, in this process: merge nodes, discover links, resolve conflicts.
+
+    A user whose run fails (an LLM that does not answer) stops the command after the
+    reports of those done are printed; what was done is kept, and running it again
+    carries on where it stopped.
+    """
     if (user is None) == (not all_users):
         raise fail("give either --user or --all")
+    reports: list[dict[str, Any]] = []
+    stopped: str | None = None
     with open_platform(db, existing=True) as mp:
         users = [user] if user else list(mp.store.iter_users(staged=True))
-        reports = []
         for name in users:
             err_console.print(f"consolidating {name} …", highlight=False)
-            reports.append(mp.consolidate(name))
+            try:
+                reports.append(mp.consolidate(name))
+            except MemoryPlatformError as exc:
+                stopped = (
+                    f"consolidating {name} stopped: {exc}. What was done is kept; run the "
+                    "command again to carry on"
+                )
+                break
+    _print_reports(reports, as_json)
+    if stopped is not None:
+        raise fail(stopped)
+    if not reports and not as_json:
+        console.print("nothing staged: no user to consolidate")
+
+
+def _print_reports(reports: list[dict[str, Any]], as_json: bool) -> None:
+    """Consolidation reports as JSON or as a table."""
     if as_json:
         print_json(reports)
         return
@@ -189,6 +212,5 @@ def consolidate(
         table.add_column(column.replace("_", " "))
     for report in reports:
         table.add_row(*(str(report[c]) for c in columns))
-    console.print(table)
-    if not reports:
-        console.print("nothing staged: no user to consolidate")
+    if reports:
+        console.print(table)

@@ -12,7 +12,11 @@ For each batch of staged memories, oldest first:
 4. mark the batch consolidated.
 
 Every step is idempotent: links are upserts, merged nodes are gone, and invalidated
-memories stay invalid, so a run interrupted half-way is simply run again.
+memories stay invalid, so a run interrupted half-way is simply run again. An LLM that
+does not answer (an outage, a rate limit: :class:`~memory_platform.llm.LLMUnavailableError`)
+stops the run before its batch is marked consolidated, so the judgements it owes are
+asked when the run is retried (the workers' back-off) rather than never; an answer that
+is no judgement, or a refused request, skips that one judgement (counted in the report).
 """
 
 from __future__ import annotations
@@ -56,6 +60,9 @@ class ConsolidationReport(BaseModel):
     causal_links: int = 0
     conflicts: int = 0
     llm: str = "not configured: rule-based discovery and conflict detection only"
+    llm_skipped: int = 0
+    """LLM judgements skipped: the answer was no valid judgement, or the request was
+    refused (a wrong model or key); the rules alone decided those pairs."""
     conflict_details: list[dict[str, str]] = Field(default_factory=list)
 
 
@@ -87,10 +94,12 @@ class Consolidator:
         self._llm = llm
         self._ensure_embedded = ensure_embedded
         self._merger = NodeMerger(store, settings.node_merger, understands=understands)
+        self._skipped = 0
 
     def run(self, user_id: str) -> ConsolidationReport:
         """Consolidate every staged memory of the user; returns the counts."""
         report = ConsolidationReport(user_id=user_id)
+        self._skipped = 0
         if self._llm is not None:
             report.llm = f"used ({self._llm.model}) for causality and conflict adjudication"
         batch_size = self._settings.consolidation.batch_size
@@ -101,6 +110,7 @@ class Consolidator:
             self._batch(user_id, staged, report)
             report.batches += 1
             report.memories += len(staged)
+        report.llm_skipped = self._skipped
         report.finished_at = datetime.now(UTC)
         log.info("consolidated %s: %s", user_id, report.model_dump(exclude={"conflict_details"}))
         return report
@@ -169,8 +179,11 @@ class Consolidator:
                 continue
             if earlier.session_id != later.session_id:
                 continue
+            # linked already (a run retried after an outage): no LLM call to ask again
+            if self._already_linked(user_id, earlier.id, later.id):
+                continue
             confidence = self._causality(earlier, later)
-            if confidence is None or self._already_linked(user_id, earlier.id, later.id):
+            if confidence is None:
                 continue
             self._store.add_link(
                 MemoryLink(
@@ -198,12 +211,19 @@ class Consolidator:
         return answer.confidence if answer is not None and answer.causal else None
 
     def _ask(self, prompt: str, model: type[_Judgement]) -> _Judgement | None:
-        """One LLM judgement; None when no LLM is configured or it cannot answer."""
+        """One LLM judgement; None when no LLM is configured or its answer is none.
+
+        Raises:
+            LLMUnavailableError: the LLM did not answer (worth retrying the run).
+        """
         if self._llm is None:
             return None
         try:
             return self._llm.complete_json([{"role": "user", "content": prompt}], model)
         except MemoryPlatformError as exc:
+            if exc.is_retryable():
+                raise
+            self._skipped += 1
             log.warning("LLM judgement skipped (%s): %s", model.__name__, loggable(str(exc)))
             return None
 

@@ -17,9 +17,12 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from memory_platform import MemoryPlatform, Settings
 from memory_platform.cli import app
 from memory_platform.viz import LINK_COLOURS, PALETTE
+from tests.support.memories import causal_pair
 from tests.support.net import free_port
+from tests.support.openai_stub import OpenAIStub
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -258,6 +261,35 @@ def test_consolidate_init_db_and_usage_errors(tmp_path: Path) -> None:
     assert no_keys.exit_code == 1 and "MEMORY_API__KEYS" in no_keys.stderr
     for result in (neither, bad_mode, no_redis, no_keys):
         assert "Traceback" not in result.output
+
+
+def test_consolidate_all_stops_at_an_llm_outage_and_carries_on_when_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The users done are reported, the one the LLM failed is named with what to do, and
+    running again consolidates it (its batch was left staged, not settled unjudged)."""
+    db = tmp_path / "c.db"
+    with MemoryPlatform(Settings(backend="sqlite", sqlite_path=db, _env_file=None)) as mp:
+        for user in ("ann", "bob"):
+            causal_pair(mp, user)
+    with OpenAIStub() as stub:
+        monkeypatch.setenv("MEMORY_LLM_BASE_URL", stub.base_url)
+        stub.reply(json.dumps({"causal": True, "confidence": 0.7}))  # ann's judgement
+        for _ in range(3):  # bob's: the client's two retries, then the call fails
+            stub.fail(503, "overloaded")
+        first = runner.invoke(app, ["consolidate", "--all", "--db", str(db), "--json"])
+        assert first.exit_code == 1
+        assert [r["user_id"] for r in json.loads(first.stdout)] == ["ann"]
+        assert "consolidating bob stopped" in first.stderr and "run the command again" in (
+            first.stderr
+        )
+        assert "Traceback" not in first.output
+
+        stub.reply(json.dumps({"causal": False}))
+        second = runner.invoke(app, ["consolidate", "--all", "--db", str(db), "--json"])
+    assert second.exit_code == 0, second.output
+    [report] = json.loads(second.stdout)
+    assert report["user_id"] == "bob" and report["memories"] == 2
 
 
 @pytest.mark.slow

@@ -19,3 +19,13 @@ def create(
         user, CreateMemoryArgs.model_validate(args), reference_time=when, session_id=session
     )
     return record.memory.id
+
+
+def causal_pair(mp: MemoryPlatform, user: str) -> tuple[str, str]:
+    """Two memories of one session twenty minutes apart whose wording states no cause:
+    only an LLM judges whether the first caused the second. Returns their ids."""
+    first = create(mp, user, session="s", subject="I", memory_type="event", topic="skipped",
+                   object="lunch")  # fmt: skip
+    then = create(mp, user, T0 + timedelta(minutes=20), session="s", subject="I",
+                  memory_type="fact", topic="felt", object="dizzy")  # fmt: skip
+    return first, then
