@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -285,10 +287,11 @@ def test_second_run_finds_nothing_to_do(mp: MemoryPlatform, users) -> None:
     assert mp.stats(user) == stats
 
 
-def test_llm_judges_causality_when_configured(
-    store: GraphStore, embedder: Embedder, users, tmp_path
-) -> None:
-    user = users()
+@pytest.fixture
+def with_llm(
+    store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> Iterator[tuple[MemoryPlatform, OpenAIStub]]:
+    """A platform on the contract store whose LLM is the scripted stub."""
     with OpenAIStub() as stub:
         settings = Settings(
             sqlite_path=tmp_path / "u.db",
@@ -297,58 +300,53 @@ def test_llm_judges_causality_when_configured(
             _env_file=None,
         )
         with MemoryPlatform(settings, embedder=embedder, store=store) as mp:
-            a, b = causal_pair(mp, user)
-            stub.reply(json.dumps({"causal": True, "confidence": 0.7}))
-            report = mp.consolidate(user)
+            yield mp, stub
+
+
+def test_llm_judges_causality_when_configured(with_llm, users) -> None:
+    mp, stub = with_llm
+    user = users()
+    a, b = causal_pair(mp, user)
+    stub.reply(json.dumps({"causal": True, "confidence": 0.7}))
+    report = mp.consolidate(user)
     assert report["causal_links"] == 1 and report["llm"].startswith("used")
     link = next(lk for lk in mp.store.get_links(user, a) if lk.type == LinkType.CAUSES)
     assert (link.source_id, link.target_id, link.confidence) == (a, b, pytest.approx(0.7))
     assert "A: I skipped lunch" in stub.requests[-1]["body"]["messages"][0]["content"]
 
 
-def test_an_llm_outage_stops_consolidation_before_the_batch_is_settled(
-    store: GraphStore, embedder: Embedder, users, tmp_path
-) -> None:
+def test_an_llm_outage_stops_consolidation_before_the_batch_is_settled(with_llm, users) -> None:
     """An LLM that does not answer stops the run with a retryable error and leaves the
     batch staged, so the judgement is asked when the run is retried, not skipped for
     ever; the retry asks and links."""
+    mp, stub = with_llm
     user = users()
-    with OpenAIStub() as stub:
-        settings = Settings(sqlite_path=tmp_path / "u.db", llm_base_url=stub.base_url,
-                            _env_file=None)  # fmt: skip
-        with MemoryPlatform(settings, embedder=embedder, store=store) as mp:
-            a, b = causal_pair(mp, user)
-            for _ in range(3):  # the openai client's own two retries, then the call fails
-                stub.fail(503, "overloaded")
-            with pytest.raises(LLMUnavailableError) as info:
-                mp.consolidate(user)
-            assert info.value.is_retryable()
-            staged = {m.id for m in mp.list_memories(user, status=MemoryStatus.STAGED)}
-            assert staged == {a, b}
-            assert not any(lk.type == LinkType.CAUSES for lk in mp.store.get_links(user, a))
+    a, b = causal_pair(mp, user)
+    for _ in range(3):  # the openai client's own two retries, then the call fails
+        stub.fail(503, "overloaded")
+    with pytest.raises(LLMUnavailableError) as info:
+        mp.consolidate(user)
+    assert info.value.is_retryable()
+    assert {m.id for m in mp.list_memories(user, status=MemoryStatus.STAGED)} == {a, b}
+    assert not any(lk.type == LinkType.CAUSES for lk in mp.store.get_links(user, a))
 
-            stub.reply(json.dumps({"causal": True, "confidence": 0.7}))
-            report = mp.consolidate(user)
-            again = mp.consolidate(user)
+    stub.reply(json.dumps({"causal": True, "confidence": 0.7}))
+    report = mp.consolidate(user)
+    again = mp.consolidate(user)
     assert report["memories"] == 2 and report["causal_links"] == 1
     assert report["llm_skipped"] == 0
     assert mp.list_memories(user, status=MemoryStatus.STAGED) == []
     assert again["memories"] == 0 and stub.chat_requests() == 4  # nothing asked twice
 
 
-def test_an_llm_refusal_skips_one_judgement_and_the_run_settles(
-    store: GraphStore, embedder: Embedder, users, tmp_path
-) -> None:
+def test_an_llm_refusal_skips_one_judgement_and_the_run_settles(with_llm, users) -> None:
     """A refused request (a wrong model or key) or an answer that is no judgement is not
     worth retrying: the rules decide that pair, the report counts it, the batch settles."""
+    mp, stub = with_llm
     user = users()
-    with OpenAIStub() as stub:
-        settings = Settings(sqlite_path=tmp_path / "u.db", llm_base_url=stub.base_url,
-                            _env_file=None)  # fmt: skip
-        with MemoryPlatform(settings, embedder=embedder, store=store) as mp:
-            a, _ = causal_pair(mp, user)
-            stub.fail(400, "model not found")
-            report = mp.consolidate(user)
+    a, _ = causal_pair(mp, user)
+    stub.fail(400, "model not found")
+    report = mp.consolidate(user)
     assert report["memories"] == 2 and report["causal_links"] == 0
     assert not any(lk.type == LinkType.CAUSES for lk in mp.store.get_links(user, a))
     assert report["llm_skipped"] == 1
