@@ -70,6 +70,10 @@ class ShortTermBuffer(Protocol):
 
     def clear(self, user_id: str, session_id: str) -> None: ...
 
+    def forget_user(self, user_id: str) -> int:
+        """Drop every session buffer of a user (the user is deleted); returns how many."""
+        ...
+
 
 class LocalShortTerm:
     """The buffer in this process (the embedded default)."""
@@ -113,6 +117,13 @@ class LocalShortTerm:
         with self._lock:
             self._sessions.pop((user_id, session_id), None)
 
+    def forget_user(self, user_id: str) -> int:
+        with self._lock:
+            keys = [key for key in self._sessions if key[0] == user_id]
+            for key in keys:
+                del self._sessions[key]
+            return len(keys)
+
 
 _REDIS_TIMEOUT = 5.0
 """Seconds the short-term buffer waits for Redis to connect or answer (its calls are one
@@ -134,6 +145,10 @@ while redis.call('LLEN', KEYS[1]) > capacity do
 end
 return out
 """
+
+
+_GLOB = frozenset("*?[]\\")
+"""Characters Redis' key patterns give a meaning (a user id may hold any of them)."""
 
 
 class RedisShortTerm:
@@ -166,6 +181,22 @@ class RedisShortTerm:
     def clear(self, user_id: str, session_id: str) -> None:
         with redis_answers("clearing the short-term buffer"):
             self._client.delete(self.key(user_id, session_id))
+
+    def forget_user(self, user_id: str) -> int:
+        # every key :meth:`key` makes for the user: ``…:stm:["<user>", `` then the session
+        prefix = self.key(user_id, "").removesuffix(json.dumps("") + "]")
+        pattern = "".join("\\" + c if c in _GLOB else c for c in prefix) + "*"
+        deleted = 0
+        with redis_answers("deleting the user's short-term buffers"):
+            batch: list[bytes] = []
+            for key in self._client.scan_iter(match=pattern, count=1000):
+                batch.append(key)
+                if len(batch) == 500:
+                    deleted += int(self._client.delete(*batch))
+                    batch = []
+            if batch:
+                deleted += int(self._client.delete(*batch))
+        return deleted
 
 
 def short_term_buffer(settings: Settings) -> ShortTermBuffer:

@@ -1017,9 +1017,16 @@ class MemoryPlatform:
             self._jobs.submit(TASK_SUMMARIZE, [user, session_id, chunk], job, owner=user)
 
     def recent_messages(self, user_id: str, session_id: str) -> list[BufferedMessage]:
-        """The session's short-term buffer: its latest messages, oldest first."""
+        """The session's short-term buffer: its latest messages, oldest first. A message
+        whose episode was deleted since (``forget``, :meth:`delete_episodes`) is not
+        shown, though the buffer keeps it until it expires."""
+        user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        return self._short_term.recent(self._user(user_id), session_id)
+        buffered = self._short_term.recent(user, session_id)
+        if not buffered:
+            return []
+        stored = {e.id for e in self.store.get_episodes(user, [m.episode_id for m in buffered])}
+        return [m for m in buffered if m.episode_id in stored]
 
     def clear_recent(self, user_id: str, session_id: str) -> None:
         """Empty the session's short-term buffer; the messages stay stored as episodes."""
@@ -1308,11 +1315,18 @@ class MemoryPlatform:
 
     def delete_user(self, user_id: str) -> None:
         """Delete everything stored for a user, media files included (after the accesses
-        of searches already made are written, so none lands on what is imported next)."""
+        of searches already made are written, so none lands on what is imported next),
+        and the user's short-term buffers, which hold the latest messages' text.
+
+        Raises:
+            QueueUnavailable: Redis did not answer; the store and the files are deleted
+                already, and calling again clears the buffers.
+        """
         user = self._user(user_id)
         self.wait_for_access()
         self.store.delete_user(user)
         self._media.files.remove_user(user)
+        self._short_term.forget_user(user)
 
     def export_user(self, user_id: str) -> list[str]:
         """A user's memories, links, episodes and knowledge as JSON Lines (one string per

@@ -76,6 +76,23 @@ def test_buffer_keeps_the_latest_and_summarises_the_oldest_batch(
     assert "message 0 about hiking trips" in stub.requests[0]["body"]["messages"][1]["content"]
 
 
+def test_a_deleted_users_buffers_go_and_a_deleted_message_is_not_shown(
+    mp: MemoryPlatform,
+) -> None:
+    """The in-process buffer: deleting a user drops each of their sessions' buffers (and
+    no other user's); a message whose episode was deleted is not shown."""
+    ids = mp.add_messages(USER, "s1", messages(2))
+    mp.add_messages(USER, "s2", messages(1))
+    [other] = mp.add_messages("other-user", "s1", messages(1))
+
+    mp.delete_episodes(USER, [ids[0]])
+    assert [m.episode_id for m in mp.recent_messages(USER, "s1")] == [ids[1]]
+
+    mp.delete_user(USER)
+    assert mp.recent_messages(USER, "s1") == mp.recent_messages(USER, "s2") == []
+    assert [m.episode_id for m in mp.recent_messages("other-user", "s1")] == [other]
+
+
 def test_a_summary_leaves_out_what_is_kept_out_of_search_or_expired(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:

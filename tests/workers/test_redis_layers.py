@@ -50,6 +50,36 @@ def test_redis_buffer_caps_expires_and_pops_each_message_once(redis_url: str) ->
     assert len(kept) <= 10
 
 
+def test_deleting_a_user_deletes_their_buffers_and_no_one_elses(client: MemoryPlatform) -> None:
+    """Every session buffer of a deleted user goes (they hold the latest messages' text),
+    found by a key pattern in which the glob characters of a user id are literal: users
+    whose ids that pattern would otherwise match keep theirs. A message whose episode was
+    deleted is not shown, though its buffer keeps it until it expires."""
+    redis_client = redis.Redis.from_url(client.settings.redis_url or "")
+    users = ["a*", "a*b", "ab", "a?", "a\\"]
+    for user in users:
+        for session in ("s1", "s2"):
+            client.add_messages(user, session, [{"role": "user", "content": f"{user} {session}"}])
+    [kept, gone] = client.add_messages("ab", "s3", [{"role": "user", "content": "keep"},
+                                                   {"role": "user", "content": "drop"}])  # fmt: skip
+
+    for deleted in ("a*", "a?", "a\\"):
+        client.delete_user(deleted)
+        client.delete_user(deleted)  # again: nothing left to delete
+    client.delete_episodes("ab", [gone])
+
+    for user in ("a*", "a?", "a\\"):
+        for session in ("s1", "s2"):
+            assert client.recent_messages(user, session) == []
+            assert not redis_client.exists(RedisShortTerm.key(user, session))
+    for user in ("a*b", "ab"):
+        for session in ("s1", "s2"):
+            [message] = client.recent_messages(user, session)
+            assert message.content == f"{user} {session}"
+    assert [m.episode_id for m in client.recent_messages("ab", "s3")] == [kept]
+    assert redis_client.llen(RedisShortTerm.key("ab", "s3")) == 2  # until it expires
+
+
 def test_overflow_is_summarised_by_the_worker(
     client: MemoryPlatform, worker: Worker, stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
