@@ -9,10 +9,12 @@ Both answer :meth:`status` with one shape: ``{"job_id", "state", "result", "erro
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import secrets
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from contextlib import contextmanager
@@ -166,6 +168,11 @@ class JobRunner(Protocol):
 
     def health(self) -> dict[str, Any]: ...
 
+    def forget_owner(self, owner: str) -> int:
+        """Delete the records of a user's jobs, and the results they keep (a consolidation's
+        report quotes memories): the user is deleted. Returns how many were found."""
+        ...
+
     def wait(self) -> None:
         """Block until the jobs submitted so far have finished, where they run in this
         process; a runner whose jobs run on workers returns at once."""
@@ -176,7 +183,12 @@ class JobRunner(Protocol):
 
 class InProcessJobs:
     """A two-thread pool running the service calls directly (embedded default), retried
-    as the workers retry them (:data:`MAX_RETRIES`)."""
+    as the workers retry them (:data:`MAX_RETRIES`).
+
+    A finished job's record (its state, result and owner, and its idempotency key) is kept
+    :data:`JOB_RECORD_SECONDS`, as Celery keeps results, then dropped: a server that runs
+    for months does not hold every job it ever ran.
+    """
 
     def __init__(
         self,
@@ -184,34 +196,95 @@ class InProcessJobs:
         *,
         max_retries: int = MAX_RETRIES,
         backoff: float = RETRY_BACKOFF,
+        keep_seconds: float = JOB_RECORD_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._handlers = handlers
         self._max_retries, self._backoff = max_retries, backoff
+        self._keep, self._clock = keep_seconds, clock  # tests pass their own clock
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memory-job")
         self._jobs: dict[str, Future[Any]] = {}
         self._owners: dict[str, str] = {}
-        self._keys: dict[str, str] = {}
+        self._keys: dict[str, str] = {}  # idempotency key -> job id
+        self._key_of: dict[str, str] = {}  # and back
+        self._finished: dict[str, float] = {}  # job id -> when it finished, in that order
+        self._forgotten: set[str] = set()  # owners deleted while a job of theirs ran
         self._retrying: dict[str, str] = {}  # job id -> the error it waits to retry after
         self._closing = threading.Event()
         self._lock = threading.Lock()
 
     def job_id_for(self, prefix: str, key: str) -> str:
         with self._lock:
-            return self._keys.setdefault(key, fresh_job_id(prefix))
+            job_id = self._keys.get(key)
+            if job_id is None:
+                job_id = self._keys[key] = fresh_job_id(prefix)
+                self._key_of[job_id] = key
+            return job_id
 
     def submit(self, name: str, args: list[Any], job_id: str, owner: str | None = None) -> str:
         with self._lock:
+            self._drop_expired()
             if owner is not None:
                 self._owners[job_id] = owner
+                self._forgotten.discard(owner)
             existing = self._jobs.get(job_id)
             if existing is not None and not existing.done():
                 return job_id  # the same job is already queued or running
+            self._finished.pop(job_id, None)
             self._jobs[job_id] = self._pool.submit(self._run, job_id, self._handlers[name], args)
         return job_id
 
+    def _finish(self, job_id: str) -> None:
+        """Note when a job finished; drop its record at once if its owner was deleted."""
+        with self._lock:
+            owner = self._owners.get(job_id)
+            if owner is None or owner not in self._forgotten:
+                self._finished[job_id] = self._clock()
+                return
+            self._drop([job_id])
+            if owner not in self._owners.values():  # the deleted user's last job
+                self._forgotten.discard(owner)
+
+    def _drop_expired(self) -> None:
+        """Drop the records of jobs finished longer ago than they are kept (lock held):
+        the oldest first, as they finished, up to the first one still kept."""
+        cutoff = self._clock() - self._keep
+        expired = []
+        for job_id, at in self._finished.items():
+            if at > cutoff:
+                break
+            expired.append(job_id)
+        self._drop(expired)
+
+    def _drop(self, job_ids: list[str]) -> None:
+        """Forget jobs: state, result, owner and idempotency key (lock held)."""
+        for job_id in job_ids:
+            self._jobs.pop(job_id, None)
+            self._owners.pop(job_id, None)
+            self._finished.pop(job_id, None)
+            key = self._key_of.pop(job_id, None)
+            if key is not None:
+                self._keys.pop(key, None)
+
+    def forget_owner(self, owner: str) -> int:
+        with self._lock:
+            mine = [job for job, who in self._owners.items() if who == owner]
+            done = [job for job in mine if job in self._finished]
+            self._drop(done)
+            if len(done) < len(mine):  # running: dropped when they finish
+                self._forgotten.add(owner)
+            return len(mine)
+
     def _run(self, job_id: str, handler: Any, args: list[Any]) -> Any:
-        """Run a job; an error that may pass is retried after a back-off, which closing
-        the runner cuts short (the job then fails with that error)."""
+        """Run a job (noting when it finished); an error that may pass is retried after a
+        back-off, which closing the runner cuts short (the job then fails with that
+        error)."""
+        try:
+            return self._attempts(job_id, handler, args)
+        finally:
+            self._finish(job_id)
+
+    def _attempts(self, job_id: str, handler: Any, args: list[Any]) -> Any:
         for attempt in range(self._max_retries + 1):
             try:
                 return handler(*args)
@@ -266,6 +339,17 @@ class InProcessJobs:
         self._pool.shutdown(wait=True)
 
 
+def _owner_key(job_id: str) -> str:
+    """The Redis key of a job's owner."""
+    return f"memory-platform:job-owner:{job_id}"
+
+
+def _owner_jobs_key(owner: str) -> str:
+    """The Redis key of the set of a user's jobs (since 2026-11-27), by which deleting
+    the user finds their results."""
+    return f"memory-platform:owner-jobs:{json.dumps(owner, ensure_ascii=False)}"
+
+
 class CeleryJobs:
     """Sends jobs to the Celery workers by task name; needs only the broker."""
 
@@ -297,14 +381,29 @@ class CeleryJobs:
     def submit(self, name: str, args: list[Any], job_id: str, owner: str | None = None) -> str:
         with redis_answers(f"queueing {name}"):
             if owner is not None:  # recorded before the task can run, so status reads check it
-                key = f"memory-platform:job-owner:{job_id}"
-                self._redis().set(key, owner, ex=JOB_RECORD_SECONDS)
+                jobs = _owner_jobs_key(owner)
+                pipe = self._redis().pipeline()
+                pipe.set(_owner_key(job_id), owner, ex=JOB_RECORD_SECONDS)
+                pipe.sadd(jobs, job_id)
+                pipe.expire(jobs, JOB_RECORD_SECONDS)
+                pipe.execute()
             self._app.send_task(name, args=args, task_id=job_id)
         return job_id
 
+    def forget_owner(self, owner: str) -> int:
+        jobs = _owner_jobs_key(owner)
+        with redis_answers("deleting the user's job records"):
+            job_ids = [raw.decode() for raw in self._redis().smembers(jobs)]
+            keys = [self._app.backend.get_key_for_task(job) for job in job_ids]
+            keys += [_owner_key(job) for job in job_ids]
+            for start in range(0, len(keys), 500):
+                self._redis().delete(*keys[start : start + 500])
+            self._redis().delete(jobs)
+        return len(job_ids)
+
     def owner(self, job_id: str) -> str | None:
         with redis_answers("reading whose job it is"):
-            value = self._redis().get(f"memory-platform:job-owner:{job_id}")
+            value = self._redis().get(_owner_key(job_id))
         return value.decode() if value else None
 
     def status(self, job_id: str) -> dict[str, Any]:

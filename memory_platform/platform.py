@@ -1316,16 +1316,19 @@ class MemoryPlatform:
     def delete_user(self, user_id: str) -> None:
         """Delete everything stored for a user, media files included (after the accesses
         of searches already made are written, so none lands on what is imported next),
-        and the user's short-term buffers, which hold the latest messages' text.
+        the records of the user's jobs with the results they keep (a consolidation's
+        report quotes memories), and the user's short-term buffers, which hold the latest
+        messages' text.
 
         Raises:
             QueueUnavailable: Redis did not answer; the store and the files are deleted
-                already, and calling again clears the buffers.
+                already, and calling again deletes the rest.
         """
         user = self._user(user_id)
         self.wait_for_access()
         self.store.delete_user(user)
         self._media.files.remove_user(user)
+        self._jobs.forget_owner(user)
         self._short_term.forget_user(user)
 
     def export_user(self, user_id: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -93,3 +94,64 @@ def test_a_session_ended_while_the_llm_is_rate_limited_is_extracted_later(
     status = wait_for(lambda: mp.job_status(job))
     assert status["state"] == "SUCCESS" and status["result"]["status"] == "done", status
     assert stub.chat_requests() == 4 and mp.stats(USER).knowledge_versions == 1
+
+
+class Clock:
+    """A clock the test moves (seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_finished_jobs_record_is_kept_for_its_time_then_dropped() -> None:
+    """As Celery keeps results a week, the embedded runner keeps a finished job's state,
+    result, owner and idempotency key for ``keep_seconds``, then drops them: a server
+    running for months does not hold every job it ran."""
+    clock = Clock()
+    jobs = InProcessJobs({"t": lambda: "done"}, keep_seconds=100, clock=clock)
+    try:
+        first = jobs.job_id_for("x", "session-1")
+        jobs.submit("t", [], first, owner="alice")
+        jobs.wait()
+        clock.now = 60
+        second = jobs.job_id_for("x", "session-2")
+        jobs.submit("t", [], second, owner="alice")
+        jobs.wait()
+        assert jobs.status(first)["state"] == "SUCCESS"  # 60 s old, kept
+
+        clock.now = 130  # the first finished 130 s ago, the second 70 s ago
+        jobs.submit("t", [], jobs.job_id_for("x", "session-3"))
+        jobs.wait()
+        assert jobs.status(first)["state"] == "UNKNOWN" and jobs.owner(first) is None
+        assert jobs.job_id_for("x", "session-1") != first  # its key went with it
+        assert jobs.status(second)["state"] == "SUCCESS" and jobs.owner(second) == "alice"
+        assert jobs.job_id_for("x", "session-2") == second
+    finally:
+        jobs.close()
+
+
+def test_forgetting_an_owner_drops_their_jobs_records_and_no_one_elses() -> None:
+    """A deleted user's finished jobs go at once (their results may quote memories); one
+    still running goes when it finishes; another user's stay."""
+    gate = threading.Event()
+    jobs = InProcessJobs({"t": lambda: "report", "slow": gate.wait})
+    try:
+        done = jobs.submit("t", [], "done-1", owner="alice")
+        theirs = jobs.submit("t", [], "theirs-1", owner="bob")
+        jobs.wait()
+        running = jobs.submit("slow", [], "running-1", owner="alice")
+
+        assert jobs.forget_owner("alice") == 2
+        assert jobs.status(done)["state"] == "UNKNOWN" and jobs.owner(done) is None
+        assert jobs.status(running)["state"] == "PENDING"
+        gate.set()
+        jobs.wait()
+        assert jobs.status(running)["state"] == "UNKNOWN" and jobs.owner(running) is None
+        assert jobs.status(theirs)["state"] == "SUCCESS" and jobs.owner(theirs) == "bob"
+        assert jobs.forget_owner("alice") == 0
+    finally:
+        gate.set()
+        jobs.close()

@@ -16,8 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import redis
 
-from memory_platform import MemoryPlatform
+from memory_platform import MemoryPlatform, NotFoundError
 from tests.support.jobs import wait_for
 from tests.support.openai_stub import OpenAIStub
 from tests.workers.worker import Worker
@@ -238,6 +239,33 @@ def test_concurrent_consolidations_of_one_user_are_serialised(
         assert before["finished_at"] <= after["started_at"], runs
     assert sum(run["memories"] for run in runs) == 6  # consolidated once
     assert client.stats("alice").staged == 0
+
+
+def test_deleting_a_user_deletes_their_job_results_and_no_one_elses(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    """A job's result stays in Redis for a week and may quote memories (a consolidation's
+    conflicts); deleting the user deletes their results and records of whose jobs they
+    were, and another user's stay."""
+    for _ in range(20):
+        stub.reply(json.dumps({"causal": False, "contradicts": False}))
+    for user in ("carol", "dave"):
+        for topic in ("likes", "hates"):
+            client.create_memory(user, subject="I", memory_type="opinion", topic=topic,
+                                 object="black coffee")  # fmt: skip
+    jobs = {user: client.enqueue_consolidation(user) for user in ("carol", "dave")}
+    for user, job in jobs.items():
+        status = wait_for(lambda j=job, u=user: client.job_status(j, u), {"SUCCESS", "FAILURE"})
+        assert status["state"] == "SUCCESS" and "black coffee" in json.dumps(status["result"])
+    results = redis.Redis.from_url(client.settings.redis_url or "")
+
+    client.delete_user("carol")
+
+    assert not results.exists(f"celery-task-meta-{jobs['carol']}")
+    with pytest.raises(NotFoundError):
+        client.job_status(jobs["carol"], "carol")
+    assert results.exists(f"celery-task-meta-{jobs['dave']}")
+    assert client.job_status(jobs["dave"], "dave")["state"] == "SUCCESS"
 
 
 def test_beat_schedules_consolidation_that_a_worker_runs(
