@@ -13,10 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_platform.models import VectorKind
+from memory_platform.builder import build_memory
+from memory_platform.models import Episode, VectorKind
 from memory_platform.store import EmbeddingSignature
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.store.sqlite_schema import MIGRATIONS, schema_version
+from memory_platform.tools.arguments import CreateMemoryArgs
 
 SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
@@ -441,3 +443,41 @@ def test_expired_episodes_are_read_from_an_index_of_those_that_expire(tmp_path: 
     now = datetime(2026, 1, 1, tzinfo=UTC)
     plan = query_plan(tmp_path, lambda store: store.expired_episode_ids("u", now), "episodes")
     assert "USING INDEX episodes_expiry (user_id=? AND expires_at>? AND expires_at<?)" in plan, plan
+
+
+def test_a_deleted_turns_and_memorys_text_is_not_left_in_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deleted rows are zeroed (``secure_delete``): the text of a forgotten turn or memory
+    cannot be read back from the file, on an SQLite built to keep it too (simulated: each
+    connection starts with it off, as outside Debian). The full-text index keeps single
+    words, not sentences, until its segments are merged."""
+    connect = sqlite3.connect
+
+    def connect_keeping_deleted_bytes(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.execute("PRAGMA secure_delete = OFF")
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect_keeping_deleted_bytes)
+    path = tmp_path / "m.db"
+    store = SQLiteGraphStore(path, SIGNATURE)
+    secret = "my bank PIN is kept under the blue vase in the hallway"
+    store.add_episodes([Episode(user_id="u", text=f"filler note {i} about the weather")
+                        for i in range(200)])  # fmt: skip
+    secret_turn = Episode(user_id="u", text=secret, timestamp=REF)
+    store.add_episodes([secret_turn])
+    graph = build_memory("u", CreateMemoryArgs(subject="我", memory_type="事实",
+                                               topic="保险箱密码", object="藏在蓝色花瓶下面的钥匙"))  # fmt: skip
+    store.write_memory(graph)
+    store.add_episodes([Episode(user_id="u", text=f"later filler {i}") for i in range(200)])
+
+    store.delete_episodes("u", [secret_turn.id])
+    assert store.delete_memory("u", graph.memory.id)
+    store.close()  # the last connection checkpoints the write-ahead log into the file
+
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("m.db"))
+    assert secret.encode() not in stored
+    assert b"blue vase in the hallway" not in stored
+    assert "藏在蓝色花瓶下面的钥匙".encode() not in stored
+    assert b"filler note 17 about the weather" in stored  # what was kept is there
