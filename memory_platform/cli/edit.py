@@ -148,6 +148,31 @@ def forget(
     )
 
 
+def delete_user(
+    user: UserOption,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="do not ask to type the user id again")
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Delete everything of a user for good: memories, episodes, knowledge, media files,
+    and (with Redis) their short-term buffers and job results. Asks for the user id again
+    first; `export` keeps a copy."""
+    if not yes and typer.prompt(f"type {user!r} again to delete everything of it") != user:
+        raise fail("the id typed again differs: nothing was deleted")
+    with open_platform(db, existing=True) as mp:
+        held = mp.stats(user)
+        mp.delete_user(user)
+    if not (held.memories or held.episodes or held.knowledge_versions):
+        console.print(f"nothing was stored for {user}", highlight=False)
+        return
+    console.print(
+        f"deleted {user}: {held.memories} memories, {held.episodes} episodes, "
+        f"{held.knowledge_versions} knowledge versions",
+        highlight=False,
+    )
+
+
 def purge(
     user: UserOption,
     older_than_days: Annotated[

@@ -263,6 +263,34 @@ def test_consolidate_init_db_and_usage_errors(tmp_path: Path) -> None:
         assert "Traceback" not in result.output
 
 
+def test_delete_user_asks_for_the_id_again_and_deletes_that_user_only(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    with MemoryPlatform(Settings(backend="sqlite", sqlite_path=db, _env_file=None)) as mp:
+        for user in ("ann", "bob"):
+            mp.create_memory(user, subject="I", memory_type="fact", topic="likes", object="tea")
+            mp.add_episode(user, f"{user} said hello")
+
+    def counts(user: str) -> tuple[int, int]:
+        result = runner.invoke(app, ["stats", "-u", user, "--json", "--db", str(db)])
+        stats = json.loads(result.stdout)
+        return stats["memories"], stats["episodes"]
+
+    mistyped = runner.invoke(app, ["delete-user", "-u", "ann", "--db", str(db)], input="an\n")
+    assert mistyped.exit_code == 1 and "nothing was deleted" in mistyped.stderr
+    assert counts("ann") == (1, 1)
+
+    deleted = runner.invoke(app, ["delete-user", "-u", "ann", "--db", str(db)], input="ann\n")
+    assert deleted.exit_code == 0, deleted.output
+    assert "deleted ann: 1 memories, 1 episodes" in deleted.stdout
+    assert counts("ann") == (0, 0) and counts("bob") == (1, 1)
+
+    again = runner.invoke(app, ["delete-user", "-u", "ann", "--yes", "--db", str(db)])
+    assert again.exit_code == 0 and "nothing was stored for ann" in again.stdout
+    nowhere = runner.invoke(app, ["delete-user", "-u", "ann", "-y", "--db", str(tmp_path / "x.db")])
+    assert nowhere.exit_code == 1 and "no memory store at" in nowhere.stderr
+    assert not (tmp_path / "x.db").exists()
+
+
 def test_consolidate_all_stops_at_an_llm_outage_and_carries_on_when_run_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
