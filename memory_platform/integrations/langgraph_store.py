@@ -1,7 +1,9 @@
 """LangGraph's long-term ``Store`` over the platform: ``store=MemoryPlatformStore(mp)``.
 
 Namespaces map to users: the first element is the user id, the rest an optional
-sub-space (``("alice", "memories")``). Each item is one episode of that user, with a
+sub-space (``("alice", "memories")``); with ``user_position=1`` the second is
+(``("memories", "alice")``, LangMem's ``("memories", "{user_id}")``), so each person's items
+are that user's memory, isolated, and not one user's for everybody. Each item is one episode of that user, with a
 deterministic id per (namespace, key), so ``put`` replaces, ``get`` and ``delete`` go
 straight to it, and the item takes part in the user's search like any memory. The id
 opens with its namespace's group (the part after the user), so a namespace is listed and
@@ -91,22 +93,19 @@ def _digest(value: object, size: int) -> str:
     return hashlib.blake2b(json.dumps(value).encode(), digest_size=size).hexdigest()
 
 
-def _group(namespace: tuple[str, ...]) -> str:
+def _group(rest: tuple[str, ...]) -> str:
     """The id prefix of a namespace's items and of every namespace under it that shares its
-    first part after the user (``("alice", "profile")`` and ``("alice", "profile", "x")``;
-    ``("alice",)`` alone is a group of its own): an agent's small profile is not listed
-    through its thousands of notes. Groups whose digests collide only share a listing."""
-    return _ID_PREFIX + _digest(list(namespace[1:2]), 4)
+    first part besides the user (``rest``: the namespace without its user id;
+    ``("alice", "profile")`` and ``("alice", "profile", "x")`` share one; ``("alice",)``
+    alone is a group of its own): an agent's small profile is not listed through its
+    thousands of notes. Groups whose digests collide only share a listing."""
+    return _ID_PREFIX + _digest(list(rest[:1]), 4)
 
 
-def _listing_prefix(prefix: tuple[str, ...]) -> str:
-    """The id prefix of every item that may be under a namespace prefix: its group's, or
-    every item's for the user alone."""
-    return _group(prefix) if len(prefix) > 1 else _ID_PREFIX
-
-
-def _episode_id(namespace: tuple[str, ...], key: str) -> str:
-    return _group(namespace) + _digest([namespace, key], 16)
+def _listing_prefix(rest: tuple[str, ...]) -> str:
+    """The id prefix of every item that may be under a namespace prefix (``rest``: the
+    prefix without its user id): its group's, or every item's for the user alone."""
+    return _group(rest) if rest else _ID_PREFIX
 
 
 def _legacy_id(namespace: tuple[str, ...], key: str) -> str:
@@ -172,9 +171,19 @@ class MemoryPlatformStore(BaseStore):
 
     supports_ttl = True
 
-    def __init__(self, platform: MemoryPlatform, *, ttl: TTLConfig | None = None) -> None:
+    def __init__(
+        self, platform: MemoryPlatform, *, ttl: TTLConfig | None = None, user_position: int = 0
+    ) -> None:
+        """``user_position``: which element of a namespace is the user id (0:
+        ``("alice", "notes")``; 1: ``("memories", "alice")``). Keep it for the life of a
+        store: items put under another position belong to other users."""
+        if isinstance(user_position, bool) or not isinstance(user_position, int):
+            raise TypeError("user_position must be an int")
+        if user_position < 0:
+            raise ValueError("user_position must be 0 or more")
         self.platform = platform
         self.ttl_config = ttl
+        self.user_position = user_position
         self._sweeper: threading.Thread | None = None
         self._swept: concurrent.futures.Future[None] | None = None
         self._sweeping = threading.Event()
@@ -203,17 +212,27 @@ class MemoryPlatformStore(BaseStore):
             return self._namespaces(op)
         raise TypeError(f"unknown store operation {type(op).__name__}")
 
-    @staticmethod
-    def _user(namespace: tuple[str, ...]) -> str:
-        if not namespace or not all(isinstance(p, str) and p for p in namespace):
+    def _user(self, namespace: tuple[str, ...]) -> str:
+        """The user id a namespace (or a search's prefix) names at :attr:`user_position`."""
+        at = self.user_position
+        if len(namespace) <= at or not all(isinstance(p, str) and p for p in namespace):
+            example = ("memories",) * at + ("alice",)
             raise InvalidNamespaceError(
-                "a namespace starts with the user id, e.g. ('alice',) or ('alice', 'memories')"
+                f"this store reads the user id at position {at} of a namespace, so a"
+                f" namespace names its user: e.g. {example!r} or {(*example, 'notes')!r}"
             )
-        return namespace[0]
+        return namespace[at]
+
+    def _rest(self, namespace: tuple[str, ...]) -> tuple[str, ...]:
+        """The namespace without its user id: what groups its items."""
+        return namespace[: self.user_position] + namespace[self.user_position + 1 :]
+
+    def _episode_id(self, namespace: tuple[str, ...], key: str) -> str:
+        return _group(self._rest(namespace)) + _digest([namespace, key], 16)
 
     def _stored(self, user: str, namespace: tuple[str, ...], key: str) -> list[Episode]:
         """The item's episode, under its id first, then under its legacy id."""
-        refs = [_episode_id(namespace, key), _legacy_id(namespace, key)]
+        refs = [self._episode_id(namespace, key), _legacy_id(namespace, key)]
         found = {e.id: e for e in self.platform.store.get_episodes(user, refs)}
         return [found[ref] for ref in refs if ref in found]
 
@@ -229,7 +248,7 @@ class MemoryPlatformStore(BaseStore):
 
     def _put(self, op: PutOp) -> None:
         user = self._user(op.namespace)
-        ref = _episode_id(op.namespace, op.key)
+        ref = self._episode_id(op.namespace, op.key)
         old = self._stored(user, op.namespace, op.key)
         if op.value is None:
             self.platform.delete_episodes(user, [ref, _legacy_id(op.namespace, op.key)])
@@ -305,10 +324,10 @@ class MemoryPlatformStore(BaseStore):
         store = self.platform.store
         if (
             not conditions
-            and len(prefix) <= 2
+            and len(self._rest(prefix)) <= 1
             and not store.episode_ids_by_prefix(user, _LEGACY_PREFIX)
         ):
-            return store.episode_ids_by_prefix(user, _listing_prefix(prefix))
+            return store.episode_ids_by_prefix(user, _listing_prefix(self._rest(prefix)))
         return [
             e.id
             for e in self._all_items(user, prefix)
@@ -402,11 +421,13 @@ class MemoryPlatformStore(BaseStore):
 
     def _users_matched(self, op: ListNamespacesOp) -> Iterable[str]:
         """The users whose namespaces a listing may match: the one its prefix names
-        (``prefix=("alice",)``), else every user of the store, page by page."""
+        (``prefix=("alice",)``, at :attr:`user_position`), else every user of the store,
+        page by page."""
+        at = self.user_position
         for condition in op.match_conditions or ():
-            first = tuple(condition.path)[:1] if condition.match_type == "prefix" else ()
-            if first and first[0] != "*":
-                return first
+            path = tuple(condition.path)
+            if condition.match_type == "prefix" and len(path) > at and path[at] != "*":
+                return path[at : at + 1]
         return self.platform.store.iter_users()
 
     @staticmethod
@@ -422,7 +443,7 @@ class MemoryPlatformStore(BaseStore):
     def _all_items(self, user: str, prefix: tuple[str, ...] = ()) -> list[Episode]:
         """The user's items that may be under ``prefix``: its group's (every item when the
         prefix is the user alone) and any of the legacy ids."""
-        grouped = self._listed(user, _listing_prefix(prefix))
+        grouped = self._listed(user, _listing_prefix(self._rest(prefix)))
         return grouped + self._listed(user, _LEGACY_PREFIX)
 
     def _listed(self, user: str, id_prefix: str) -> list[Episode]:

@@ -156,7 +156,7 @@ def test_items_put_before_grouped_ids_are_found_and_moved_when_put_again(
     """An item stored under the ids of before (no group) is read, listed, searched and
     deleted as any; putting it again moves it to its grouped id, once, keeping when it was
     created."""
-    from memory_platform.integrations.langgraph_store import _episode_id, _legacy_id
+    from memory_platform.integrations.langgraph_store import _legacy_id
     from memory_platform.models import Episode
 
     namespace, key = ("alice", "pets"), "dog"
@@ -189,8 +189,8 @@ def test_items_put_before_grouped_ids_are_found_and_moved_when_put_again(
     moved = store.get(namespace, key)
     assert moved is not None and moved.value == {"text": "Rex the dog turned three"}
     assert moved.created_at == datetime.fromisoformat(created)
-    stored = store.platform.store.get_episodes("alice", [legacy, _episode_id(namespace, key)])
-    assert [e.id for e in stored] == [_episode_id(namespace, key)]
+    stored = store.platform.store.get_episodes("alice", [legacy, store._episode_id(namespace, key)])
+    assert [e.id for e in stored] == [store._episode_id(namespace, key)]
     assert [i.key for i in store.search(namespace)] == [key]
 
     store.delete(namespace, key)
@@ -233,6 +233,53 @@ def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) 
     assert store.list_namespaces(prefix=("carol",)) == []
     assert store.list_namespaces(prefix=(" ",)) == []  # no user can have that id
     assert store.list_namespaces(limit=1, offset=1) == [("alice", "work", "q3")]
+
+
+def test_a_user_id_in_second_place_keeps_each_persons_items_their_own(
+    store: MemoryPlatformStore,
+) -> None:
+    """LangMem's namespaces, ``("memories", "{user_id}")``: with ``user_position=1`` each
+    person's items are their own user's memory (searched, listed and deleted with it),
+    not one user "memories" shared by everybody."""
+    mp = store.platform
+    lang = MemoryPlatformStore(mp, user_position=1)
+    lang.put(("memories", "alice"), "dog", {"text": "I adopted a dog named Rex"})
+    lang.put(("memories", "alice", "work"), "boss", {"text": "My manager is called Dana"})
+    lang.put(("memories", "bob"), "dog", {"text": "My dog Rex loves the beach"})
+
+    assert sorted(mp.store.list_users()) == ["alice", "bob"]
+    assert lang.get(("memories", "alice"), "dog").value == {"text": "I adopted a dog named Rex"}
+    assert lang.get(("memories", "carol"), "dog") is None
+    found = lang.search(("memories", "alice"), query="Rex the dog")
+    assert [(i.namespace, i.key) for i in found] == [(("memories", "alice"), "dog")]
+    assert {i.key for i in lang.search(("memories", "alice"))} == {"dog", "boss"}
+    assert [i.key for i in lang.search(("memories", "alice", "work"))] == ["boss"]
+    mp.wait_for_indexing("alice")
+    assert [r.text for r in mp.search("alice", "Rex the dog", expand_depth=0)] == [
+        "I adopted a dog named Rex"
+    ]  # the platform's own search of alice: hers alone
+
+    assert lang.list_namespaces() == [
+        ("memories", "alice"), ("memories", "alice", "work"), ("memories", "bob"),
+    ]  # fmt: skip
+    assert lang.list_namespaces(prefix=("memories", "bob")) == [("memories", "bob")]
+    assert lang.list_namespaces(prefix=("memories", "*"), max_depth=2) == [
+        ("memories", "alice"), ("memories", "bob"),
+    ]  # fmt: skip
+    for no_user in [("memories",), ()]:
+        with pytest.raises(InvalidNamespaceError, match="position 1"):
+            lang.search(no_user, query="Rex")
+    with pytest.raises(InvalidNamespaceError, match="position 1"):
+        lang.put(("alice",), "k", {"text": "x"})
+
+    mp.delete_user("alice")
+    assert lang.get(("memories", "alice"), "dog") is None
+    assert lang.get(("memories", "bob"), "dog") is not None
+    assert lang.list_namespaces() == [("memories", "bob")]
+    with pytest.raises(ValueError, match="0 or more"):
+        MemoryPlatformStore(mp, user_position=-1)
+    with pytest.raises(TypeError, match="int"):
+        MemoryPlatformStore(mp, user_position="1")  # type: ignore[arg-type]
 
 
 def test_a_profile_kept_as_fields_is_found_by_what_its_fields_say(
