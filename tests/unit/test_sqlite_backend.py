@@ -18,6 +18,7 @@ from memory_platform.models import Episode, VectorKind
 from memory_platform.store import EmbeddingSignature
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.store.sqlite_schema import MIGRATIONS, schema_version
+from memory_platform.textutil import user_token
 from memory_platform.tools.arguments import CreateMemoryArgs
 
 SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
@@ -443,6 +444,31 @@ def test_expired_episodes_are_read_from_an_index_of_those_that_expire(tmp_path: 
     now = datetime(2026, 1, 1, tzinfo=UTC)
     plan = query_plan(tmp_path, lambda store: store.expired_episode_ids("u", now), "episodes")
     assert "USING INDEX episodes_expiry (user_id=? AND expires_at>? AND expires_at<?)" in plan, plan
+
+
+def test_a_deleted_users_words_are_not_left_in_the_full_text_index(tmp_path: Path) -> None:
+    """Deleting a user merges the full-text index's segments, which keep a deleted
+    document's words until merged: none of the user's words, nor their user token, is left
+    in the file, while another user's are found as before."""
+    path = tmp_path / "m.db"
+    store = SQLiteGraphStore(path, SIGNATURE)
+    store.add_episodes([Episode(user_id="keep", text=f"filler note {i} about the weather")
+                        for i in range(300)])  # fmt: skip
+    words = ["zqxjvarkelmundo", "zqxjbrontefalis"]  # nothing else starts "zqxj"
+    store.add_episodes([Episode(user_id="gone", text=f"my safe word is {words[0]}"),
+                        Episode(user_id="gone", text=f"the boat is called {words[1]}")])  # fmt: skip
+    store.add_episodes([Episode(user_id="keep", text=f"later note {i}") for i in range(300)])
+    gone_token = user_token("gone")
+
+    store.delete_user("gone")
+    assert store.lexical_search("keep", "weather", [VectorKind.EPISODE], 3)
+    store.close()  # the last connection checkpoints the write-ahead log into the file
+
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("m.db"))
+    for word in words:  # a term may share its first letters with the one before it
+        assert word[4:].encode() not in stored, word
+    assert gone_token[4:].encode() not in stored
+    assert user_token("keep")[4:].encode() in stored
 
 
 def test_a_deleted_turns_and_memorys_text_is_not_left_in_the_file(
