@@ -19,6 +19,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -42,9 +43,8 @@ class StoreOnly:
     def __init__(self, store: GraphStore) -> None:
         self.store = store
 
-    def replace_episode(self, episode: Episode) -> str:
-        self.store.delete_episodes(episode.user_id, [episode.id])
-        return self.store.add_episodes([episode])[0]
+    def replace_episode(self, episode: Episode, replacing: Sequence[str] = ()) -> str:
+        return self.store.add_episodes([episode], replacing=[episode.id, *replacing])[0]
 
 
 def listing_ms(turns: int, workdir: Path) -> tuple[float, int]:

@@ -288,13 +288,8 @@ class MemoryPlatformStore(BaseStore):
         now = datetime.now(UTC)
         found: Sequence[tuple[str, Mapping[str, Any], float | None]] = []
         if not op.query:
-            items = [
-                e
-                for e in self._all_items(user, prefix)
-                if self._keeps(e.metadata, prefix, op.filter) and not e.expired(now)
-            ]
-            newest = sorted(items, key=lambda e: e.timestamp, reverse=True)
-            found = [(e.id, e.metadata, None) for e in newest[op.offset : wanted]]
+            newest = self._newest(user, prefix, op.filter, now, wanted)
+            found = [(e.id, e.metadata, None) for e in newest[op.offset :]]
         elif ranked := self._ranked_ids(user, prefix, op.filter):
             self.platform.wait_for_indexing(user)
             found = [
@@ -313,6 +308,40 @@ class MemoryPlatformStore(BaseStore):
         if op.refresh_ttl:
             self._refresh(user, [(ref, metadata) for ref, metadata, _ in found], now)
         return [self._searched(metadata, score) for _, metadata, score in found]
+
+    def _newest(
+        self,
+        user: str,
+        prefix: tuple[str, ...],
+        conditions: Mapping[str, Any] | None,
+        now: datetime,
+        wanted: int,
+    ) -> list[Episode]:
+        """The first ``wanted`` live items under the prefix that the filter keeps, newest
+        first. They are read from the newest of the prefix's group a page at a time, each
+        page twice the last, so a page of a big namespace decodes about a page, not the
+        namespace. With items of the legacy ids (no group) every item is read and sorted."""
+        store = self.platform.store
+
+        def kept(e: Episode) -> bool:
+            return self._keeps(e.metadata, prefix, conditions) and not e.expired(now)
+
+        if store.episode_ids_by_prefix(user, _LEGACY_PREFIX):
+            items = [e for e in self._all_items(user, prefix) if kept(e)]
+            return sorted(items, key=lambda e: e.timestamp, reverse=True)[:wanted]
+        id_prefix = _listing_prefix(self._rest(prefix))
+        out: list[Episode] = []
+        offset, size = 0, max(wanted, 10)
+        while len(out) < wanted:
+            page = store.list_episodes(
+                user, limit=size, offset=offset, id_prefix=id_prefix, newest_first=True
+            )
+            out += [e for e in page if kept(e)]
+            if len(page) < size:
+                break
+            offset += size
+            size = min(2 * size, _PAGE)
+        return out[:wanted]
 
     def _ranked_ids(
         self, user: str, prefix: tuple[str, ...], conditions: Mapping[str, Any] | None

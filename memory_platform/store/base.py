@@ -586,11 +586,18 @@ class GraphStore(ABC):
 
     @abstractmethod
     def list_episodes(
-        self, user_id: str, limit: int = 1000, offset: int = 0, *, id_prefix: str | None = None
+        self,
+        user_id: str,
+        limit: int = 1000,
+        offset: int = 0,
+        *,
+        id_prefix: str | None = None,
+        newest_first: bool = False,
     ) -> list[Episode]:
-        """A user's episodes ordered by session, time and id (for export and paging);
-        with ``id_prefix``, only those whose id starts with it, found by the id's index
-        (an integration's items among many turns of chat)."""
+        """A user's episodes ordered by session, time and id (for export and paging), or
+        with ``newest_first`` by time, newest first, then id (a page of the latest
+        without reading the rest); with ``id_prefix``, only those whose id starts with
+        it, found by the id's index (an integration's items among many turns of chat)."""
 
     @abstractmethod
     def episode_ids_by_prefix(self, user_id: str, id_prefix: str) -> list[str]:

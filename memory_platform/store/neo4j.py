@@ -1218,19 +1218,30 @@ class Neo4jGraphStore(GraphStore):
         return [_episode_from_props(r["episode"]) for r in rows]
 
     def list_episodes(
-        self, user_id: str, limit: int = 1000, offset: int = 0, *, id_prefix: str | None = None
+        self,
+        user_id: str,
+        limit: int = 1000,
+        offset: int = 0,
+        *,
+        id_prefix: str | None = None,
+        newest_first: bool = False,
     ) -> list[Episode]:
         user = self._check_user(user_id)
         if id_prefix:
             rows = self._read(
-                "episode/list_by_id_prefix",
+                "episode/list_by_id_prefix_newest" if newest_first else "episode/list_by_id_prefix",
                 user_id=user,
                 id_prefix=id_prefix,
                 limit=limit,
                 offset=offset,
             )
         else:
-            rows = self._read("episode/list", user_id=user, limit=limit, offset=offset)
+            rows = self._read(
+                "episode/list_newest" if newest_first else "episode/list",
+                user_id=user,
+                limit=limit,
+                offset=offset,
+            )
         return [_episode_from_props(r["episode"]) for r in rows]
 
     def episode_ids_by_prefix(self, user_id: str, id_prefix: str) -> list[str]:

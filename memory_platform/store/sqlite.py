@@ -1091,7 +1091,13 @@ class SQLiteGraphStore(GraphStore):
         ]
 
     def list_episodes(
-        self, user_id: str, limit: int = 1000, offset: int = 0, *, id_prefix: str | None = None
+        self,
+        user_id: str,
+        limit: int = 1000,
+        offset: int = 0,
+        *,
+        id_prefix: str | None = None,
+        newest_first: bool = False,
     ) -> list[Episode]:
         user = self._check_user(user_id)
         if id_prefix:  # a range of the primary key; +user_id keeps the planner on it
@@ -1099,11 +1105,12 @@ class SQLiteGraphStore(GraphStore):
             args: tuple[Any, ...] = (user, id_prefix, id_prefix + "\U0010ffff")
         else:
             where, args = "user_id = ?", (user,)
+        order = "timestamp DESC, id" if newest_first else "coalesce(session_id, ''), timestamp, id"
         return [
             _episode_from_row(r)
             for r in self._read(
                 f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE {where}"
-                " ORDER BY coalesce(session_id, ''), timestamp, id LIMIT ? OFFSET ?",
+                f" ORDER BY {order} LIMIT ? OFFSET ?",
                 (*args, limit, offset),
             )
         ]

@@ -872,6 +872,34 @@ def test_episodes_are_listed_by_id_prefix_within_the_user(store: GraphStore, use
         store.episode_ids_by_prefix(user, "")
 
 
+def test_episodes_are_listed_newest_first_a_page_at_a_time(store: GraphStore, users) -> None:
+    """``newest_first`` orders by time, newest first, then by id (two at the same time),
+    so a page of the latest is read without the rest, with or without an id prefix."""
+    user, other = users(), users()
+    times = [REF + timedelta(hours=h) for h in (1, 3, 2, 3)]
+    items = [
+        Episode(id=f"lgnew{i}-{user}", user_id=user, session_id=f"s{i % 2}", text=f"item {i}",
+                timestamp=when)
+        for i, when in enumerate(times)
+    ]  # fmt: skip
+    turn = Episode(user_id=user, text="a turn of chat", timestamp=REF + timedelta(hours=9))
+    store.add_episodes([*items, turn])
+    store.add_episodes([Episode(id=f"lgnew9-{other}", user_id=other, text="theirs",
+                                timestamp=REF + timedelta(hours=5))])  # fmt: skip
+
+    newest = [items[1].id, items[3].id, items[2].id, items[0].id]
+    listed = store.list_episodes(user, id_prefix="lgnew", newest_first=True)
+    assert [e.id for e in listed] == newest
+    page = store.list_episodes(user, limit=2, offset=1, id_prefix="lgnew", newest_first=True)
+    assert [e.id for e in page] == newest[1:3]
+    assert [e.id for e in store.list_episodes(user, limit=2, newest_first=True)] == [
+        turn.id, items[1].id,
+    ]  # fmt: skip
+    assert [e.text for e in store.list_episodes(user, limit=1, offset=1, newest_first=True)] == [
+        "item 1"
+    ]
+
+
 def test_expired_episodes_are_found_and_an_expiry_moves_without_anything_else(
     store: GraphStore, users
 ) -> None:

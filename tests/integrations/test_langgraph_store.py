@@ -150,6 +150,36 @@ def test_a_namespace_is_listed_through_its_own_group_of_ids(
     assert len(store.search(("alice",), limit=100)) == 32
 
 
+def test_a_listing_reads_a_page_of_the_newest_items_not_the_namespace(
+    store: MemoryPlatformStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listing without a query reads the namespace's newest items a page at a time
+    until it has the page asked for (with a filter, until the filter has kept enough):
+    the first ten of 60 items decode ten, not 60, in the same order as reading them all."""
+    for number in range(60):
+        store.put(("alice", "notes"), f"n{number}", {"text": f"note {number}", "odd": number % 2})
+    decoded: list[str] = []
+    listing = store.platform.store.list_episodes
+
+    def listed(*args: Any, **kwargs: Any) -> Any:
+        page = listing(*args, **kwargs)
+        decoded.extend(e.id for e in page)
+        return page
+
+    monkeypatch.setattr(store.platform.store, "list_episodes", listed)
+    assert [i.key for i in store.search(("alice", "notes"), limit=10)] == [
+        f"n{n}" for n in range(59, 49, -1)
+    ]
+    assert len(decoded) == 10
+    decoded.clear()
+    page = store.search(("alice", "notes"), limit=5, offset=10, filter={"odd": 1})
+    assert [i.key for i in page] == [f"n{n}" for n in range(39, 29, -2)]
+    assert len(decoded) == 45  # pages of 15 and 30: 8 odd ones in the first, then enough
+    decoded.clear()
+    assert len(store.search(("alice", "notes"), limit=100)) == 60
+    assert len(decoded) == 60
+
+
 def test_items_put_before_grouped_ids_are_found_and_moved_when_put_again(
     store: MemoryPlatformStore,
 ) -> None:
