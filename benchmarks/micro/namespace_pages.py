@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from langgraph.store.base import PutOp
 from report import Report, out_path
+from timing import milliseconds
 
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.integrations.langgraph_store import MemoryPlatformStore
@@ -32,13 +32,7 @@ NAMESPACE = ("alice", "notes")
 
 
 def _median_ms(call: Callable[[], object]) -> float:
-    call()
-    times = []
-    for _ in range(7):
-        started = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+    return statistics.median(milliseconds(call, 8)[1:])  # the first one warms up
 
 
 def main() -> None:
