@@ -1,5 +1,6 @@
-"""Microbenchmark: what deleting a user costs once the full-text index is merged in the
-same call (``SQLiteGraphStore.delete_user``; FTS5's ``optimize``, so no deleted word is
+"""Microbenchmark: what deleting a user, or forgetting one turn, costs once the full-text
+index is merged in the same call (``SQLiteGraphStore.delete_user``,
+``compact_lexical_index`` after a ``forget``; FTS5's ``optimize``, so no deleted word is
 left in the file).
 
 Ten users of 10,000 episodes each (100,000 in all, LoCoMo dev's turns over again, no
@@ -69,17 +70,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "micro.db"
         store = SQLiteGraphStore(path, SIGNATURE)
+        kept: list[str] = []
         for number in range(USERS):
             user = f"user{number}"
             for start in range(0, PER_USER, 1000):
-                store.add_episodes(
+                kept = store.add_episodes(
                     [
                         Episode(user_id=user, text=turns[(start + i + number) % len(turns)])
                         for i in range(1000)
                     ]
                 )
-        store.close()
         size = path.stat().st_size / 1e6
+        one_deleted, one_merged = [], []
+        for ref in kept[:9]:  # forgetting one turn of the last user: the delete, the merge
+            started = time.perf_counter()
+            store.delete_episodes(f"user{USERS - 1}", [ref])
+            deleted = time.perf_counter()
+            store.compact_lexical_index()
+            one_deleted.append((deleted - started) * 1000)
+            one_merged.append((time.perf_counter() - deleted) * 1000)
+        store.close()
         merged, unmerged, merge_alone = [], [], []
         for number in range(USERS - 1):
             user = f"user{number}"
@@ -96,14 +106,17 @@ def main() -> None:
             merged.append((time.perf_counter() - started) * 1000)
             store.close()
     rows = [
-        ("without the merge (before)", unmerged),
-        ("the merge alone, after it", merge_alone),
-        ("with the merge (now)", merged),
+        ("a user: without the merge (before)", unmerged),
+        ("a user: the merge alone, after it", merge_alone),
+        ("a user: with the merge (now)", merged),
+        ("one turn (`forget`): the deletion", one_deleted),
+        ("one turn (`forget`): the merge after it", one_merged),
     ]
     lines = [
-        f"Deleting one user of {PER_USER:,} episodes from an embedded store of {USERS} such"
-        f" users ({USERS * PER_USER:,} episodes, {size:.0f} MB at the start), each user but the"
-        " last in turn (`benchmarks/micro/delete_user_cost.py`).",
+        f"Deleting from an embedded store of {USERS} users of {PER_USER:,} episodes each"
+        f" ({USERS * PER_USER:,} episodes, {size:.0f} MB): nine single turns of the last user"
+        " (what `forget` deletes), then each user but the last in turn"
+        " (`benchmarks/micro/delete_user_cost.py`).",
         "",
         "| deletion | median ms | p90 ms |",
         "|---|---|---|",

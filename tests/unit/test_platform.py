@@ -247,3 +247,27 @@ def test_a_turn_appended_during_an_embedding_pass_reaches_the_last_turns_vector(
     stale = embedder.embed(["Ann: I adopted a puppy.\nAnn: Her name is Luna."])
     assert float(np.dot(stored, whole[0])) > float(np.dot(stored, stale[0]))
     assert float(np.dot(stored, whole[0])) > 0.99
+
+
+def test_a_forgotten_items_words_are_not_left_in_the_embedded_file(
+    sqlite_settings: Settings, embedder: Embedder
+) -> None:
+    """``forget`` deletes for good: on the embedded store the full-text index's segments,
+    which keep a deleted document's words until merged, are merged, so neither a forgotten
+    turn's words nor a forgotten memory's are left in the file; what is kept is."""
+    secret_words = ["zqxjvarkelmundo", "zqxjbrontefalis"]  # nothing else starts "zqxj"
+    with MemoryPlatform(sqlite_settings, embedder=embedder) as mp:
+        mp.add_episodes("u", [{"text": f"weather note {i}"} for i in range(200)])
+        [turn] = mp.add_episodes("u", [{"text": f"my safe word is {secret_words[0]}"}])
+        memory = mp.create_memory("u", "我", "事实", "船名", secret_words[1])
+        mp.add_episodes("u", [{"text": f"later note {i}"} for i in range(200)])
+        mp.forget("u", turn)
+        mp.forget("u", memory)
+        assert mp.search("u", "weather note", expand_depth=0)
+    stored = b"".join(
+        p.read_bytes() for p in sqlite_settings.sqlite_path.parent.iterdir()
+        if p.name.startswith(sqlite_settings.sqlite_path.name)
+    )  # fmt: skip
+    for word in secret_words:  # a term may share its first letters with the one before it
+        assert word[4:].encode() not in stored, word
+    assert b"eather" in stored
