@@ -77,6 +77,9 @@ _LEGACY_PREFIX = "lg"
 """Items put before 2026-11-27 (later) have ids of this prefix and no group; they are read,
 listed and searched as before, and a put moves its item to its grouped id."""
 _PAGE = 10_000
+_LABELS = frozenset({"memories", "memory", "profile", "profiles", "user_profile", "users"})
+"""First elements of a namespace that name a kind of item, not a user (LangMem's
+``("memories", "{user_id}")``): put so with the user read first, they draw a warning."""
 _MAX_TTL_MINUTES = 100 * 365 * 24 * 60
 """A century: longer than any item is kept, short enough for a date to hold it."""
 _OPS = {
@@ -184,6 +187,7 @@ class MemoryPlatformStore(BaseStore):
         self.platform = platform
         self.ttl_config = ttl
         self.user_position = user_position
+        self._warned = False
         self._sweeper: threading.Thread | None = None
         self._swept: concurrent.futures.Future[None] | None = None
         self._sweeping = threading.Event()
@@ -248,6 +252,15 @@ class MemoryPlatformStore(BaseStore):
 
     def _put(self, op: PutOp) -> None:
         user = self._user(op.namespace)
+        labelled = len(op.namespace) > 1 and user.lower() in _LABELS
+        if labelled and not (self._warned or self.user_position):
+            self._warned = True
+            log.warning(
+                "namespace %r stores its items as memories of a user %r: if its second"
+                " element is the user (as LangMem's ('memories', '{user_id}')), create"
+                " the store with MemoryPlatformStore(mp, user_position=1)",
+                op.namespace, user,
+            )  # fmt: skip
         ref = self._episode_id(op.namespace, op.key)
         old = self._stored(user, op.namespace, op.key)
         if op.value is None:

@@ -4,6 +4,7 @@ remembers across threads inside a real LangGraph graph."""
 from __future__ import annotations
 
 import json
+import logging
 import math
 import queue
 import time
@@ -310,6 +311,20 @@ def test_a_user_id_in_second_place_keeps_each_persons_items_their_own(
         MemoryPlatformStore(mp, user_position=-1)
     with pytest.raises(TypeError, match="int"):
         MemoryPlatformStore(mp, user_position="1")  # type: ignore[arg-type]
+
+
+def test_a_namespace_that_puts_the_user_second_is_pointed_out_once(
+    store: MemoryPlatformStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With the user read first, a put under ("memories", "alice") makes "memories" a
+    user: a warning names ``user_position=1``, once; a user's own namespaces draw none."""
+    with caplog.at_level(logging.WARNING, logger="memory_platform.integrations.langgraph_store"):
+        store.put(("alice", "memories"), "k", {"text": "a note"})
+        assert caplog.records == []
+        store.put(("memories", "alice"), "k", {"text": "a note"})
+        store.put(("memories", "bob"), "k", {"text": "a note"})
+    [warning] = caplog.records
+    assert "user_position=1" in warning.getMessage() and "'memories'" in warning.getMessage()
 
 
 def test_a_profile_kept_as_fields_is_found_by_what_its_fields_say(
