@@ -344,7 +344,7 @@ class MemoryPlatformStore(BaseStore):
             return sorted(items, key=lambda e: e.timestamp, reverse=True)[:wanted]
         id_prefix = _listing_prefix(self._rest(prefix))
         out: list[Episode] = []
-        offset, size = 0, max(wanted, 10)
+        offset, size = 0, min(max(wanted, 10), _PAGE)
         while len(out) < wanted:
             page = store.list_episodes(
                 user, limit=size, offset=offset, id_prefix=id_prefix, newest_first=True
