@@ -2,12 +2,12 @@
 
 Namespaces map to users: the first element is the user id, the rest an optional
 sub-space (``("alice", "memories")``); with ``user_position=1`` the second is
-(``("memories", "alice")``, LangMem's ``("memories", "{user_id}")``), so each person's items
-are that user's memory, isolated, and not one user's for everybody. Each item is one episode of that user, with a
-deterministic id per (namespace, key), so ``put`` replaces, ``get`` and ``delete`` go
-straight to it, and the item takes part in the user's search like any memory. The id
-opens with its namespace's group (the part after the user), so a namespace is listed and
-searched without reading the user's other namespaces. The
+(``("memories", "alice")``, LangMem's ``("memories", "{user_id}")``), so each person's
+items are that user's memory, not one user's for everybody. Each item is one episode of
+that user, with a deterministic id per (namespace, key), so ``put`` replaces, ``get`` and
+``delete`` go straight to it, and the item takes part in the user's search like any
+memory. The id opens with its namespace's group (its first part besides the user), so a
+namespace is listed and searched without reading the user's other namespaces. The
 value is kept whole in the episode's metadata; the searchable text is the value's
 ``index`` fields (the ``index`` argument of ``put``), else the whole value as what it
 says: its sentences, then its other fields by name ("favorite food: sushi"). An item put
@@ -19,7 +19,8 @@ relevance floor) among the items the namespace and filter keep, however many oth
 and memories the user has (``episode_ids`` of :meth:`MemoryPlatform.search`; past 100,000
 such items, among the user's 100 best matches), and returns at most 100 ``SearchItem``s
 in the platform's ranking order, each scored by its relevance in [0, 1] (which need not
-fall down the list); without a query it lists them, newest first. Filters compare top-level value
+fall down the list); without a query it lists them, newest first, reading a page of the
+newest rather than the namespace. Filters compare top-level value
 fields (equality, or ``$eq $ne $gt $gte $lt $lte``).
 
 A put's ``ttl`` (minutes; or the ``TTLConfig``'s ``default_ttl``) becomes the episode's
