@@ -413,10 +413,14 @@ def test_correct_retract_history_forget_and_audit_commands(tmp_path: Path) -> No
     assert purged.exit_code == 0 and "purged 0" in purged.output
     with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
         past = datetime.now(UTC) - timedelta(minutes=1)
-        [scratch] = mp.add_episodes("alice", [{"text": "scratch", "expires_at": past}])
+        [scratch] = mp.add_episodes(
+            "alice", [{"text": "scratch zqxjvarkelmundo", "expires_at": past}]
+        )  # nothing else starts "zqxj"
     swept = run("purge", "--user", "alice", "--expired", "--db", str(db))
     assert swept.exit_code == 0 and "purged 1 expired episode" in swept.output
     assert "archived" not in swept.output  # no age given: the expired alone
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("m.db"))
+    assert b"varkelmundo" not in stored  # nor its word in the full-text index
     with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
         assert mp.store.get_episodes("alice", [scratch]) == []
 
