@@ -292,17 +292,26 @@ def test_beat_schedules_consolidation_that_a_worker_runs(
 
 
 def test_daily_maintenance_is_queued_for_every_user(client: MemoryPlatform, worker: Worker) -> None:
-    """Beat's daily task queues one maintenance per user of the store (read a page of
-    users at a time) and the worker runs each."""
+    """Beat's daily task merges the full-text index (a plainly deleted turn's words leave
+    the file), then queues one maintenance per user of the store (read a page of users at
+    a time) and the worker runs each."""
     from memory_platform.jobs import TASK_MAINTAIN, TASK_MAINTAIN_ALL, fresh_job_id
 
     for user in ("alice", "bob", "carol"):
         client.add_episode(user, f"{user} keeps a diary")
+    [gone] = client.add_episodes("alice", [{"text": "a note on zqxjvarkelmundo"}])
+    client.delete_episodes("alice", [gone])  # a plain delete: the word stays in the index
     job = client._jobs.submit(TASK_MAINTAIN_ALL, [], fresh_job_id("maintain"))
     status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"})
 
     assert status["state"] == "SUCCESS", status
-    assert status["result"] == {"queued": 3}
+    assert status["result"] == {"queued": 3, "lexical_index": "merged"}
     while worker.succeeded(TASK_MAINTAIN) < 3:  # each user's, not a guess of how long
         assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
         time.sleep(0.1)
+    client.wait_for_indexing()
+    path, conn = client.settings.sqlite_path, client.store._conn()
+    while conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:  # 1: not all of it
+        time.sleep(0.05)  # a write of the worker's or this process's is still going on
+    stored = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+    assert b"varkelmundo" not in stored
