@@ -71,6 +71,17 @@ def test_langgraph_example_runs(
     assert out[2] == "[('alice', 'facts')]"
 
 
+def test_langmem_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    example = blocks("## LangGraph long-term store", "python")[1]
+    exec(compile(example, "README.md", "exec"), {})
+    found, users = capsys.readouterr().out.splitlines()
+    assert '"namespace":["memories","alice"]' in found and "allergic to peanuts" in found
+    assert users == "['alice']"
+
+
 @pytest.mark.slow
 def test_http_example_runs_against_the_served_api(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
