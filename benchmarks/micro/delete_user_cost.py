@@ -23,8 +23,8 @@ from scratch import SIGNATURE
 from timing import median_p90
 
 from memory_platform.models import Episode
+from memory_platform.store import sqlite
 from memory_platform.store.sqlite import SQLiteGraphStore
-from memory_platform.textutil import user_token
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.json"
 USERS = 10
@@ -43,23 +43,18 @@ def _turns() -> list[str]:
 
 
 def _unmerged_delete(path: Path, user: str) -> tuple[float, float]:
-    """On a copy of the file: the deletion's statements without the merge, as it was
-    before, then the merge alone; each in milliseconds, through the store's own connection
-    (its pragmas)."""
-    tables = ("memories", "nodes", "memory_nodes", "edges", "links", "episodes",
-              "knowledge_versions", "knowledge", "vectors", "pending_vectors",
-              "media_vectors", "audit_log")  # fmt: skip
+    """On a copy of the file: the store's deletion of the user with its merge left out, as
+    it was before, then the merge alone; each in milliseconds."""
     store = SQLiteGraphStore(path, SIGNATURE)
-    conn = store._conn()
-    started = time.perf_counter()
-    conn.execute("BEGIN IMMEDIATE")
-    for table in tables:
-        conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user,))
-    conn.execute("DELETE FROM lexical WHERE utok = ?", (user_token(user),))
-    conn.execute("DELETE FROM lexical_docs WHERE user_id = ?", (user,))
-    conn.execute("COMMIT")
-    deleted = time.perf_counter()
-    conn.execute("INSERT INTO lexical(lexical) VALUES ('optimize')")
+    merge = sqlite._merge_lexical_segments
+    sqlite._merge_lexical_segments = lambda conn: None
+    try:
+        started = time.perf_counter()
+        store.delete_user(user)
+        deleted = time.perf_counter()
+    finally:
+        sqlite._merge_lexical_segments = merge
+    store.compact_lexical_index()
     merged = time.perf_counter()
     store.close()
     return (deleted - started) * 1000, (merged - deleted) * 1000

@@ -1533,7 +1533,7 @@ def _node_from_row(r: Any) -> ContentNode:
 def _merge_lexical_segments(conn: sqlite3.Connection) -> None:
     """Merge FTS5's segments into one: a deleted document's words stay in the segments
     until they are merged, and their freed pages are then zeroed (``secure_delete``). It
-    rewrites the whole index: 46 ms after deleting 10,000 turns of 100,000, 68 ms after
+    rewrites the whole index: 34 ms after deleting 10,000 turns of 100,000, 57 ms after
     one (``benchmarks/results/delete_user_cost.md``)."""
     conn.execute("INSERT INTO lexical(lexical) VALUES ('optimize')")
 
