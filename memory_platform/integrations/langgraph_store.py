@@ -340,7 +340,7 @@ class MemoryPlatformStore(BaseStore):
         def kept(e: Episode) -> bool:
             return self._keeps(e.metadata, prefix, conditions) and not e.expired(now)
 
-        if store.episode_ids_by_prefix(user, _LEGACY_PREFIX):
+        if self._has_legacy_items(user):
             items = [e for e in self._all_items(user, prefix) if kept(e)]
             return sorted(items, key=lambda e: e.timestamp, reverse=True)[:wanted]
         id_prefix = _listing_prefix(self._rest(prefix))
@@ -365,11 +365,7 @@ class MemoryPlatformStore(BaseStore):
         filter is read from the ids alone, nothing decoded (results are checked against
         the namespace all the same); else each item is listed and tested."""
         store = self.platform.store
-        if (
-            not conditions
-            and len(self._rest(prefix)) <= 1
-            and not store.episode_ids_by_prefix(user, _LEGACY_PREFIX)
-        ):
+        if not conditions and len(self._rest(prefix)) <= 1 and not self._has_legacy_items(user):
             return store.episode_ids_by_prefix(user, _listing_prefix(self._rest(prefix)))
         return [
             e.id
@@ -482,6 +478,11 @@ class MemoryPlatformStore(BaseStore):
             namespace[: len(path)] if condition.match_type == "prefix" else namespace[-len(path) :]
         )
         return all(p in ("*", n) for p, n in zip(path, part, strict=True))
+
+    def _has_legacy_items(self, user: str) -> bool:
+        """Whether the user has items of the legacy ids (no group), which a listing or a
+        search by group would miss (one probe of the id index; none in a newer store)."""
+        return bool(self.platform.store.episode_ids_by_prefix(user, _LEGACY_PREFIX))
 
     def _all_items(self, user: str, prefix: tuple[str, ...] = ()) -> list[Episode]:
         """The user's items that may be under ``prefix``: its group's (every item when the
