@@ -590,8 +590,8 @@ class MemoryPlatform:
     def forget(self, user_id: str, item_id: str, *, actor: str | None = None) -> ForgetReport:
         """Delete a memory (every version, its nodes no other memory uses, vectors, lexical
         entries and derived knowledge) or an episode (with its media file) for good,
-        leaving an audit record without content. On the embedded store the full-text
-        index is merged too, so none of its words is left in the file.
+        leaving an audit record without content. None of its words is left in the
+        embedded store's file either.
 
         Raises:
             NotFoundError: the user has no memory or episode with this id.
@@ -608,7 +608,6 @@ class MemoryPlatform:
             )
         else:
             raise NotFoundError("memory or episode", item_id)
-        self.store.compact_lexical_index()  # its words too, not only its text
         self._retriever.clear_query_cache()
         return report
 

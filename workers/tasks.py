@@ -161,12 +161,8 @@ def daily_maintenance(self: Any, user_id: str) -> dict[str, Any]:
 
 @app.task(name=TASK_MAINTAIN_ALL, bind=True)
 def daily_maintenance_all(self: Any) -> dict[str, Any]:
-    """Beat (daily): merge the full-text index, so what was deleted since the last run
-    (a LangGraph delete, a TTL's sweep, yesterday's purges) leaves no word in an embedded
-    store's file (nothing to do on Neo4j), then queue the maintenance of every user."""
-    store = platform().store
-    store.compact_lexical_index()
-    return _queue_each(daily_maintenance, store.iter_users()) | {"lexical_index": "merged"}
+    """Beat (daily): queue the maintenance of every user."""
+    return _queue_each(daily_maintenance, platform().store.iter_users())
 
 
 def _queue_each(task: Any, users: Iterator[str]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ _SEARCH_ROUNDS = 3
 
 def _disk_bytes(path: Path) -> int:
     """The store's size with its write-ahead log folded in."""
-    import sqlite3
+    from ..store.sqlite_driver import sqlite3
 
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

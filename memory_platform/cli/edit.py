@@ -186,7 +186,7 @@ def purge(
 ) -> None:
     """Forget archived memories unused for longer than the given age, and with --expired
     the episodes whose expiry has come (the daily maintenance does both). What is purged
-    leaves no word in an embedded store's file: its full-text index is merged after."""
+    leaves no word in an embedded store's file."""
     with open_platform(db, existing=True) as mp:
         ageless = older_than_days is None and mp.settings.privacy.purge_archived_after_days is None
         if ageless and not expired:
@@ -194,20 +194,15 @@ def purge(
                 "give --older-than-days (or set privacy.purge_archived_after_days, "
                 "MEMORY_PRIVACY__PURGE_ARCHIVED_AFTER_DAYS), or --expired"
             )
-        purged = 0
         if not ageless:
             report = mp.purge_archived(user, older_than_days)
-            purged += report["purged"]
             console.print(
                 f"checked {report['checked']} archived memories, purged {report['purged']}",
                 highlight=False,
             )
         if expired:
             gone = mp.purge_expired(user)["purged"]
-            purged += gone
             console.print(f"purged {gone} expired episode(s)", highlight=False)
-        if purged:  # asked for by hand, once: it pays the merge the daily task leaves out
-            mp.store.compact_lexical_index()
 
 
 def audit(

@@ -327,13 +327,6 @@ class GraphStore(ABC):
     def delete_user(self, user_id: str) -> None:
         """Delete everything the user owns."""
 
-    @abstractmethod
-    def compact_lexical_index(self) -> None:
-        """Make the words of deleted documents leave the lexical index's storage, which
-        keeps them until its segments merge (what a ``forget`` asks: deleted for good).
-        The embedded store merges FTS5's segments now; Neo4j's fulltext index is the
-        server's, merged as it sees fit, so this does nothing there."""
-
     # -- links ---------------------------------------------------------------------------
 
     @abstractmethod

@@ -28,7 +28,6 @@ processes may share the file: the comparison finds deletions whoever made them.
 from __future__ import annotations
 
 import math
-import sqlite3
 import threading
 from array import array
 from collections import Counter, OrderedDict
@@ -37,6 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
+
+from .sqlite_driver import sqlite3
 
 __all__ = ["INDEX_FROM_DOCUMENTS", "LexicalCache", "fts5_totals", "idf"]
 

@@ -562,10 +562,6 @@ class Neo4jGraphStore(GraphStore):
         with self._translate(), self._driver.session(database=self._database) as session:
             session.run(cypher("neo4j/user/delete"), {"user_id": user}).consume()
 
-    def compact_lexical_index(self) -> None:
-        """Nothing to do: the fulltext index is the server's Lucene, whose segments (and a
-        deleted node's words in them) are merged as the server sees fit."""
-
     # -- links ---------------------------------------------------------------------
 
     def add_link(self, link: MemoryLink) -> None:

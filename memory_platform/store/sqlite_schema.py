@@ -7,7 +7,7 @@ with the same schema. Append new migrations; never edit an applied one.
 
 from __future__ import annotations
 
-import sqlite3
+from .sqlite_driver import sqlite3
 
 __all__ = ["MIGRATIONS", "apply_migration", "migrate", "schema_version", "statements"]
 
@@ -367,7 +367,18 @@ CREATE INDEX IF NOT EXISTS episodes_expiry ON episodes(user_id, expires_at)
 WHERE expires_at IS NOT NULL;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11)
+# v12: FTS5 deletes a deleted document's words from its index at once (``secure-delete``,
+# SQLite 3.42+, ``sqlite_driver``), where they stayed in its segments, readable in the
+# file, until the segments merged; the words deleted before are merged out once. Once set,
+# an FTS5 older than 3.42 (the system's ``sqlite3`` on Debian 12) no longer opens the index.
+_V12 = """
+INSERT INTO lexical(lexical, rank) VALUES ('secure-delete', 1);
+INSERT INTO lexical(lexical) VALUES ('optimize');
+"""
+
+MIGRATIONS: tuple[str, ...] = (
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12,
+)  # fmt: skip
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 SPOKEN_LINE_SQL = "COALESCE(speaker || ': ', '') || text"

@@ -15,7 +15,6 @@ serves many users does not grow without end.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
@@ -27,6 +26,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from .sqlite_driver import sqlite3
 
 __all__ = ["VectorCache", "decode_vector", "scan_scores"]
 

@@ -57,6 +57,28 @@ def test_put_get_update_and_delete_by_key(store: MemoryPlatformStore) -> None:
         store.put((), "k", {"text": "x"})
 
 
+def test_a_replaced_or_deleted_items_words_are_not_left_in_the_embedded_file(
+    store: MemoryPlatformStore,
+) -> None:
+    """An item put again over its key, or deleted, leaves none of its old words in the
+    file: the full-text index deletes them with their document (nothing merges it after
+    a put or a delete, and the embedded default has no daily task that would)."""
+    mp = store.platform
+    mp.add_episodes("alice", [{"text": f"weather note {i}"} for i in range(200)])
+    store.put(("alice", "prefs"), "pin", {"text": "my PIN hint is zqxjvarkelmundo"})
+    store.put(("alice", "prefs"), "boat", {"text": "the boat is called zqxjbrontefalis"})
+    store.put(("alice", "prefs"), "pin", {"text": "my PIN hint is the cat's name"})
+    store.delete(("alice", "prefs"), "boat")
+    assert [i.key for i in store.search(("alice", "prefs"), query="PIN hint")] == ["pin"]
+    path = mp.settings.sqlite_path
+    mp.close()  # the last connection checkpoints the write-ahead log into the file
+
+    stored = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+    for word in (b"zqxjvarkelmundo", b"zqxjbrontefalis"):  # nothing else starts "zqxj"
+        assert word[4:] not in stored, word  # a term may share its first letters with the last
+    assert b"eather" in stored
+
+
 def test_search_lists_filters_and_finds_by_meaning(store: MemoryPlatformStore) -> None:
     store.put(("alice", "notes"), "n1", {"text": "My sister lives in Paris", "kind": "family"})
     store.put(("alice", "notes"), "n2", {"text": "I adopted a dog named Rex", "kind": "pets"})

@@ -252,9 +252,9 @@ def test_a_turn_appended_during_an_embedding_pass_reaches_the_last_turns_vector(
 def test_a_forgotten_items_words_are_not_left_in_the_embedded_file(
     sqlite_settings: Settings, embedder: Embedder
 ) -> None:
-    """``forget`` deletes for good: on the embedded store the full-text index's segments,
-    which keep a deleted document's words until merged, are merged, so neither a forgotten
-    turn's words nor a forgotten memory's are left in the file; what is kept is."""
+    """``forget`` deletes for good: on the embedded store the full-text index deletes a
+    document's words with it, so neither a forgotten turn's words nor a forgotten
+    memory's are left in the file; what is kept is."""
     secret_words = ["zqxjvarkelmundo", "zqxjbrontefalis"]  # nothing else starts "zqxj"
     with MemoryPlatform(sqlite_settings, embedder=embedder) as mp:
         mp.add_episodes("u", [{"text": f"weather note {i}"} for i in range(200)])

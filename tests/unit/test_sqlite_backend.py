@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from memory_platform.builder import build_memory
 from memory_platform.models import Episode, VectorKind
 from memory_platform.store import EmbeddingSignature
 from memory_platform.store.sqlite import SQLiteGraphStore
+from memory_platform.store.sqlite_driver import sqlite3
 from memory_platform.store.sqlite_schema import MIGRATIONS, schema_version
 from memory_platform.textutil import user_token
 from memory_platform.tools.arguments import CreateMemoryArgs
@@ -155,6 +156,35 @@ def test_upgrading_a_version_10_file_gives_its_episodes_no_expiry(tmp_path: Path
     store.add_episodes([ending])
     assert store.expired_episode_ids("u", REF) == [ending.id]
     store.close()
+
+
+def test_upgrading_a_version_11_file_drops_the_words_deleted_before_and_deletes_words_after(
+    tmp_path: Path,
+) -> None:
+    """Files written before version 12 deleted documents without their words (FTS5 kept
+    them in its segments until they merged): the upgrade merges those out once and sets
+    FTS5 to delete a document's words with it from then on."""
+    path = tmp_path / "v11.db"
+    store = SQLiteGraphStore(path, SIGNATURE)
+    store.add_episodes([Episode(user_id="u", text=f"filler note {i}") for i in range(300)])
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:  # as version 11 left it
+        conn.execute("INSERT INTO lexical(lexical, rank) VALUES ('secure-delete', 0)")
+        conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+    before, after = store.add_episodes(
+        [Episode(user_id="u", text="zqxjvarkelmundo"), Episode(user_id="u", text="zqxjbrontefalis")]
+    )
+    store.delete_episodes("u", [before])
+    store.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("v11.db"))
+    assert b"varkelmundo" in stored  # what version 11 left behind
+
+    store = SQLiteGraphStore(path, SIGNATURE)
+    assert schema_version(store._conn()) == len(MIGRATIONS)
+    store.delete_episodes("u", [after])
+    assert store.lexical_search("u", "filler", k=3)
+    store.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("v11.db"))
+    assert b"varkelmundo" not in stored and b"brontefalis" not in stored
 
 
 def test_a_migration_another_process_ran_first_is_not_run_again(tmp_path: Path) -> None:
@@ -462,10 +492,12 @@ def test_a_deleted_users_words_are_not_left_in_the_full_text_index(tmp_path: Pat
 
     store.delete_user("gone")
     assert store.lexical_search("keep", "weather", [VectorKind.EPISODE], 3)
+    [later] = store.add_episodes([Episode(user_id="keep", text="a note on zqxjcastellavor")])
+    store.delete_episodes("keep", [later])  # FTS5 deletes words at once again after the merge
     store.close()  # the last connection checkpoints the write-ahead log into the file
 
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("m.db"))
-    for word in words:  # a term may share its first letters with the one before it
+    for word in [*words, "zqxjcastellavor"]:  # a term may share its first letters with the last
         assert word[4:].encode() not in stored, word
     assert gone_token[4:].encode() not in stored
     assert user_token("keep")[4:].encode() in stored
@@ -474,10 +506,10 @@ def test_a_deleted_users_words_are_not_left_in_the_full_text_index(tmp_path: Pat
 def test_a_deleted_turns_and_memorys_text_is_not_left_in_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Deleted rows are zeroed (``secure_delete``): the text of a forgotten turn or memory
+    """Deleted rows are zeroed (``secure_delete``): the text of a deleted turn or memory
     cannot be read back from the file, on an SQLite built to keep it too (simulated: each
-    connection starts with it off, as outside Debian). The full-text index keeps single
-    words, not sentences, until its segments are merged."""
+    connection starts with it off). Nor can its words: FTS5 deletes them from its index
+    at once (its own ``secure-delete``), with no merge of the index after."""
     connect = sqlite3.connect
 
     def connect_keeping_deleted_bytes(*args: object, **kwargs: object) -> sqlite3.Connection:
@@ -488,15 +520,17 @@ def test_a_deleted_turns_and_memorys_text_is_not_left_in_the_file(
     monkeypatch.setattr(sqlite3, "connect", connect_keeping_deleted_bytes)
     path = tmp_path / "m.db"
     store = SQLiteGraphStore(path, SIGNATURE)
-    secret = "my bank PIN is kept under the blue vase in the hallway"
+    secret = "my bank PIN zqxjvarkelmundo is kept under the blue vase in the hallway"
     store.add_episodes([Episode(user_id="u", text=f"filler note {i} about the weather")
                         for i in range(200)])  # fmt: skip
     secret_turn = Episode(user_id="u", text=secret, timestamp=REF)
     store.add_episodes([secret_turn])
     graph = build_memory("u", CreateMemoryArgs(subject="我", memory_type="事实",
-                                               topic="保险箱密码", object="藏在蓝色花瓶下面的钥匙"))  # fmt: skip
+                                               topic="保险箱密码", object="藏在蓝色花瓶下面的钥匙",
+                                               attributes={"备注": "zqxjbrontefalis"}))  # fmt: skip
     store.write_memory(graph)
     store.add_episodes([Episode(user_id="u", text=f"later filler {i}") for i in range(200)])
+    assert store.lexical_search("u", "zqxjvarkelmundo zqxjbrontefalis", k=5)  # indexed
 
     store.delete_episodes("u", [secret_turn.id])
     assert store.delete_memory("u", graph.memory.id)
@@ -506,4 +540,6 @@ def test_a_deleted_turns_and_memorys_text_is_not_left_in_the_file(
     assert secret.encode() not in stored
     assert b"blue vase in the hallway" not in stored
     assert "藏在蓝色花瓶下面的钥匙".encode() not in stored
+    for word in (b"zqxjvarkelmundo", b"zqxjbrontefalis"):  # nothing else starts "zqxj"
+        assert word[4:] not in stored, word  # a term may share its first letters with the last
     assert b"filler note 17 about the weather" in stored  # what was kept is there
