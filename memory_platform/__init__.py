@@ -19,6 +19,7 @@ from .errors import (
     QueueUnavailable,
     StorageError,
     TransientStorageError,
+    UserBusy,
 )
 from .models import (
     ContentNode,
@@ -79,6 +80,7 @@ __all__ = [
     "StorageError",
     "StoreStats",
     "TransientStorageError",
+    "UserBusy",
     "__version__",
     "load_settings",
     "system_prompt",

@@ -254,7 +254,15 @@ class WorkerSettings(BaseModel):
             "third of it while the task runs, so a killed worker frees it this soon)"
         ),
     )
-    lock_wait: int = Field(60, ge=0, description="seconds a task waits for the user's lock")
+    lock_wait: int = Field(
+        60,
+        ge=0,
+        description=(
+            "seconds a job, or a deletion of the user, waits for the user's lock (held by "
+            "the user's running job) before it gives up: a job is retried, a deletion "
+            "raises UserBusy"
+        ),
+    )
 
 
 class ApiSettings(BaseModel):

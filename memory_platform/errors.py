@@ -110,6 +110,12 @@ class TransientStorageError(StorageError):
         return True
 
 
+class UserBusy(TransientStorageError):
+    """Other work on the same user held the user's lock for longer than the wait (a job
+    of theirs while a deletion waited, or the other way round): try again once it is
+    done."""
+
+
 class QueueUnavailable(MemoryPlatformError):
     """Redis, which holds the job queue and the short-term buffer, does not answer: the
     job was not queued (queue it again once Redis is back: ending a session again gives

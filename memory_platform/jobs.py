@@ -17,12 +17,16 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .config import Settings
-from .errors import ConfigurationError, MemoryPlatformError, QueueUnavailable
+from .errors import ConfigurationError, MemoryPlatformError, QueueUnavailable, UserBusy
+
+if TYPE_CHECKING:
+    from redis import Redis
+    from redis.lock import Lock
 
 __all__ = [
     "CONSOLIDATION_QUEUE",
@@ -33,8 +37,11 @@ __all__ = [
     "CeleryJobs",
     "InProcessJobs",
     "JobRunner",
+    "UserLocks",
     "celery_config",
     "redis_answers",
+    "redis_user_lock",
+    "renewable_lock",
 ]
 
 log = logging.getLogger(__name__)
@@ -140,6 +147,86 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     }
 
 
+def renewable_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Lock:
+    """The Redis lock of one user's work, renewable from the heartbeat thread.
+
+    redis-py keeps a lock's token thread-local by default: renewed from any thread but
+    the one that took it, it fails, the lock expires under a long task (an LLM-bound
+    consolidation), and a second task of the same user runs alongside it. The token is
+    shared instead; each lock object serves one holder.
+    """
+    lock: Lock = client.lock(
+        f"memory-platform:lock:{user_id}",
+        timeout=ttl,
+        blocking_timeout=wait,
+        thread_local=False,
+    )
+    return lock
+
+
+@contextmanager
+def redis_user_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Iterator[None]:
+    """Hold the user's Redis lock (waiting up to ``wait`` seconds, else :class:`UserBusy`),
+    the one every worker task of the user holds, for as long as the block runs.
+
+    The lock lives ``ttl`` seconds past its last renewal and a heartbeat thread renews it
+    every third of that: a live holder keeps it however long the LLM takes, and a worker
+    killed mid-task (SIGKILL, OOM) frees it within ``ttl``.
+    """
+    lock = renewable_lock(client, user_id, ttl, wait)
+    with redis_answers(f"taking the lock of user {user_id}"):
+        taken = lock.acquire()
+    if not taken:
+        raise UserBusy(f"other work on user {user_id} is running; try again once it is done")
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.wait(ttl / 3):
+            try:
+                lock.reacquire()
+            except Exception:  # lost it (Redis restarted): the work is idempotent
+                log.warning("could not renew the lock of %s", user_id, exc_info=True)
+                return
+
+    beat = threading.Thread(target=heartbeat, name=f"lock-heartbeat-{user_id}", daemon=True)
+    beat.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beat.join()
+        try:
+            lock.release()
+        except Exception:  # the lock expired meanwhile; the work is done and idempotent
+            log.warning("lock of %s had expired before release", user_id)
+
+
+class UserLocks:
+    """One lock per user for the jobs of one process, the in-process counterpart of the
+    workers' Redis lock: held while a job of the user runs, and by work that must not
+    interleave with one (deleting the user). Only the users held are kept."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._held: set[str] = set()
+
+    @contextmanager
+    def hold(self, user_id: str, wait: float) -> Iterator[None]:
+        """Hold the user's lock, waiting up to ``wait`` seconds, else :class:`UserBusy`."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: user_id not in self._held, timeout=wait):
+                raise UserBusy(
+                    f"other work on user {user_id} is running; try again once it is done"
+                )
+            self._held.add(user_id)
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._held.discard(user_id)
+                self._changed.notify_all()
+
+
 JOB_RECORD_SECONDS = 7 * 24 * 3600
 """How long job owners and idempotency keys are kept (as long as Celery keeps results)."""
 
@@ -173,6 +260,13 @@ class JobRunner(Protocol):
         report quotes memories): the user is deleted. Returns how many were found."""
         ...
 
+    def exclusive(self, user_id: str) -> AbstractContextManager[None]:
+        """Hold the lock a job of the user holds while it runs, for work that must not
+        interleave with one: a deletion of the user waits for a running job, which would
+        otherwise write what it made after the deletion, and a job waits for it. Waits
+        ``worker.lock_wait`` seconds at most, then raises :class:`UserBusy`."""
+        ...
+
     def wait(self) -> None:
         """Block until the jobs submitted so far have finished, where they run in this
         process; a runner whose jobs run on workers returns at once."""
@@ -198,8 +292,10 @@ class InProcessJobs:
         backoff: float = RETRY_BACKOFF,
         keep_seconds: float = JOB_RECORD_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        lock_wait: float = 60.0,
     ) -> None:
         self._handlers = handlers
+        self._user_locks, self._lock_wait = UserLocks(), lock_wait
         self._max_retries, self._backoff = max_retries, backoff
         self._keep, self._clock = keep_seconds, clock  # tests pass their own clock
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memory-job")
@@ -284,10 +380,15 @@ class InProcessJobs:
         finally:
             self._finish(job_id)
 
+    def exclusive(self, user_id: str) -> AbstractContextManager[None]:
+        return self._user_locks.hold(user_id, self._lock_wait)
+
     def _attempts(self, job_id: str, handler: Any, args: list[Any]) -> Any:
+        owner = self.owner(job_id)
         for attempt in range(self._max_retries + 1):
-            try:
-                return handler(*args)
+            try:  # a job of a user holds the user's lock, as a worker's task does
+                with self.exclusive(owner) if owner is not None else nullcontext():
+                    return handler(*args)
             except MemoryPlatformError as exc:
                 if not exc.is_retryable() or attempt == self._max_retries:
                     raise
@@ -364,6 +465,7 @@ class CeleryJobs:
 
         self._app = Celery("memory_platform_client", set_as_current=False)
         self._app.conf.update(celery_config(settings))
+        self._worker = settings.worker
 
     def _redis(self) -> Any:
         return self._app.backend.client  # the result backend's Redis connection
@@ -400,6 +502,11 @@ class CeleryJobs:
                 self._redis().delete(*keys[start : start + 500])
             self._redis().delete(jobs)
         return len(job_ids)
+
+    def exclusive(self, user_id: str) -> AbstractContextManager[None]:
+        return redis_user_lock(
+            self._redis(), user_id, self._worker.lock_timeout, self._worker.lock_wait
+        )
 
     def owner(self, job_id: str) -> str | None:
         with redis_answers("reading whose job it is"):

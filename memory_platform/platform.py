@@ -250,7 +250,8 @@ class MemoryPlatform:
                     TASK_EXTRACT: self.extract_session,
                     TASK_CONSOLIDATE: self.consolidate,
                     TASK_SUMMARIZE: self.summarize_messages,
-                }
+                },
+                lock_wait=self.settings.worker.lock_wait,
             )
         )
         self._short_term = short_term_buffer(self.settings)
@@ -1321,16 +1322,23 @@ class MemoryPlatform:
         report quotes memories), and the user's short-term buffers, which hold the latest
         messages' text.
 
+        A job of the user that is running (an extraction waiting for the LLM) is waited
+        for, up to ``worker.lock_wait`` seconds, as its jobs wait for each other: deleted
+        under it, it would write what it made for the user after the deletion.
+
         Raises:
-            QueueUnavailable: Redis did not answer; the store and the files are deleted
-                already, and calling again deletes the rest.
+            UserBusy: a job of the user ran past the wait; nothing was deleted.
+            QueueUnavailable: Redis did not answer; nothing was deleted if it did not
+                answer at first, else the store and the files are deleted already. Calling
+                again deletes the rest.
         """
         user = self._user(user_id)
-        self.wait_for_access()
-        self.store.delete_user(user)
-        self._media.files.remove_user(user)
-        self._jobs.forget_owner(user)
-        self._short_term.forget_user(user)
+        with self._jobs.exclusive(user):
+            self.wait_for_access()
+            self.store.delete_user(user)
+            self._media.files.remove_user(user)
+            self._jobs.forget_owner(user)
+            self._short_term.forget_user(user)
 
     def export_user(self, user_id: str) -> list[str]:
         """A user's memories, links, episodes and knowledge as JSON Lines (one string per

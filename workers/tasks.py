@@ -15,9 +15,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from redis import Redis
-from redis.lock import Lock
-
 from memory_platform import (
     BackendUnavailable,
     MemoryPlatform,
@@ -34,6 +31,7 @@ from memory_platform.jobs import (
     TASK_MAINTAIN,
     TASK_MAINTAIN_ALL,
     TASK_SUMMARIZE,
+    redis_user_lock,
 )
 from memory_platform.llm import LLMUnavailableError
 
@@ -56,10 +54,6 @@ _platform: MemoryPlatform | None = None
 _platform_lock = threading.Lock()
 
 
-class UserBusy(TransientStorageError):
-    """Another task holds this user's lock; retried later."""
-
-
 def platform() -> MemoryPlatform:
     """One facade per worker process, opened on first use."""
     global _platform
@@ -69,59 +63,14 @@ def platform() -> MemoryPlatform:
         return _platform
 
 
-def renewable_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Lock:
-    """The Redis lock of one user's work, renewable from the heartbeat thread.
-
-    redis-py keeps a lock's token thread-local by default: renewed from any thread but
-    the one that took it, it fails, the lock expires under a long task (an LLM-bound
-    consolidation), and a second task of the same user runs alongside it. The token is
-    shared instead; each lock object serves one task.
-    """
-    lock: Lock = client.lock(
-        f"memory-platform:lock:{user_id}",
-        timeout=ttl,
-        blocking_timeout=wait,
-        thread_local=False,
-    )
-    return lock
-
-
 @contextmanager
 def user_lock(user_id: str) -> Iterator[None]:
-    """Serialise the work of one user across all workers (a Redis lock).
-
-    The lock lives ``lock_timeout`` seconds past its last renewal and a heartbeat thread
-    renews it every third of that while the task runs: a live task keeps it however long
-    the LLM takes, and a worker killed mid-task (SIGKILL, OOM) frees it within
-    ``lock_timeout``, so the redelivered task takes over instead of failing "busy".
-    """
-    mp = platform()
-    ttl = mp.settings.worker.lock_timeout
+    """Serialise the work of one user across all workers, and with the user's deletion
+    (the user's Redis lock, :func:`memory_platform.jobs.redis_user_lock`)."""
+    settings = platform().settings.worker
     client = app.backend.client  # the result backend's Redis connection
-    lock = renewable_lock(client, user_id, ttl, mp.settings.worker.lock_wait)
-    if not lock.acquire():
-        raise UserBusy(f"user {user_id} is busy")
-    stop = threading.Event()
-
-    def heartbeat() -> None:
-        while not stop.wait(ttl / 3):
-            try:
-                lock.reacquire()
-            except Exception:  # lost it (Redis restarted): the work is idempotent
-                log.warning("could not renew the lock of %s", user_id, exc_info=True)
-                return
-
-    beat = threading.Thread(target=heartbeat, name=f"lock-heartbeat-{user_id}", daemon=True)
-    beat.start()
-    try:
+    with redis_user_lock(client, user_id, settings.lock_timeout, settings.lock_wait):
         yield
-    finally:
-        stop.set()
-        beat.join()
-        try:
-            lock.release()
-        except Exception:  # the lock expired meanwhile; the work is done and idempotent
-            log.warning("lock of %s had expired before release", user_id)
 
 
 @app.task(name=TASK_EXTRACT, **_RETRY)
@@ -149,7 +98,8 @@ def summarize_messages(
     self: Any, user_id: str, session_id: str, episode_ids: list[str]
 ) -> dict[str, Any]:
     """Short-term overflow: summarise the batch into a mid-term episode."""
-    return platform().summarize_messages(user_id, session_id, episode_ids)
+    with user_lock(user_id):
+        return platform().summarize_messages(user_id, session_id, episode_ids)
 
 
 @app.task(name=TASK_MAINTAIN, **_RETRY)

@@ -29,6 +29,7 @@ class OpenAIStub:
         self.transcripts: deque[str] = deque()
         self.embedding_failures = 0  # the next this many /embeddings requests answer 503
         self.requests: list[dict[str, Any]] = []
+        self.holding = threading.Event()  # set when a held reply's request has come in
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -51,8 +52,10 @@ class OpenAIStub:
         *,
         tool_calls: list[dict[str, Any]] | None = None,
         delay: float = 0.0,
+        hold: threading.Event | None = None,
     ) -> None:
-        """Queue a successful chat completion (sent after ``delay`` seconds)."""
+        """Queue a successful chat completion (sent after ``delay`` seconds, or once
+        ``hold`` is set: :attr:`holding` tells the test the request is being held)."""
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = tool_calls
@@ -61,6 +64,7 @@ class OpenAIStub:
                 200,
                 {
                     "_delay": delay,
+                    "_hold": hold,
                     "id": f"chatcmpl-{len(self.replies)}",
                     "object": "chat.completion",
                     "created": int(time.time()),
@@ -162,8 +166,12 @@ class OpenAIStub:
                         return
                     status, body = stub.replies.popleft()
                     delay = body.pop("_delay", 0.0) if isinstance(body, dict) else 0.0
+                    hold = body.pop("_hold", None) if isinstance(body, dict) else None
                     if delay:
                         time.sleep(delay)
+                    if hold is not None:
+                        stub.holding.set()
+                        hold.wait(120)  # a guard against a test that never lets go
                     self._send(status, body)
                     return
                 self._send(404, {"error": {"message": f"unknown path {self.path}"}})

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from memory_platform import InvalidInputError, MemoryPlatform, Settings
+from memory_platform import InvalidInputError, MemoryPlatform, Settings, UserBusy
 from memory_platform.embeddings import Embedder
-from memory_platform.jobs import InProcessJobs
+from memory_platform.jobs import InProcessJobs, UserLocks
 from memory_platform.llm import LLMUnavailableError
 from tests.support.jobs import wait_for
 from tests.support.openai_stub import OpenAIStub
@@ -94,6 +94,61 @@ def test_a_session_ended_while_the_llm_is_rate_limited_is_extracted_later(
     status = wait_for(lambda: mp.job_status(job))
     assert status["state"] == "SUCCESS" and status["result"]["status"] == "done", status
     assert stub.chat_requests() == 4 and mp.stats(USER).knowledge_versions == 1
+
+
+def test_a_user_is_not_deleted_under_a_job_that_would_write_after_the_deletion(
+    tmp_path: Path, embedder: Embedder, stub: OpenAIStub
+) -> None:
+    """An extraction waiting for the LLM holds its user's lock: deleting the user then
+    waits for it (here not at all, ``lock_wait`` 0) and deletes nothing, where it had
+    deleted the session under the job, which then wrote the memories it extracted for a
+    deleted user. Once the job is done the deletion takes everything, its work too."""
+    settings = Settings(
+        sqlite_path=tmp_path / "m.db",
+        llm_base_url=stub.base_url,
+        worker={"lock_wait": 0},
+        _env_file=None,
+    )
+    release = threading.Event()
+    stub.reply(json.dumps(GOOD, ensure_ascii=False), hold=release)
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        mp.add_messages(USER, "s1", MESSAGES)
+        job = mp.end_session(USER, "s1")
+        assert stub.holding.wait(60)  # the extraction is asking the LLM
+        try:
+            with pytest.raises(UserBusy, match="try again"):
+                mp.delete_user(USER)
+            assert mp.stats(USER).episodes == len(MESSAGES)  # nothing was deleted
+        finally:
+            release.set()
+        status = wait_for(lambda: mp.job_status(job))
+        assert status["state"] == "SUCCESS" and status["result"]["status"] == "done", status
+        assert mp.stats(USER).memories > 0
+
+        mp.delete_user(USER)
+        stats = mp.stats(USER)
+        assert (stats.memories, stats.episodes, stats.knowledge_versions) == (0, 0, 0)
+
+
+def test_a_users_lock_is_held_against_that_user_alone_and_passed_on_when_let_go() -> None:
+    locks = UserLocks()
+    taken = threading.Event()
+    with locks.hold("alice", wait=0):
+        with pytest.raises(UserBusy), locks.hold("alice", wait=0):
+            pass
+        with locks.hold("bob", wait=0):  # another user's work goes on
+            pass
+
+        def next_holder() -> None:
+            with locks.hold("alice", wait=60):
+                taken.set()
+
+        waiter = threading.Thread(target=next_holder)
+        waiter.start()
+    waiter.join(60)
+    assert taken.is_set()
+    with locks.hold("alice", wait=0):  # and let go again
+        pass
 
 
 class Clock:

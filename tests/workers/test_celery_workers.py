@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import signal
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from memory_platform import MemoryPlatform, NotFoundError
+from memory_platform import MemoryPlatform, NotFoundError, Settings, UserBusy
 from tests.support.jobs import wait_for
 from tests.support.openai_stub import OpenAIStub
 from tests.workers.worker import Worker
@@ -266,6 +267,38 @@ def test_deleting_a_user_deletes_their_job_results_and_no_one_elses(
         client.job_status(jobs["carol"], "carol")
     assert results.exists(f"celery-task-meta-{jobs['dave']}")
     assert client.job_status(jobs["dave"], "dave")["state"] == "SUCCESS"
+
+
+def test_deleting_a_user_waits_for_a_task_of_theirs_that_a_worker_runs(
+    env: dict[str, str], client: MemoryPlatform, worker: Worker, stub: OpenAIStub,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A worker's extraction waiting for the LLM holds the user's Redis lock, and so does
+    a deletion of the user (in the API's process): deleted under the task, the session
+    would have come back as the memories the task wrote after. Here the deletion does not
+    wait (``lock_wait`` 0) and deletes nothing; once the task is done it takes all."""
+    release = threading.Event()
+    stub.reply(json.dumps(GOOD), hold=release)
+    monkeypatch.setenv("MEMORY_WORKER__LOCK_WAIT", "0")
+    impatient = MemoryPlatform(Settings(_env_file=None), embedder=client.embedder)
+    try:
+        client.add_messages("alice", "s1", MESSAGES)
+        job = client.end_session("alice", "s1")
+        assert stub.holding.wait(180)  # the worker's task is asking the LLM
+        try:
+            with pytest.raises(UserBusy, match="try again"):
+                impatient.delete_user("alice")
+            assert impatient.stats("alice").episodes == len(MESSAGES)  # nothing deleted
+        finally:
+            release.set()
+        status = wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"})
+        assert status["state"] == "SUCCESS" and status["result"]["status"] == "done", status
+
+        impatient.delete_user("alice")
+        stats = impatient.stats("alice")
+        assert (stats.memories, stats.episodes, stats.knowledge_versions) == (0, 0, 0)
+    finally:
+        impatient.close()
 
 
 def test_beat_schedules_consolidation_that_a_worker_runs(

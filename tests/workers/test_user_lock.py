@@ -6,7 +6,7 @@ import threading
 
 import redis
 
-from workers.tasks import renewable_lock
+from memory_platform.jobs import renewable_lock
 
 
 def test_the_heartbeat_thread_can_renew_the_lock_a_task_took(redis_url: str) -> None:
