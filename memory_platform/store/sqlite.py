@@ -175,8 +175,12 @@ class SQLiteGraphStore(GraphStore):
             shared_kinds=(VectorKind.TOPIC.value, VectorKind.OBJECT.value),
         )
         self._lexicon = LexicalCache()
-        with self._translate():
-            migrate(self._conn())
+        try:
+            with self._translate():
+                migrate(self._conn())
+        except BaseException:  # a file it cannot use: its connection is not left open
+            self.close()
+            raise
 
     # -- connections and transactions --------------------------------------------
 

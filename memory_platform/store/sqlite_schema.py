@@ -7,6 +7,7 @@ with the same schema. Append new migrations; never edit an applied one.
 
 from __future__ import annotations
 
+from ..errors import ConfigurationError
 from .sqlite_driver import sqlite3
 
 __all__ = ["MIGRATIONS", "apply_migration", "migrate", "schema_version", "statements"]
@@ -448,7 +449,18 @@ def apply_migration(conn: sqlite3.Connection, version: int) -> bool:
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Bring the file to the latest schema; returns the version reached."""
-    for version in range(schema_version(conn), len(MIGRATIONS)):
+    """Bring the file to the latest schema; returns the version reached.
+
+    Raises:
+        ConfigurationError: a newer memory-platform wrote the file (since version 12 an
+            older one cannot use its full-text index, which a newer SQLite wrote).
+    """
+    found = schema_version(conn)
+    if found > len(MIGRATIONS):
+        raise ConfigurationError(
+            f"this store was written by a newer memory-platform (schema version {found}; "
+            f"this one knows up to {len(MIGRATIONS)}): upgrade memory-platform to open it"
+        )
+    for version in range(found, len(MIGRATIONS)):
         apply_migration(conn, version)
     return schema_version(conn)

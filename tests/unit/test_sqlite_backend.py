@@ -187,6 +187,18 @@ def test_upgrading_a_version_11_file_drops_the_words_deleted_before_and_deletes_
     assert b"varkelmundo" not in stored and b"brontefalis" not in stored
 
 
+def test_a_file_of_a_newer_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    from memory_platform.errors import ConfigurationError
+
+    path = tmp_path / "newer.db"
+    SQLiteGraphStore(path, SIGNATURE).close()
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                     (str(len(MIGRATIONS) + 1),))  # fmt: skip
+    with pytest.raises(ConfigurationError, match=r"newer memory-platform.*upgrade"):
+        SQLiteGraphStore(path, SIGNATURE)
+
+
 def test_a_migration_another_process_ran_first_is_not_run_again(tmp_path: Path) -> None:
     """Two processes opening an old file at once both find it old; the second to take
     the write lock finds the migration done and skips it (adding a column twice fails)."""
