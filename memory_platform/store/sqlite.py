@@ -1565,7 +1565,9 @@ def _episode_from_row(r: Any) -> Episode:
 # unless asked, is still valid. The final SELECTs return the hops from each level to the
 # next, from which pick_shortest_paths keeps one shortest path per memory. The unary ``+``
 # on user_id checks keeps them as filters: without it the planner walks the user's whole
-# index instead of following ids.
+# index instead of following ids. ``CROSS JOIN`` keeps the reached memories the outer loop
+# of each final SELECT: SQLite 3.50's planner, knowing nothing of the size of ``level``,
+# scanned the user's links and every row of memory_nodes instead (28 ms where 0.3 ms do).
 _EXPAND_SQL = """
 WITH RECURSIVE reach(id, d) AS (
     SELECT m.id, 0
@@ -1598,19 +1600,19 @@ WITH RECURSIVE reach(id, d) AS (
 level(id, d) AS (SELECT id, min(d) FROM reach GROUP BY id)
 SELECT l.source_id, l.target_id, l.type, 'out', NULL, l.importance * l.confidence
   FROM level a
-  JOIN links l ON l.source_id = a.id AND +l.user_id = :user
+ CROSS JOIN links l ON l.source_id = a.id AND +l.user_id = :user
   JOIN level b ON b.id = l.target_id AND b.d = a.d + 1
  WHERE l.type IN (SELECT value FROM json_each(:types))
 UNION ALL
 SELECT l.target_id, l.source_id, l.type, 'in', NULL, l.importance * l.confidence
   FROM level a
-  JOIN links l ON l.target_id = a.id AND +l.user_id = :user
+ CROSS JOIN links l ON l.target_id = a.id AND +l.user_id = :user
   JOIN level b ON b.id = l.source_id AND b.d = a.d + 1
  WHERE l.type IN (SELECT value FROM json_each(:types))
 UNION ALL
 SELECT x.memory_id, y.memory_id, :shared_rel, 'both', n.content, 1.0 / n.degree
   FROM level a
-  JOIN memory_nodes x ON x.memory_id = a.id AND +x.user_id = :user
+ CROSS JOIN memory_nodes x ON x.memory_id = a.id AND +x.user_id = :user
   JOIN nodes n ON n.id = x.node_id AND +n.user_id = :user AND n.degree <= :hub_cap
   JOIN memory_nodes y ON y.node_id = x.node_id AND y.memory_id <> x.memory_id
   JOIN level b ON b.id = y.memory_id AND b.d = a.d + 1
