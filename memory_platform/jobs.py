@@ -39,6 +39,8 @@ __all__ = [
     "JobRunner",
     "UserLocks",
     "celery_config",
+    "dropped_job_key",
+    "record_job_owner",
     "redis_answers",
     "redis_user_lock",
     "renewable_lock",
@@ -451,6 +453,25 @@ def _owner_jobs_key(owner: str) -> str:
     return f"memory-platform:owner-jobs:{json.dumps(owner, ensure_ascii=False)}"
 
 
+def dropped_job_key(job_id: str) -> str:
+    """The Redis key that marks a job whose user was deleted: the result backend
+    (:mod:`memory_platform.celery_results`) stores no result of it, however late the job
+    finishes; queueing the job id again clears it."""
+    return f"memory-platform:job-dropped:{job_id}"
+
+
+def record_job_owner(client: Redis, job_id: str, owner: str) -> None:
+    """Record whose job it is, before the job can run: status reads on a user's behalf
+    check it, and deleting the user finds the job by it (and its result)."""
+    jobs = _owner_jobs_key(owner)
+    pipe = client.pipeline()
+    pipe.set(_owner_key(job_id), owner, ex=JOB_RECORD_SECONDS)
+    pipe.sadd(jobs, job_id)
+    pipe.expire(jobs, JOB_RECORD_SECONDS)
+    pipe.delete(dropped_job_key(job_id))  # a job id asked for again, by a user made again
+    pipe.execute()
+
+
 class CeleryJobs:
     """Sends jobs to the Celery workers by task name; needs only the broker."""
 
@@ -482,13 +503,8 @@ class CeleryJobs:
 
     def submit(self, name: str, args: list[Any], job_id: str, owner: str | None = None) -> str:
         with redis_answers(f"queueing {name}"):
-            if owner is not None:  # recorded before the task can run, so status reads check it
-                jobs = _owner_jobs_key(owner)
-                pipe = self._redis().pipeline()
-                pipe.set(_owner_key(job_id), owner, ex=JOB_RECORD_SECONDS)
-                pipe.sadd(jobs, job_id)
-                pipe.expire(jobs, JOB_RECORD_SECONDS)
-                pipe.execute()
+            if owner is not None:
+                record_job_owner(self._redis(), job_id, owner)
             self._app.send_task(name, args=args, task_id=job_id)
         return job_id
 
@@ -496,6 +512,11 @@ class CeleryJobs:
         jobs = _owner_jobs_key(owner)
         with redis_answers("deleting the user's job records"):
             job_ids = [raw.decode() for raw in self._redis().smembers(jobs)]
+            if job_ids:  # first: a job still running must not store its result after this
+                pipe = self._redis().pipeline()
+                for job in job_ids:
+                    pipe.set(dropped_job_key(job), 1, ex=JOB_RECORD_SECONDS)
+                pipe.execute()
             keys = [self._app.backend.get_key_for_task(job) for job in job_ids]
             keys += [_owner_key(job) for job in job_ids]
             for start in range(0, len(keys), 500):

@@ -31,6 +31,8 @@ from memory_platform.jobs import (
     TASK_MAINTAIN,
     TASK_MAINTAIN_ALL,
     TASK_SUMMARIZE,
+    fresh_job_id,
+    record_job_owner,
     redis_user_lock,
 )
 from memory_platform.llm import LLMUnavailableError
@@ -116,9 +118,14 @@ def daily_maintenance_all(self: Any) -> dict[str, Any]:
 
 
 def _queue_each(task: Any, users: Iterator[str]) -> dict[str, Any]:
-    """Queue ``task`` for each user as the pages of users are read; how many were queued."""
+    """Queue ``task`` for each user as the pages of users are read, each job recorded as
+    the user's (as the platform's own are), so deleting the user deletes its result (a
+    consolidation's report quotes memories); how many were queued."""
     queued = 0
+    prefix = task.name.rsplit(".", 1)[-1]
     for user in users:
-        task.delay(user)
+        job_id = fresh_job_id(prefix)
+        record_job_owner(app.backend.client, job_id, user)
+        task.apply_async(args=[user], task_id=job_id)
         queued += 1
     return {"queued": queued}

@@ -301,6 +301,37 @@ def test_deleting_a_user_waits_for_a_task_of_theirs_that_a_worker_runs(
         impatient.close()
 
 
+def test_a_deleted_users_results_of_jobs_beat_queued_are_deleted_too(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    """Beat's consolidation of every user queues one job per user; each is recorded as
+    the user's, as the platform's own jobs are, so deleting the user deletes its result,
+    which quotes the memories in conflict (it was kept a week)."""
+    from memory_platform.jobs import TASK_CONSOLIDATE, TASK_CONSOLIDATE_ALL, fresh_job_id
+
+    for _ in range(20):
+        stub.reply(json.dumps({"causal": False, "contradicts": False}))
+    for topic in ("likes", "hates"):
+        client.create_memory("carol", subject="I", memory_type="opinion", topic=topic,
+                             object="black coffee")  # fmt: skip
+    job = client._jobs.submit(TASK_CONSOLIDATE_ALL, [], fresh_job_id("consolidate-all"))
+    assert wait_for(lambda: client.job_status(job), {"SUCCESS", "FAILURE"})["result"] == {
+        "queued": 1
+    }
+    while worker.succeeded(TASK_CONSOLIDATE) < 1:  # carol's, not a guess of how long
+        assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
+        time.sleep(0.1)
+    results = redis.Redis.from_url(client.settings.redis_url or "")
+
+    def quoting() -> list[bytes]:
+        return [key for key in results.scan_iter("celery-task-meta-*")
+                if b"black coffee" in (results.get(key) or b"")]  # fmt: skip
+
+    assert quoting()
+    client.delete_user("carol")
+    assert quoting() == []
+
+
 def test_beat_schedules_consolidation_that_a_worker_runs(
     env: dict[str, str], client: MemoryPlatform, worker: Worker, tmp_path
 ) -> None:

@@ -16,7 +16,7 @@ from celery import states
 
 from memory_platform import Settings
 from memory_platform.celery_results import FinishedStateRedisBackend
-from memory_platform.jobs import CeleryJobs
+from memory_platform.jobs import CeleryJobs, record_job_owner
 
 pytestmark = pytest.mark.workers
 
@@ -84,6 +84,38 @@ def test_a_success_written_between_the_read_and_the_write_wins(
 
     assert interleaved  # the write really ran between the read and the set
     assert jobs.status("job-3")["state"] == states.SUCCESS
+
+
+@pytest.mark.parametrize("final", [states.SUCCESS, states.FAILURE, states.RETRY])
+def test_a_job_still_running_when_its_user_is_deleted_stores_no_result(
+    jobs: CeleryJobs, final: str
+) -> None:
+    """Deleting a user deletes their jobs' results, but a job that was running stores its
+    result when it returns, after the deletion (a consolidation's report quotes memories):
+    it is dropped. Another user's job is stored as ever, and the same job id queued again
+    for a user made again stores its result."""
+    results, client = backend(jobs), jobs._redis()
+    for job, user in (("job-carol", "carol"), ("job-dave", "dave")):
+        record_job_owner(client, job, user)
+        results.store_result(job, None, states.STARTED)
+    jobs.forget_owner("carol")
+
+    def finish(job: str) -> None:
+        if final == states.SUCCESS:
+            results.mark_as_done(job, {"conflicts": ["black coffee"]})
+        elif final == states.FAILURE:
+            results.mark_as_failure(job, ValueError("black coffee"))
+        else:
+            results.mark_as_retry(job, RuntimeError("black coffee"))
+
+    finish("job-carol")
+    finish("job-dave")
+    assert not client.exists(results.get_key_for_task("job-carol"))
+    assert jobs.status("job-dave")["state"] == final
+
+    record_job_owner(client, "job-carol", "carol")  # carol again, the same session ended
+    finish("job-carol")
+    assert jobs.status("job-carol")["state"] == final
 
 
 def test_a_dead_workers_hold_on_the_task_restore_sweep_expires_soon(jobs: CeleryJobs) -> None:
