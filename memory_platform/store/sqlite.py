@@ -556,7 +556,7 @@ class SQLiteGraphStore(GraphStore):
             conn.execute("DELETE FROM memory_nodes WHERE memory_id = ?", (memory_id,))
             conn.execute("DELETE FROM edges WHERE memory_id = ?", (memory_id,))
             conn.execute(
-                "DELETE FROM links WHERE user_id = ? AND (source_id = ? OR target_id = ?)",
+                "DELETE FROM links WHERE +user_id = ? AND (source_id = ? OR target_id = ?)",
                 (user, memory_id, memory_id),
             )
             conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
@@ -643,9 +643,12 @@ class SQLiteGraphStore(GraphStore):
 
     def get_links(self, user_id: str, memory_id: str) -> list[MemoryLink]:
         user = self._check_user(user_id)
+        # ``+user_id`` keeps the user a filter: the links are read by the memory's id from
+        # both ends' indexes, not from the user's whole index of links (0.22 ms -> 0.008 ms
+        # for a user of 10,000 memories; consolidating 500 memories asked 18,000 times)
         rows = self._read(
             "SELECT source_id, target_id, type, importance, discovered, confidence, created_at"
-            " FROM links WHERE user_id = ? AND (source_id = ? OR target_id = ?)"
+            " FROM links WHERE +user_id = ? AND (source_id = ? OR target_id = ?)"
             " ORDER BY created_at, source_id, target_id",
             (user, memory_id, memory_id),
         )
