@@ -460,15 +460,24 @@ def dropped_job_key(job_id: str) -> str:
     return f"memory-platform:job-dropped:{job_id}"
 
 
-def record_job_owner(client: Redis, job_id: str, owner: str) -> None:
-    """Record whose job it is, before the job can run: status reads on a user's behalf
-    check it, and deleting the user finds the job by it (and its result)."""
+def record_job_owner(client: Redis, job_id: str, owner: str, *, queued: bool = True) -> None:
+    """Record whose job it is: status reads on a user's behalf check it, and deleting the
+    user finds the job by it (and its result).
+
+    ``queued``: recorded as the job is queued, before it can run; a job id asked for again
+    (by a user made again) loses its mark as dropped. Otherwise recorded as a worker starts
+    a job queued without a record (by a Celery client in another language), unless it is
+    recorded already or marked dropped (its user was deleted since it was queued).
+    """
     jobs = _owner_jobs_key(owner)
+    if not queued and client.exists(_owner_key(job_id), dropped_job_key(job_id)):
+        return
     pipe = client.pipeline()
     pipe.set(_owner_key(job_id), owner, ex=JOB_RECORD_SECONDS)
     pipe.sadd(jobs, job_id)
     pipe.expire(jobs, JOB_RECORD_SECONDS)
-    pipe.delete(dropped_job_key(job_id))  # a job id asked for again, by a user made again
+    if queued:
+        pipe.delete(dropped_job_key(job_id))
     pipe.execute()
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from celery import current_task
+
 from memory_platform import (
     BackendUnavailable,
     MemoryPlatform,
@@ -33,6 +35,7 @@ from memory_platform.jobs import (
     TASK_SUMMARIZE,
     fresh_job_id,
     record_job_owner,
+    redis_answers,
     redis_user_lock,
 )
 from memory_platform.llm import LLMUnavailableError
@@ -68,9 +71,15 @@ def platform() -> MemoryPlatform:
 @contextmanager
 def user_lock(user_id: str) -> Iterator[None]:
     """Serialise the work of one user across all workers, and with the user's deletion
-    (the user's Redis lock, :func:`memory_platform.jobs.redis_user_lock`)."""
+    (the user's Redis lock, :func:`memory_platform.jobs.redis_user_lock`). The job is
+    recorded as the user's first, if whoever queued it did not (a Celery client in
+    another language), so deleting the user deletes its result too."""
     settings = platform().settings.worker
     client = app.backend.client  # the result backend's Redis connection
+    job_id = current_task.request.id if current_task else None
+    if job_id:
+        with redis_answers("recording whose job it is"):
+            record_job_owner(client, job_id, user_id, queued=False)
     with redis_user_lock(client, user_id, settings.lock_timeout, settings.lock_wait):
         yield
 

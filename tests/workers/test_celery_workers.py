@@ -332,6 +332,33 @@ def test_a_deleted_users_results_of_jobs_beat_queued_are_deleted_too(
     assert quoting() == []
 
 
+def test_a_job_queued_by_another_client_is_recorded_by_the_worker_as_its_users(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    """A chat backend in another language queues the task's JSON straight to Redis, with
+    no record of whose job it is: the worker records it as it starts, so the user's
+    deletion deletes its result (a consolidation's report quotes memories)."""
+    from celery import Celery
+
+    from memory_platform.jobs import TASK_CONSOLIDATE
+
+    for _ in range(20):
+        stub.reply(json.dumps({"causal": False, "contradicts": False}))
+    for topic in ("likes", "hates"):
+        client.create_memory("erin", subject="I", memory_type="opinion", topic=topic,
+                             object="black coffee")  # fmt: skip
+    other = Celery("another-backend", broker=client.settings.redis_url)
+    other.send_task(TASK_CONSOLIDATE, args=["erin"], task_id="sent-by-another-client",
+                    queue="consolidation")  # fmt: skip
+    status = wait_for(lambda: client._jobs.status("sent-by-another-client"), {"SUCCESS", "FAILURE"})
+    assert status["state"] == "SUCCESS" and "black coffee" in json.dumps(status["result"])
+    assert client._jobs.owner("sent-by-another-client") == "erin"
+
+    client.delete_user("erin")
+    assert client._jobs.status("sent-by-another-client")["state"] == "PENDING"  # no result
+    assert client._jobs.owner("sent-by-another-client") is None
+
+
 def test_beat_schedules_consolidation_that_a_worker_runs(
     env: dict[str, str], client: MemoryPlatform, worker: Worker, tmp_path
 ) -> None:
