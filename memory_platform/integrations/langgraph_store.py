@@ -375,9 +375,10 @@ class MemoryPlatformStore(BaseStore):
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         found: set[tuple[str, ...]] = set()
+        group = self._group_matched(op)
         for user in self._users_matched(op):
             try:
-                items = self._all_items(user)
+                items = self._all_items(user, group)
             except InvalidInputError:  # a prefix naming an id no user can have
                 continue
             now = datetime.now(UTC)
@@ -468,6 +469,23 @@ class MemoryPlatformStore(BaseStore):
             if condition.match_type == "prefix" and len(path) > at and path[at] != "*":
                 return path[at : at + 1]
         return self.platform.store.iter_users()
+
+    def _group_matched(self, op: ListNamespacesOp) -> tuple[str, ...]:
+        """A namespace prefix whose group holds every namespace the listing may match:
+        the part after the user that a prefix condition names (``("alice", "profile")``
+        lists the profile's items, not the user's thousands of notes), else ``()`` (every
+        item of the user)."""
+        at = self.user_position
+        first = 1 if at == 0 else 0  # where the first part besides the user stands
+        for condition in op.match_conditions or ():
+            path = tuple(condition.path)
+            if (
+                condition.match_type == "prefix"
+                and len(path) > max(at, first)
+                and path[first] != "*"
+            ):
+                return path[: max(at, first) + 1]  # its part after the user opens with it
+        return ()
 
     @staticmethod
     def _condition(namespace: tuple[str, ...], condition: Any) -> bool:

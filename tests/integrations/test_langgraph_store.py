@@ -139,9 +139,9 @@ def test_a_namespace_is_listed_through_its_own_group_of_ids(
     store: MemoryPlatformStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A profile of two items beside 30 notes: listing or searching the profile (and the
-    namespaces under it) reads the profile's items, not the notes; a query search with no
-    filter reads their ids alone, one with a filter decodes them; the user alone reads
-    all."""
+    namespaces under it), or listing the namespaces under it, reads the profile's items,
+    not the notes; a query search with no filter reads their ids alone, one with a filter
+    decodes them; the user alone reads all."""
     store.put(("alice", "profile"), "food", {"text": "Alice loves sushi", "kind": "food"})
     store.put(("alice", "profile", "past"), "city", {"text": "Alice grew up in Lyon"})
     for number in range(30):
@@ -170,6 +170,12 @@ def test_a_namespace_is_listed_through_its_own_group_of_ids(
     found = store.search(("alice", "profile"), query="sushi", filter={"kind": "food"})
     assert [i.key for i in found] == ["food"]
     assert (len(decoded), len(ids)) == (4, 2)  # a filter reads the values
+    assert store.list_namespaces(prefix=("alice", "profile")) == [
+        ("alice", "profile"), ("alice", "profile", "past")
+    ]  # fmt: skip
+    assert len(decoded) == 6  # the profile's two items again, not the notes
+    assert store.list_namespaces(prefix=("*", "notes")) == [("alice", "notes")]
+    assert len(decoded) == 36  # the group of every user matched
     assert len(store.search(("alice",), limit=100)) == 32
 
 
