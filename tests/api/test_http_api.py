@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -349,6 +350,43 @@ def test_consolidation_job_runs_for_the_user(alice: httpx.Client) -> None:
     state = wait_for(lambda: alice.get(f"/v1/users/alice/jobs/{job.json()['job_id']}").json())
     assert state["state"] == "SUCCESS" and state["result"]["nodes_merged"] == 1, state
     assert alice.get("/v1/users/alice/stats").json()["staged"] == 0
+
+
+def test_deleting_a_user_whose_job_is_running_answers_503_and_deletes_nothing(
+    tmp_path: Path, embedder: Embedder, stub: OpenAIStub
+) -> None:
+    """Over HTTP: the user's extraction is waiting for the LLM, so the deletion (not
+    waiting here, ``lock_wait`` 0) answers 503 with what to do and deletes nothing; once
+    the job is done the same request deletes the user, the job's memories too."""
+    settings = Settings(
+        sqlite_path=tmp_path / "api.db",
+        llm_base_url=stub.base_url,
+        api=ApiSettings(keys=KEYS),
+        worker={"lock_wait": 0},
+        _env_file=None,
+    )
+    release = threading.Event()
+    stub.reply(json.dumps(GOOD, ensure_ascii=False), hold=release)
+    with (
+        MemoryPlatform(settings, embedder=embedder) as platform,
+        serve(create_app(platform)) as url,
+        httpx.Client(base_url=url, headers={"X-API-Key": ALICE_KEY}, timeout=30) as alice,
+    ):
+        messages = [{"role": "user", "content": "我下周去成都,想吃火锅"}]
+        alice.post("/v1/users/alice/sessions/s1/messages", json={"messages": messages})
+        job = alice.post("/v1/users/alice/sessions/s1/end").json()["job_id"]
+        assert stub.holding.wait(60)  # the extraction is asking the LLM
+        try:
+            busy = alice.delete("/v1/users/alice", params={"confirm": "alice"})
+            assert busy.status_code == 503 and "try again" in busy.json()["error"]
+            assert alice.get("/v1/users/alice/stats").json()["episodes"] == 1
+        finally:
+            release.set()
+        state = wait_for(lambda: alice.get(f"/v1/users/alice/jobs/{job}").json())
+        assert state["state"] == "SUCCESS", state
+        assert alice.delete("/v1/users/alice", params={"confirm": "alice"}).status_code == 204
+        stats = alice.get("/v1/users/alice/stats").json()
+        assert (stats["memories"], stats["episodes"], stats["knowledge_versions"]) == (0, 0, 0)
 
 
 def test_export_delete_import_round_trip(alice: httpx.Client, mp: MemoryPlatform) -> None:
