@@ -40,9 +40,9 @@ class FinishedStateRedisBackend(RedisBackend):  # type: ignore[misc]
             return super()._set_with_state(key, value, state)
         if isinstance(value, str) and len(value) > self._MAX_STR_VALUE_SIZE:
             return super()._set_with_state(key, value, state)  # refused there, as before
-        expires = getattr(self, "failure_expires", self.expires)  # Celery 5.5 and later
-        if state != states.FAILURE:
-            expires = self.expires
+        expires = self.expires
+        if state == states.FAILURE:  # result_failure_expires, Celery 5.5 and later
+            expires = getattr(self, "failure_expires", expires)
         return self.ensure(self._set_unless_settled, (key, value, state, expires))
 
     def _set_unless_settled(self, key: bytes, value: Any, state: str, expires: Any) -> None:

@@ -149,6 +149,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     }
 
 
+def _busy(user_id: str) -> UserBusy:
+    """What waiting for a user's lock past the wait raises, in process or with Redis."""
+    return UserBusy(f"other work on user {user_id} is running; try again once it is done")
+
+
 def renewable_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Lock:
     """The Redis lock of one user's work, renewable from the heartbeat thread.
 
@@ -179,7 +184,7 @@ def redis_user_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Ite
     with redis_answers(f"taking the lock of user {user_id}"):
         taken = lock.acquire()
     if not taken:
-        raise UserBusy(f"other work on user {user_id} is running; try again once it is done")
+        raise _busy(user_id)
     stop = threading.Event()
 
     def heartbeat() -> None:
@@ -217,9 +222,7 @@ class UserLocks:
         """Hold the user's lock, waiting up to ``wait`` seconds, else :class:`UserBusy`."""
         with self._changed:
             if not self._changed.wait_for(lambda: user_id not in self._held, timeout=wait):
-                raise UserBusy(
-                    f"other work on user {user_id} is running; try again once it is done"
-                )
+                raise _busy(user_id)
             self._held.add(user_id)
         try:
             yield

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.cli import app
 from memory_platform.viz import LINK_COLOURS, PALETTE
+from tests.support.files import stored_bytes
 from tests.support.memories import causal_pair
 from tests.support.net import free_port
 from tests.support.openai_stub import OpenAIStub
@@ -419,7 +420,7 @@ def test_correct_retract_history_forget_and_audit_commands(tmp_path: Path) -> No
     swept = run("purge", "--user", "alice", "--expired", "--db", str(db))
     assert swept.exit_code == 0 and "purged 1 expired episode" in swept.output
     assert "archived" not in swept.output  # no age given: the expired alone
-    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("m.db"))
+    stored = stored_bytes(db)
     assert b"varkelmundo" not in stored  # nor its word in the full-text index
     with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
         assert mp.store.get_episodes("alice", [scratch]) == []

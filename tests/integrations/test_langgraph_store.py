@@ -28,6 +28,7 @@ from memory_platform import MemoryPlatform
 from memory_platform.config import Settings
 from memory_platform.embeddings import Embedder
 from memory_platform.integrations.langgraph_store import MemoryPlatformStore
+from tests.support.files import stored_bytes
 
 
 @pytest.fixture
@@ -73,7 +74,7 @@ def test_a_replaced_or_deleted_items_words_are_not_left_in_the_embedded_file(
     path = mp.settings.sqlite_path
     mp.close()  # the last connection checkpoints the write-ahead log into the file
 
-    stored = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+    stored = stored_bytes(path)
     for word in (b"zqxjvarkelmundo", b"zqxjbrontefalis"):  # nothing else starts "zqxj"
         assert word[4:] not in stored, word  # a term may share its first letters with the last
     assert b"eather" in stored

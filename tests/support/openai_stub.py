@@ -171,7 +171,7 @@ class OpenAIStub:
                         time.sleep(delay)
                     if hold is not None:
                         stub.holding.set()
-                        hold.wait(120)  # a guard against a test that never lets go
+                        hold.wait(600)  # a guard against a test that never lets go
                     self._send(status, body)
                     return
                 self._send(404, {"error": {"message": f"unknown path {self.path}"}})

@@ -114,7 +114,7 @@ def test_a_user_is_not_deleted_under_a_job_that_would_write_after_the_deletion(
     with MemoryPlatform(settings, embedder=embedder) as mp:
         mp.add_messages(USER, "s1", MESSAGES)
         job = mp.end_session(USER, "s1")
-        assert stub.holding.wait(60)  # the extraction is asking the LLM
+        assert stub.holding.wait(180)  # the extraction is asking the LLM
         try:
             with pytest.raises(UserBusy, match="try again"):
                 mp.delete_user(USER)
@@ -145,7 +145,7 @@ def test_a_users_lock_is_held_against_that_user_alone_and_passed_on_when_let_go(
 
         waiter = threading.Thread(target=next_holder)
         waiter.start()
-    waiter.join(60)
+    waiter.join(180)
     assert taken.is_set()
     with locks.hold("alice", wait=0):  # and let go again
         pass

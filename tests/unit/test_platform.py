@@ -15,6 +15,7 @@ from memory_platform.indexing import EmbeddingIndexer
 from memory_platform.models import Episode, VectorKind
 from memory_platform.store import open_store
 from memory_platform.tools.arguments import CreateMemoryArgs
+from tests.support.files import stored_bytes
 
 USER = "platform-user"
 
@@ -264,10 +265,7 @@ def test_a_forgotten_items_words_are_not_left_in_the_embedded_file(
         mp.forget("u", turn)
         mp.forget("u", memory)
         assert mp.search("u", "weather note", expand_depth=0)
-    stored = b"".join(
-        p.read_bytes() for p in sqlite_settings.sqlite_path.parent.iterdir()
-        if p.name.startswith(sqlite_settings.sqlite_path.name)
-    )  # fmt: skip
+    stored = stored_bytes(sqlite_settings.sqlite_path)
     for word in secret_words:  # a term may share its first letters with the one before it
         assert word[4:].encode() not in stored, word
     assert b"eather" in stored

@@ -21,6 +21,7 @@ from memory_platform.store.sqlite_driver import sqlite3
 from memory_platform.store.sqlite_schema import MIGRATIONS, schema_version
 from memory_platform.textutil import user_token
 from memory_platform.tools.arguments import CreateMemoryArgs
+from tests.support.files import stored_bytes
 
 SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=384)
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
@@ -175,7 +176,7 @@ def test_upgrading_a_version_11_file_drops_the_words_deleted_before_and_deletes_
     )
     store.delete_episodes("u", [before])
     store.close()
-    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("v11.db"))
+    stored = stored_bytes(path)
     assert b"varkelmundo" in stored  # what version 11 left behind
 
     store = SQLiteGraphStore(path, SIGNATURE)
@@ -183,7 +184,7 @@ def test_upgrading_a_version_11_file_drops_the_words_deleted_before_and_deletes_
     store.delete_episodes("u", [after])
     assert store.lexical_search("u", "filler", k=3)
     store.close()
-    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("v11.db"))
+    stored = stored_bytes(path)
     assert b"varkelmundo" not in stored and b"brontefalis" not in stored
 
 
@@ -525,7 +526,7 @@ def test_a_deleted_users_words_are_not_left_in_the_full_text_index(tmp_path: Pat
     store.delete_episodes("keep", [later])  # FTS5 deletes words at once again after the merge
     store.close()  # the last connection checkpoints the write-ahead log into the file
 
-    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("m.db"))
+    stored = stored_bytes(path)
     for word in [*words, "zqxjcastellavor"]:  # a term may share its first letters with the last
         assert word[4:].encode() not in stored, word
     assert gone_token[4:].encode() not in stored
@@ -565,7 +566,7 @@ def test_a_deleted_turns_and_memorys_text_is_not_left_in_the_file(
     assert store.delete_memory("u", graph.memory.id)
     store.close()  # the last connection checkpoints the write-ahead log into the file
 
-    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("m.db"))
+    stored = stored_bytes(path)
     assert secret.encode() not in stored
     assert b"blue vase in the hallway" not in stored
     assert "藏在蓝色花瓶下面的钥匙".encode() not in stored

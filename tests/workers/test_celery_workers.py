@@ -20,6 +20,7 @@ import pytest
 import redis
 
 from memory_platform import MemoryPlatform, NotFoundError, Settings, UserBusy
+from tests.support.files import stored_bytes
 from tests.support.jobs import wait_for
 from tests.support.openai_stub import OpenAIStub
 from tests.workers.worker import Worker
@@ -404,5 +405,5 @@ def test_daily_maintenance_is_queued_for_every_user(client: MemoryPlatform, work
     path, conn = client.settings.sqlite_path, client.store._conn()
     while conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:  # 1: not all of it
         time.sleep(0.05)  # a write of the worker's or this process's is still going on
-    stored = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+    stored = stored_bytes(path)
     assert b"varkelmundo" not in stored
