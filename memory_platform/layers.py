@@ -15,14 +15,15 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from .config import Settings
 from .jobs import redis_answers
+from .models import Episode
 
 __all__ = [
     "MID_TERM_SPEAKER",
@@ -31,6 +32,7 @@ __all__ = [
     "RedisShortTerm",
     "ShortTermBuffer",
     "Summary",
+    "recent_from_episodes",
     "short_term_buffer",
 ]
 
@@ -197,6 +199,39 @@ class RedisShortTerm:
             if batch:
                 deleted += int(self._client.delete(*batch))
         return deleted
+
+
+def recent_from_episodes(
+    newest_first: Iterable[Episode], capacity: int, quiet: timedelta, now: datetime
+) -> list[BufferedMessage]:
+    """What the short-term buffer would hold, rebuilt from a session's stored episodes
+    (newest first), for when the buffer cannot be read (Redis does not answer).
+
+    Every message is stored as an episode when it arrives, so the buffer's content is
+    there: the latest ``capacity`` chat messages (episodes with a ``role``; not
+    summaries, notes or expired items), as long as none is followed by a silence longer
+    than ``quiet``, the buffer's time-to-live, counted from ``now`` for the latest.
+    Message times stand in for arrival times, which are not stored: history imported
+    with old times reads as expired. Overflow is not replayed, so this may hold up to a
+    batch more than the buffer did. Oldest first, as :meth:`ShortTermBuffer.recent`."""
+    out: list[BufferedMessage] = []
+    later = now
+    for episode in newest_first:
+        role = episode.metadata.get("role")
+        if not isinstance(role, str) or episode.expired(now):
+            continue
+        if later - episode.timestamp > quiet or len(out) == capacity:
+            break
+        out.append(
+            BufferedMessage(
+                episode_id=episode.id,
+                role=role,
+                content=episode.text,
+                timestamp=episode.timestamp,
+            )
+        )
+        later = episode.timestamp
+    return out[::-1]
 
 
 def short_term_buffer(settings: Settings) -> ShortTermBuffer:

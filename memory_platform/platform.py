@@ -8,7 +8,7 @@ import random
 import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,7 +39,7 @@ from .jobs import (
     JobRunner,
     fresh_job_id,
 )
-from .layers import MID_TERM_SPEAKER, BufferedMessage, short_term_buffer
+from .layers import MID_TERM_SPEAKER, BufferedMessage, recent_from_episodes, short_term_buffer
 from .linking import resolve_memory
 from .llm import LLMClient
 from .media import MediaFiles, MediaLibrary
@@ -1021,14 +1021,37 @@ class MemoryPlatform:
     def recent_messages(self, user_id: str, session_id: str) -> list[BufferedMessage]:
         """The session's short-term buffer: its latest messages, oldest first. A message
         whose episode was deleted since (``forget``, :meth:`delete_episodes`) is not
-        shown, though the buffer keeps it until it expires."""
+        shown, though the buffer keeps it until it expires.
+
+        While Redis (the buffer) does not answer, the buffer is rebuilt from the stored
+        messages, with a warning logged (:func:`~memory_platform.layers.recent_from_episodes`):
+        a chat goes on with its context through an outage.
+        """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        buffered = self._short_term.recent(user, session_id)
+        try:
+            buffered = self._short_term.recent(user, session_id)
+        except QueueUnavailable as exc:
+            log.warning(
+                "read session %r of user %r from the store; the short-term buffer is "
+                "unavailable: %s", session_id, user, exc,
+            )  # fmt: skip
+            return self._stored_recent(user, session_id)
         if not buffered:
             return []
         stored = {e.id for e in self.store.get_episodes(user, [m.episode_id for m in buffered])}
         return [m for m in buffered if m.episode_id in stored]
+
+    def _stored_recent(self, user: str, session_id: str) -> list[BufferedMessage]:
+        """The buffer's messages as the store has them (read: the latest two capacities'
+        worth of the session's episodes, which summaries and notes may share)."""
+        config = self.settings.short_term
+        return recent_from_episodes(
+            self.store.session_episodes(user, session_id, 2 * config.capacity, newest_first=True),
+            config.capacity,
+            timedelta(minutes=config.ttl_minutes),
+            datetime.now(UTC),
+        )
 
     def clear_recent(self, user_id: str, session_id: str) -> None:
         """Empty the session's short-term buffer; the messages stay stored as episodes."""

@@ -73,9 +73,20 @@ _STATUS: list[tuple[type[Exception], int]] = [
     (LLMUnavailableError, 503),
     (QueueUnavailable, 503),
 ]  # anything else of the platform is a 500 with its message
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (401, 403, 404, 409, 422, 503)
+RETRY_AFTER_SECONDS = 5
+"""The ``Retry-After`` of a 503 (RFC 9110 §10.2.3): the platform's own waits on a service
+that does not answer (Redis' client, the store's connection) are about this long, so a
+client asking sooner would mostly meet the same outage."""
+_RETRY_AFTER: dict[str, Any] = {
+    "Retry-After": {
+        "description": "seconds to wait before asking again",
+        "schema": {"type": "integer"},
+    }
 }
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody} for code in (401, 403, 404, 409, 422)
+}
+_ERRORS[503] = {"model": ErrorBody, "headers": _RETRY_AFTER}
 
 
 def create_app(platform: MemoryPlatform | None = None, settings: Settings | None = None) -> FastAPI:
@@ -192,7 +203,10 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def _platform_error(request: Request, exc: MemoryPlatformError) -> JSONResponse:
         status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
         field = exc.field if isinstance(exc, InvalidInputError) else None
-        return JSONResponse({"error": str(exc), "field": field}, status_code=status)
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else None
+        return JSONResponse(
+            {"error": str(exc), "field": field}, status_code=status, headers=headers
+        )
 
 
 def _system_routes() -> APIRouter:
@@ -205,11 +219,17 @@ def _system_routes() -> APIRouter:
     @router.get(
         "/ready",
         summary="Readiness: store, Redis and workers",
-        responses={503: {"description": "the store or Redis does not answer"}},
+        responses={
+            503: {"description": "the store or Redis does not answer", "headers": _RETRY_AFTER}
+        },
     )
     def ready(mp: Platform) -> JSONResponse:
         report = mp.health()
-        return JSONResponse(report, status_code=200 if report["ready"] else 503)
+        if report["ready"]:
+            return JSONResponse(report)
+        return JSONResponse(
+            report, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+        )
 
     @router.get("/v1/tools", summary="The tool definitions to pass to an LLM as `tools=`")
     def tools(

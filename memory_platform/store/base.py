@@ -581,8 +581,12 @@ class GraphStore(ABC):
         """The episodes that exist among the ids."""
 
     @abstractmethod
-    def session_episodes(self, user_id: str, session_id: str, limit: int = 10_000) -> list[Episode]:
-        """A session's episodes in time order."""
+    def session_episodes(
+        self, user_id: str, session_id: str, limit: int = 10_000, *, newest_first: bool = False
+    ) -> list[Episode]:
+        """A session's first ``limit`` episodes in time order (ties by id), or with
+        ``newest_first`` its latest ``limit`` in the reverse order (the short-term
+        buffer's stand-in while Redis does not answer reads the latest alone)."""
 
     @abstractmethod
     def list_episodes(

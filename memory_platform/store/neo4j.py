@@ -1212,9 +1212,16 @@ class Neo4jGraphStore(GraphStore):
         )
         return [_episode_from_props(r["episode"]) for r in rows]
 
-    def session_episodes(self, user_id: str, session_id: str, limit: int = 10_000) -> list[Episode]:
+    def session_episodes(
+        self, user_id: str, session_id: str, limit: int = 10_000, *, newest_first: bool = False
+    ) -> list[Episode]:
         user = self._check_user(user_id)
-        rows = self._read("episode/for_session", user_id=user, session_id=session_id, limit=limit)
+        rows = self._read(
+            "episode/for_session_newest" if newest_first else "episode/for_session",
+            user_id=user,
+            session_id=session_id,
+            limit=limit,
+        )
         return [_episode_from_props(r["episode"]) for r in rows]
 
     def list_episodes(

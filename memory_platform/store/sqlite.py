@@ -1081,13 +1081,16 @@ class SQLiteGraphStore(GraphStore):
             )
         return out
 
-    def session_episodes(self, user_id: str, session_id: str, limit: int = 10_000) -> list[Episode]:
+    def session_episodes(
+        self, user_id: str, session_id: str, limit: int = 10_000, *, newest_first: bool = False
+    ) -> list[Episode]:
         user = self._check_user(user_id)
+        order = "timestamp DESC, id DESC" if newest_first else "timestamp, id"
         return [
             _episode_from_row(r)
             for r in self._read(
                 f"SELECT {_EPISODE_COLUMNS} FROM episodes WHERE user_id = ? AND session_id = ?"
-                " ORDER BY timestamp, id LIMIT ?",
+                f" ORDER BY {order} LIMIT ?",
                 (user, session_id, limit),
             )
         ]

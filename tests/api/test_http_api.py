@@ -379,6 +379,7 @@ def test_deleting_a_user_whose_job_is_running_answers_503_and_deletes_nothing(
         try:
             busy = alice.delete("/v1/users/alice", params={"confirm": "alice"})
             assert busy.status_code == 503 and "try again" in busy.json()["error"]
+            assert busy.headers["retry-after"] == "5"
             assert alice.get("/v1/users/alice/stats").json()["episodes"] == 1
         finally:
             release.set()
@@ -491,16 +492,17 @@ def test_readiness_fails_when_redis_does_not_answer(tmp_path: Path, embedder: Em
     )
     with MemoryPlatform(settings, embedder=embedder) as mp, serve(create_app(mp)) as url:
         response = httpx.get(f"{url}/ready", timeout=30)
-    assert response.status_code == 503
+    assert response.status_code == 503 and response.headers["retry-after"] == "5"
     assert response.json()["redis"]["ok"] is False and response.json()["store"]["ok"] is True
 
 
 def test_chat_goes_on_and_jobs_answer_503_while_redis_does_not_answer(
     tmp_path: Path, embedder: Embedder
 ) -> None:
-    """Redis down: messages are still stored and found (failing the call would have the
-    chat backend send them again, and store them twice); reading the short-term buffer,
-    ending a session and a job's status are a 503 that names Redis, never a 500."""
+    """Redis down: messages are still stored, found and read back as the session's latest
+    (failing the call would have the chat backend send them again, and store them twice);
+    ending a session, queueing a consolidation and a job's status are a 503 that names
+    Redis and says when to try again, never a 500."""
     settings = Settings(
         sqlite_path=tmp_path / "r.db",
         redis_url=f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
@@ -520,14 +522,20 @@ def test_chat_goes_on_and_jobs_answer_503_while_redis_does_not_answer(
         found = alice.post("/search", json={"query": "Where did I move to?"}).json()["results"]
         assert [r["id"] for r in found] == [episode_id]
 
+        recent = alice.get("/sessions/s1/messages")
+        assert recent.status_code == 200, recent.text
+        assert [(m["episode_id"], m["content"]) for m in recent.json()["messages"]] == [
+            (episode_id, said["content"])
+        ]
+
         for response in (
-            alice.get("/sessions/s1/messages"),
             alice.post("/sessions/s1/end"),
             alice.post("/consolidate"),
             alice.get("/jobs/extract-0123456789abcdef"),
         ):
             assert response.status_code == 503, (response.request.url, response.text)
             assert response.json()["error"].startswith("Redis does not answer (")
+            assert response.headers["retry-after"] == "5"
 
 
 def test_an_api_without_keys_refuses_to_start(tmp_path: Path) -> None:

@@ -68,6 +68,7 @@ def _plan(store: GraphStore, name: str, **params: Any) -> list[tuple[str, str]]:
     [
         ("episode/find", {"speaker": "Lisa", "min_access": 0, "limit": 1}, "speaker"),
         ("episode/for_session", {"session_id": "s1", "limit": 10}, "session_id"),
+        ("episode/for_session_newest", {"session_id": "s1", "limit": 10}, "session_id"),
         ("audit/list", {"limit": 10}, "at"),
         ("knowledge/versions", {"limit": 10}, "seq"),
         ("memory/users_with_staged", {"limit": 10, "after": ""}, "status"),

@@ -900,6 +900,33 @@ def test_episodes_are_listed_newest_first_a_page_at_a_time(store: GraphStore, us
     ]
 
 
+def test_a_sessions_episodes_are_read_in_time_order_or_its_latest_first(
+    store: GraphStore, users
+) -> None:
+    """``session_episodes`` reads the session's first turns in time order (ties by id),
+    or with ``newest_first`` its latest in exactly the reverse order; other sessions and
+    users are not read."""
+    user, other = users(), users()
+    times = [REF + timedelta(minutes=m) for m in (5, 1, 3, 3, 9)]
+    turns = [
+        Episode(id=f"turn{i}-{user}", user_id=user, session_id="chat", text=f"turn {i}",
+                timestamp=when)
+        for i, when in enumerate(times)
+    ]  # fmt: skip
+    store.add_episodes(
+        [*turns, Episode(user_id=user, session_id="other", text="elsewhere", timestamp=REF)]
+    )
+    store.add_episodes([Episode(user_id=other, session_id="chat", text="theirs", timestamp=REF)])
+
+    in_order = [turns[i].id for i in (1, 2, 3, 0, 4)]
+    assert [e.id for e in store.session_episodes(user, "chat")] == in_order
+    assert [e.id for e in store.session_episodes(user, "chat", limit=2)] == in_order[:2]
+    latest = store.session_episodes(user, "chat", limit=3, newest_first=True)
+    assert [e.id for e in latest] == in_order[::-1][:3]
+    assert latest[0].text == "turn 4" and latest[0].session_id == "chat"
+    assert store.session_episodes(user, "nobody-said-this", newest_first=True) == []
+
+
 def test_expired_episodes_are_found_and_an_expiry_moves_without_anything_else(
     store: GraphStore, users
 ) -> None:

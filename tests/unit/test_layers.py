@@ -11,7 +11,15 @@ import pytest
 
 from memory_platform import MemoryPlatform, MemoryStatus, Settings
 from memory_platform.embeddings import Embedder
-from memory_platform.layers import MID_TERM_SPEAKER, BufferedMessage, LocalShortTerm
+from memory_platform.errors import QueueUnavailable
+from memory_platform.layers import (
+    MID_TERM_SPEAKER,
+    BufferedMessage,
+    LocalShortTerm,
+    recent_from_episodes,
+)
+from memory_platform.models import Episode
+from tests.support.net import free_port
 from tests.support.openai_stub import OpenAIStub
 
 USER = "layers-user"
@@ -202,3 +210,69 @@ def test_faded_memories_are_archived_and_hidden_from_search(platform: MemoryPlat
     platform.wait_for_indexing(USER)
     assert old not in [r.id for r in platform.search(USER, "sandwich")]
     assert old in [r.id for r in platform.search(USER, "sandwich", include_invalid=True)]
+
+
+def _turn(i: int, at: datetime, role: str | None = "user", **fields: object) -> Episode:
+    metadata = {"role": role} if role else {}
+    return Episode(id=f"t{i}", user_id=USER, session_id="s", text=f"turn {i}", timestamp=at,
+                   metadata=metadata, **fields)  # fmt: skip
+
+
+def test_the_buffer_rebuilt_from_stored_turns_keeps_the_latest_unbroken_run() -> None:
+    """What ``recent_messages`` shows while Redis does not answer: the latest chat
+    messages, at most the capacity, back to the first silence longer than the buffer's
+    time-to-live (the buffer expired there); summaries and notes (no role) and expired
+    items are not messages."""
+    now = T0 + timedelta(hours=5)
+    quiet = timedelta(minutes=60)
+    stored = [  # newest first, as the store reads them
+        _turn(9, now - timedelta(minutes=1)),
+        _turn(8, now - timedelta(minutes=2), role=None),  # a mid-term summary
+        _turn(7, now - timedelta(minutes=3), role="assistant"),
+        _turn(6, now - timedelta(minutes=4), expires_at=now - timedelta(seconds=1)),
+        _turn(5, now - timedelta(minutes=50)),
+        _turn(4, now - timedelta(minutes=200)),  # before a silence of 150 minutes
+        _turn(3, now - timedelta(minutes=201)),
+    ]
+
+    rebuilt = recent_from_episodes(stored, capacity=10, quiet=quiet, now=now)
+    assert [(m.episode_id, m.role) for m in rebuilt] == [
+        ("t5", "user"), ("t7", "assistant"), ("t9", "user"),
+    ]  # fmt: skip
+    assert rebuilt[-1].content == "turn 9" and rebuilt[-1].timestamp == stored[0].timestamp
+    capped = recent_from_episodes(stored, capacity=2, quiet=quiet, now=now)
+    assert [m.episode_id for m in capped] == ["t7", "t9"]
+    later = now + timedelta(minutes=61)  # the session has been quiet since turn 9
+    assert recent_from_episodes(stored, capacity=10, quiet=quiet, now=later) == []
+
+
+def test_recent_messages_come_from_the_store_while_redis_does_not_answer(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Every message is stored before it is buffered, so a chat whose Redis is down still
+    reads its session's latest messages, its own session's alone, and the call does not
+    fail; what was deleted is not shown."""
+    settings = Settings(
+        sqlite_path=tmp_path / "down.db",
+        redis_url=f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
+        short_term={"capacity": 3},
+        _env_file=None,
+    )
+    said = [
+        {"role": r, "content": f"{r} says {i}"} for i, r in enumerate(["user", "assistant"] * 2)
+    ]
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        ids = mp.add_messages(USER, "s1", said)
+        mp.add_messages(USER, "s2", [{"role": "user", "content": "another session"}])
+        mp.add_messages("someone-else", "s1", [{"role": "user", "content": "not yours"}])
+        with pytest.raises(QueueUnavailable):
+            mp._short_term.recent(USER, "s1")  # the buffer itself cannot be read
+
+        recent = mp.recent_messages(USER, "s1")
+        assert [(m.episode_id, m.role, m.content) for m in recent] == [
+            (ids[1], "assistant", "assistant says 1"),
+            (ids[2], "user", "user says 2"),
+            (ids[3], "assistant", "assistant says 3"),
+        ]  # the capacity's worth, oldest first
+        mp.delete_episodes(USER, [ids[2]])
+        assert [m.episode_id for m in mp.recent_messages(USER, "s1")] == [ids[0], ids[1], ids[3]]

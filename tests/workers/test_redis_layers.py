@@ -11,7 +11,9 @@ import pytest
 import redis
 
 from memory_platform import MemoryPlatform
+from memory_platform.embeddings import Embedder
 from memory_platform.layers import MID_TERM_SPEAKER, BufferedMessage, RedisShortTerm
+from tests.support.net import free_port
 from tests.support.openai_stub import OpenAIStub
 from tests.workers.worker import Worker
 
@@ -113,3 +115,25 @@ def test_overflow_is_summarised_by_the_worker(
         summary.text == "Planning a trip to Chengdu." and summary.metadata["episode_ids"] == ids[:3]
     )
     assert [m.episode_id for m in client.recent_messages("alice", "s1")] == ids[3:]
+
+
+def test_a_server_that_loses_redis_shows_what_the_buffer_holds(
+    client: MemoryPlatform, embedder: Embedder
+) -> None:
+    """Two servers on one store; the second cannot reach Redis. Its ``recent_messages``,
+    rebuilt from the stored messages, is what the first reads from the buffer, a
+    summary in the session notwithstanding."""
+    said = [
+        {"role": r, "content": f"{r} line {i}"} for i, r in enumerate(["user", "assistant"] * 3)
+    ]
+    client.add_messages("carol", "s1", said)
+    client.add_episodes(
+        "carol", [{"text": "They talked.", "session_id": "s1", "speaker": MID_TERM_SPEAKER}]
+    )
+    unreachable = f"redis://127.0.0.1:{free_port()}/0"
+    with MemoryPlatform(
+        client.settings.model_copy(update={"redis_url": unreachable}), embedder=embedder
+    ) as cut_off:
+        buffered = client.recent_messages("carol", "s1")
+        assert [m.content for m in buffered] == [m["content"] for m in said]
+        assert cut_off.recent_messages("carol", "s1") == buffered
