@@ -27,11 +27,13 @@ __all__ = [
     "EmbeddingMismatchError",
     "ExtractionError",
     "InvalidInputError",
+    "JobStopped",
     "MemoryPlatformError",
     "NotFoundError",
     "QueueUnavailable",
     "StorageError",
     "TransientStorageError",
+    "UserBusy",
 ]
 
 
@@ -114,6 +116,11 @@ class UserBusy(TransientStorageError):
     """Other work on the same user held the user's lock for longer than the wait (a job
     of theirs while a deletion waited, or the other way round): try again once it is
     done."""
+
+
+class JobStopped(MemoryPlatformError):
+    """A job of a user being deleted stopped at its next step (an LLM call) instead of
+    going on with work the deletion removes; it is not retried."""
 
 
 class QueueUnavailable(MemoryPlatformError):

@@ -14,15 +14,23 @@ import logging
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .config import Settings
-from .errors import ConfigurationError, MemoryPlatformError, QueueUnavailable, UserBusy
+from .errors import (
+    ConfigurationError,
+    JobStopped,
+    MemoryPlatformError,
+    QueueUnavailable,
+    UserBusy,
+)
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -44,6 +52,10 @@ __all__ = [
     "redis_answers",
     "redis_user_lock",
     "renewable_lock",
+    "stop_if_asked",
+    "stop_key",
+    "stop_requested_in",
+    "stoppable",
 ]
 
 log = logging.getLogger(__name__)
@@ -208,6 +220,68 @@ def redis_user_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Ite
             log.warning("lock of %s had expired before release", user_id)
 
 
+_STOPPABLE: ContextVar[tuple[str, Callable[[], bool]] | None] = ContextVar(
+    "memory_platform_stoppable", default=None
+)
+"""The user of the job running in this context, and whether a deletion of theirs asks
+it to stop (set by :func:`stoppable`)."""
+
+
+@contextmanager
+def stoppable(user_id: str, asked: Callable[[], bool]) -> Iterator[None]:
+    """Run a job of ``user_id`` that stops at its next step once ``asked()`` is true (a
+    deletion of the user waits for it): each step calls :func:`stop_if_asked`."""
+    token = _STOPPABLE.set((user_id, asked))
+    try:
+        yield
+    finally:
+        _STOPPABLE.reset(token)
+
+
+def stop_if_asked() -> None:
+    """Where a job is about to take a long step (an LLM call): raise :class:`JobStopped`
+    if its user is being deleted. Outside a job (a search's planner) it does nothing."""
+    running = _STOPPABLE.get()
+    if running is not None and running[1]():
+        raise JobStopped(f"user {running[0]} is being deleted; the job stopped")
+
+
+def stop_key(user_id: str) -> str:
+    """The Redis key that asks the running task of a user to stop: a count of the
+    deletions of the user waiting for its lock."""
+    return f"memory-platform:stop:{json.dumps(user_id, ensure_ascii=False)}"
+
+
+@contextmanager
+def _asking_to_stop(client: Redis, user_id: str, expire_seconds: float) -> Iterator[None]:
+    """While the block runs, ask the user's running task (on any worker) to stop at its
+    next step. The request expires by itself if its process dies."""
+    key = stop_key(user_id)
+    with redis_answers(f"asking the jobs of user {user_id} to stop"):
+        pipe = client.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, max(1, int(expire_seconds)))
+        pipe.execute()
+    try:
+        yield
+    finally:
+        try:
+            if client.decr(key) <= 0:
+                client.delete(key)
+        except Exception:  # Redis went away: the request expires by itself
+            log.warning("could not withdraw the stop request of %s", user_id, exc_info=True)
+
+
+def stop_requested_in(client: Redis, user_id: str) -> bool:
+    """Whether a deletion asks the user's running task to stop; a Redis that does not
+    answer asks nothing (the task goes on, as it would have)."""
+    try:
+        return bool(client.exists(stop_key(user_id)))
+    except Exception:
+        log.warning("could not read the stop request of %s", user_id, exc_info=True)
+        return False
+
+
 class UserLocks:
     """One lock per user for the jobs of one process, the in-process counterpart of the
     workers' Redis lock: held while a job of the user runs, and by work that must not
@@ -265,11 +339,17 @@ class JobRunner(Protocol):
         report quotes memories): the user is deleted. Returns how many were found."""
         ...
 
-    def exclusive(self, user_id: str) -> AbstractContextManager[None]:
+    def exclusive(
+        self, user_id: str, *, stop_running: bool = False
+    ) -> AbstractContextManager[None]:
         """Hold the lock a job of the user holds while it runs, for work that must not
         interleave with one: a deletion of the user waits for a running job, which would
         otherwise write what it made after the deletion, and a job waits for it. Waits
-        ``worker.lock_wait`` seconds at most, then raises :class:`UserBusy`."""
+        ``worker.lock_wait`` seconds at most, then raises :class:`UserBusy`.
+
+        With ``stop_running`` (a deletion), the running job is asked to stop at its next
+        step (:class:`JobStopped`), so the wait is for one step, not for the whole job: a
+        consolidation asking the LLM about hundreds of pairs."""
         ...
 
     def wait(self) -> None:
@@ -311,6 +391,7 @@ class InProcessJobs:
         self._finished: dict[str, float] = {}  # job id -> when it finished, in that order
         self._forgotten: set[str] = set()  # owners deleted while a job of theirs ran
         self._retrying: dict[str, str] = {}  # job id -> the error it waits to retry after
+        self._stopping: Counter[str] = Counter()  # user -> deletions waiting for their job
         self._closing = threading.Event()
         self._lock = threading.Lock()
 
@@ -385,14 +466,33 @@ class InProcessJobs:
         finally:
             self._finish(job_id)
 
-    def exclusive(self, user_id: str) -> AbstractContextManager[None]:
-        return self._user_locks.hold(user_id, self._lock_wait)
+    @contextmanager
+    def exclusive(self, user_id: str, *, stop_running: bool = False) -> Iterator[None]:
+        if stop_running:
+            with self._lock:
+                self._stopping[user_id] += 1
+        try:
+            with self._user_locks.hold(user_id, self._lock_wait):
+                yield
+        finally:
+            if stop_running:
+                with self._lock:
+                    self._stopping[user_id] -= 1
+                    if self._stopping[user_id] <= 0:
+                        del self._stopping[user_id]
+
+    def stop_requested(self, user_id: str) -> bool:
+        """Whether a deletion of the user waits for their running job to stop."""
+        with self._lock:
+            return self._stopping[user_id] > 0
 
     def _attempts(self, job_id: str, handler: Any, args: list[Any]) -> Any:
         owner = self.owner(job_id)
         for attempt in range(self._max_retries + 1):
             try:  # a job of a user holds the user's lock, as a worker's task does
-                with self.exclusive(owner) if owner is not None else nullcontext():
+                if owner is None:
+                    return handler(*args)
+                with self.exclusive(owner), stoppable(owner, lambda: self.stop_requested(owner)):
                     return handler(*args)
             except MemoryPlatformError as exc:
                 if not exc.is_retryable() or attempt == self._max_retries:
@@ -536,10 +636,16 @@ class CeleryJobs:
             self._redis().delete(jobs)
         return len(job_ids)
 
-    def exclusive(self, user_id: str) -> AbstractContextManager[None]:
-        return redis_user_lock(
-            self._redis(), user_id, self._worker.lock_timeout, self._worker.lock_wait
-        )
+    @contextmanager
+    def exclusive(self, user_id: str, *, stop_running: bool = False) -> Iterator[None]:
+        client, worker = self._redis(), self._worker
+        with (
+            _asking_to_stop(client, user_id, worker.lock_wait + 60)
+            if stop_running
+            else nullcontext(),
+            redis_user_lock(client, user_id, worker.lock_timeout, worker.lock_wait),
+        ):
+            yield
 
     def owner(self, job_id: str) -> str | None:
         with redis_answers("reading whose job it is"):

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from .config import Settings
 from .errors import ConfigurationError, ExtractionError, MemoryPlatformError
+from .jobs import stop_if_asked
 from .privacy import loggable
 
 __all__ = ["LLMClient", "LLMUnavailableError", "call_endpoint"]
@@ -89,10 +90,12 @@ class LLMClient:
         Raises:
             LLMUnavailableError: the endpoint failed after the client's own retries.
             ExtractionError: every attempt returned something that does not validate.
+            JobStopped: called by a job whose user is being deleted (before asking).
         """
         conversation = list(messages)
         problems: list[str] = []
         for attempt in range(1, self.max_attempts + 1):
+            stop_if_asked()  # in a job whose user is being deleted: stop, do not wait on this
             response = call_endpoint(
                 "LLM",
                 functools.partial(

@@ -1356,7 +1356,7 @@ class MemoryPlatform:
                 again deletes the rest.
         """
         user = self._user(user_id)
-        with self._jobs.exclusive(user):
+        with self._jobs.exclusive(user, stop_running=True):
             self.wait_for_access()
             self.store.delete_user(user)
             self._media.files.remove_user(user)

@@ -37,6 +37,8 @@ from memory_platform.jobs import (
     record_job_owner,
     redis_answers,
     redis_user_lock,
+    stop_requested_in,
+    stoppable,
 )
 from memory_platform.llm import LLMUnavailableError
 
@@ -71,16 +73,21 @@ def platform() -> MemoryPlatform:
 @contextmanager
 def user_lock(user_id: str) -> Iterator[None]:
     """Serialise the work of one user across all workers, and with the user's deletion
-    (the user's Redis lock, :func:`memory_platform.jobs.redis_user_lock`). The job is
-    recorded as the user's first, if whoever queued it did not (a Celery client in
-    another language), so deleting the user deletes its result too."""
+    (the user's Redis lock, :func:`memory_platform.jobs.redis_user_lock`); a deletion
+    waiting for the lock asks the task to stop at its next LLM call
+    (:func:`memory_platform.jobs.stoppable`). The job is recorded as the user's first, if
+    whoever queued it did not (a Celery client in another language), so deleting the user
+    deletes its result too."""
     settings = platform().settings.worker
     client = app.backend.client  # the result backend's Redis connection
     job_id = current_task.request.id if current_task else None
     if job_id:
         with redis_answers("recording whose job it is"):
             record_job_owner(client, job_id, user_id, queued=False)
-    with redis_user_lock(client, user_id, settings.lock_timeout, settings.lock_wait):
+    with (
+        redis_user_lock(client, user_id, settings.lock_timeout, settings.lock_wait),
+        stoppable(user_id, lambda: stop_requested_in(client, user_id)),
+    ):
         yield
 
 

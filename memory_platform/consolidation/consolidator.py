@@ -30,7 +30,7 @@ from typing import TypeVar
 from pydantic import BaseModel, Field
 
 from ..config import Settings
-from ..errors import MemoryPlatformError
+from ..errors import JobStopped, MemoryPlatformError
 from ..llm import LLMClient
 from ..models import LinkType, Memory, MemoryLink, MemoryStatus, NodeType
 from ..privacy import loggable
@@ -215,13 +215,14 @@ class Consolidator:
 
         Raises:
             LLMUnavailableError: the LLM did not answer (worth retrying the run).
+            JobStopped: the user is being deleted (the run stops here).
         """
         if self._llm is None:
             return None
         try:
             return self._llm.complete_json([{"role": "user", "content": prompt}], model)
         except MemoryPlatformError as exc:
-            if exc.is_retryable():
+            if exc.is_retryable() or isinstance(exc, JobStopped):
                 raise
             self._skipped += 1
             log.warning("LLM judgement skipped (%s): %s", model.__name__, loggable(str(exc)))

@@ -12,9 +12,9 @@ import pytest
 
 from memory_platform import InvalidInputError, MemoryPlatform, Settings, UserBusy
 from memory_platform.embeddings import Embedder
-from memory_platform.jobs import InProcessJobs, UserLocks
+from memory_platform.jobs import InProcessJobs, UserLocks, stop_if_asked
 from memory_platform.llm import LLMUnavailableError
-from tests.support.jobs import wait_for
+from tests.support.jobs import wait_for, wait_until
 from tests.support.openai_stub import OpenAIStub
 from tests.unit.test_extraction import GOOD, MESSAGES, USER
 
@@ -209,4 +209,96 @@ def test_forgetting_an_owner_drops_their_jobs_records_and_no_one_elses() -> None
         assert jobs.forget_owner("alice") == 0
     finally:
         gate.set()
+        jobs.close()
+
+
+JUDGED = json.dumps({"causal": False, "contradicts": False})
+"""A judgement of the consolidation's LLM: neither a cause nor a conflict."""
+
+
+def staged_moods(mp: MemoryPlatform, user: str) -> None:
+    """Memories of one session close in time, whose pairs the consolidation asks the LLM
+    about one by one (a cause? a conflict?)."""
+    for topic, thing in [("likes", "tea"), ("hates", "tea"), ("likes", "rain"),
+                         ("hates", "rain"), ("misses", "home")]:  # fmt: skip
+        mp.create_memory(user, subject="I", memory_type="opinion", topic=topic, object=thing,
+                         session_id="s1")  # fmt: skip
+
+
+def test_deleting_a_user_stops_their_running_job_at_its_next_llm_call(
+    tmp_path: Path, embedder: Embedder, stub: OpenAIStub
+) -> None:
+    """A consolidation asks the LLM about pair after pair; a deletion of its user waiting
+    for it asks it to stop, and it stops at its next call (``JobStopped``) instead of
+    asking about every pair left, so the deletion waits for one call, not the job. What
+    the job wrote before goes with the user."""
+    settings = Settings(sqlite_path=tmp_path / "m.db", llm_base_url=stub.base_url, _env_file=None)
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        for _ in range(40):
+            stub.reply(JUDGED)
+        staged_moods(mp, "control")
+        mp.consolidate("control")
+        whole_job = stub.chat_requests()
+        assert whole_job >= 3  # the pairs a consolidation of these memories asks about
+
+        stub.replies.clear()
+        release = threading.Event()
+        stub.reply(JUDGED, hold=release)
+        for _ in range(40):
+            stub.reply(JUDGED)
+        staged_moods(mp, USER)
+        stub.holding.clear()
+        mp.enqueue_consolidation(USER)
+        assert stub.holding.wait(180)  # the job is asking about its first pair
+        deletion = threading.Thread(target=mp.delete_user, args=(USER,))
+        try:
+            deletion.start()
+            assert wait_until(lambda: mp._jobs.stop_requested(USER), timeout=180)
+        finally:
+            release.set()
+        deletion.join(180)
+        assert not deletion.is_alive()
+
+        assert stub.chat_requests() == whole_job + 1  # the held call, and no other
+        stats = mp.stats(USER)
+        assert (stats.memories, stats.episodes) == (0, 0)
+        assert mp.stats("control").memories == 5
+
+
+def test_a_stop_request_reaches_the_job_of_its_user_alone() -> None:
+    """Deleting alice stops alice's running job at its next step; bob's job, running
+    beside it, and code outside any job (a search asking its planner) go on."""
+    go = threading.Event()
+    started = {"alice": threading.Event(), "bob": threading.Event()}
+
+    def step(user: str) -> str:
+        started[user].set()
+        go.wait(180)
+        stop_if_asked()  # where a job would ask the LLM
+        return "done"
+
+    jobs = InProcessJobs({"t": step})
+    try:
+        ids = {user: jobs.submit("t", [user], f"job-{user}", owner=user) for user in started}
+        assert all(event.wait(180) for event in started.values())
+
+        def delete_alice() -> None:
+            with jobs.exclusive("alice", stop_running=True):
+                pass
+
+        deletion = threading.Thread(target=delete_alice)
+        deletion.start()
+        try:
+            assert wait_until(lambda: jobs.stop_requested("alice"), timeout=180)
+            assert not jobs.stop_requested("bob")
+            stop_if_asked()  # outside a job: nothing to stop
+        finally:
+            go.set()
+        deletion.join(180)
+        jobs.wait()
+        alice, bob = jobs.status(ids["alice"]), jobs.status(ids["bob"])
+        assert alice["state"] == "FAILURE" and "alice is being deleted" in alice["error"]
+        assert bob["state"] == "SUCCESS" and bob["result"] == "done"
+        assert not jobs.stop_requested("alice")  # the request went with the deletion
+    finally:
         jobs.close()

@@ -20,9 +20,11 @@ import pytest
 import redis
 
 from memory_platform import MemoryPlatform, NotFoundError, Settings, UserBusy
+from memory_platform.jobs import stop_key
 from tests.support.files import stored_bytes
-from tests.support.jobs import wait_for
+from tests.support.jobs import wait_for, wait_until
 from tests.support.openai_stub import OpenAIStub
+from tests.unit.test_in_process_jobs import JUDGED, staged_moods
 from tests.workers.worker import Worker
 
 pytestmark = pytest.mark.workers
@@ -300,6 +302,46 @@ def test_deleting_a_user_waits_for_a_task_of_theirs_that_a_worker_runs(
         assert (stats.memories, stats.episodes, stats.knowledge_versions) == (0, 0, 0)
     finally:
         impatient.close()
+
+
+def test_deleting_a_user_stops_a_workers_task_of_theirs_at_its_next_llm_call(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    """A worker's consolidation asks the LLM about pair after pair; a deletion of its user
+    (in the API's process) waiting for the user's lock asks it, through Redis, to stop,
+    and it stops at its next call instead of asking about every pair left: the deletion
+    waits for one call, not the whole task."""
+    for _ in range(40):
+        stub.reply(JUDGED)
+    staged_moods(client, "control")
+    client.consolidate("control")  # in this process: how many calls the whole job makes
+    whole_job = stub.chat_requests()
+    assert whole_job >= 3
+
+    stub.replies.clear()
+    release = threading.Event()
+    stub.reply(JUDGED, hold=release)
+    for _ in range(40):
+        stub.reply(JUDGED)
+    staged_moods(client, "alice")
+    stub.holding.clear()
+    client.enqueue_consolidation("alice")
+    assert stub.holding.wait(180)  # the worker's task asks about its first pair
+    results = redis.Redis.from_url(client.settings.redis_url or "")
+    deletion = threading.Thread(target=client.delete_user, args=("alice",))
+    try:
+        deletion.start()
+        assert wait_until(lambda: bool(results.exists(stop_key("alice"))), timeout=180)
+    finally:
+        release.set()
+    deletion.join(180)
+    assert not deletion.is_alive()
+
+    assert stub.chat_requests() == whole_job + 1  # the held call, and no other
+    stats = client.stats("alice")
+    assert (stats.memories, stats.episodes) == (0, 0)
+    assert not results.exists(stop_key("alice"))  # the request went with the deletion
+    assert client.stats("control").memories == 5
 
 
 def test_a_deleted_users_results_of_jobs_beat_queued_are_deleted_too(
