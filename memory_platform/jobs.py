@@ -166,6 +166,28 @@ def _busy(user_id: str) -> UserBusy:
     return UserBusy(f"other work on user {user_id} is running; try again once it is done")
 
 
+_HELD: ContextVar[frozenset[tuple[str, str]]] = ContextVar(
+    "memory_platform_held_user_locks", default=frozenset()
+)
+"""The users' locks this context holds, by (the lock's kind, user): work that holds its
+user's lock (a worker's task) may call what takes it (``MemoryPlatform.consolidate``)."""
+
+
+@contextmanager
+def _held(kind: str, user_id: str) -> Iterator[bool]:
+    """Mark the user's lock of ``kind`` held for the block; yields whether it already was
+    (then the caller takes nothing)."""
+    held = _HELD.get()
+    if (kind, user_id) in held:
+        yield True
+        return
+    token = _HELD.set(held | {(kind, user_id)})
+    try:
+        yield False
+    finally:
+        _HELD.reset(token)
+
+
 def renewable_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Lock:
     """The Redis lock of one user's work, renewable from the heartbeat thread.
 
@@ -192,6 +214,16 @@ def redis_user_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Ite
     every third of that: a live holder keeps it however long the LLM takes, and a worker
     killed mid-task (SIGKILL, OOM) frees it within ``ttl``.
     """
+    with _held("redis", user_id) as already:
+        if already:  # this context holds it (a task calling the facade): nothing to take
+            yield
+            return
+        with _holding_redis_lock(client, user_id, ttl, wait):
+            yield
+
+
+@contextmanager
+def _holding_redis_lock(client: Redis, user_id: str, ttl: float, wait: float) -> Iterator[None]:
     lock = renewable_lock(client, user_id, ttl, wait)
     with redis_answers(f"taking the lock of user {user_id}"):
         taken = lock.acquire()
@@ -293,7 +325,17 @@ class UserLocks:
 
     @contextmanager
     def hold(self, user_id: str, wait: float) -> Iterator[None]:
-        """Hold the user's lock, waiting up to ``wait`` seconds, else :class:`UserBusy`."""
+        """Hold the user's lock, waiting up to ``wait`` seconds, else :class:`UserBusy`;
+        held already in this context (a job calling the facade), it takes nothing."""
+        with _held(f"in-process-{id(self)}", user_id) as already:
+            if already:
+                yield
+                return
+            with self._taken(user_id, wait):
+                yield
+
+    @contextmanager
+    def _taken(self, user_id: str, wait: float) -> Iterator[None]:
         with self._changed:
             if not self._changed.wait_for(lambda: user_id not in self._held, timeout=wait):
                 raise _busy(user_id)
@@ -350,6 +392,11 @@ class JobRunner(Protocol):
         With ``stop_running`` (a deletion), the running job is asked to stop at its next
         step (:class:`JobStopped`), so the wait is for one step, not for the whole job: a
         consolidation asking the LLM about hundreds of pairs."""
+        ...
+
+    def stop_requested(self, user_id: str) -> bool:
+        """Whether a deletion of the user waits for their running job, which should stop
+        at its next step (see :meth:`exclusive`)."""
         ...
 
     def wait(self) -> None:
@@ -646,6 +693,9 @@ class CeleryJobs:
             redis_user_lock(client, user_id, worker.lock_timeout, worker.lock_wait),
         ):
             yield
+
+    def stop_requested(self, user_id: str) -> bool:
+        return stop_requested_in(self._redis(), user_id)
 
     def owner(self, job_id: str) -> str | None:
         with redis_answers("reading whose job it is"):

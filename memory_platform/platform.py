@@ -8,6 +8,7 @@ import random
 import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
@@ -38,6 +39,7 @@ from .jobs import (
     InProcessJobs,
     JobRunner,
     fresh_job_id,
+    stoppable,
 )
 from .layers import MID_TERM_SPEAKER, BufferedMessage, recent_from_episodes, short_term_buffer
 from .linking import resolve_memory
@@ -1067,7 +1069,8 @@ class MemoryPlatform:
         Without an LLM it reports ``skipped``; the messages stay stored as episodes.
         """
         user = self._user(user_id)
-        outcome = summarize_episodes(self.store, self.llm, user, session_id, episode_ids)
+        with self._as_job(user):
+            outcome = summarize_episodes(self.store, self.llm, user, session_id, episode_ids)
         if outcome["status"] == "done":
             self._indexer.notify(user)
         return outcome
@@ -1081,14 +1084,15 @@ class MemoryPlatform:
         user = self._user(user_id)
         threshold = self.settings.short_term.promote_after_accesses
         counts = {"promoted": 0, "already": 0, "skipped": 0}
-        for summary in self.store.find_episodes(user, MID_TERM_SPEAKER, min_access=threshold):
-            report = self.extract_knowledge(
-                user,
-                f"promoted:{summary.id}",
-                [Message(role="user", content=summary.text, timestamp=summary.timestamp)],
-            )
-            key = {"done": "promoted", "duplicate": "already"}.get(report.status, "skipped")
-            counts[key] += 1
+        with self._as_job(user):
+            for summary in self.store.find_episodes(user, MID_TERM_SPEAKER, min_access=threshold):
+                report = self.extract_knowledge(
+                    user,
+                    f"promoted:{summary.id}",
+                    [Message(role="user", content=summary.text, timestamp=summary.timestamp)],
+                )
+                key = {"done": "promoted", "duplicate": "already"}.get(report.status, "skipped")
+                counts[key] += 1
         return counts
 
     def refresh_decay(self, user_id: str, now: datetime | None = None) -> dict[str, int]:
@@ -1110,12 +1114,13 @@ class MemoryPlatform:
         """The daily task: decay refresh, promotion of mid-term summaries, the purge of
         long-archived memories when ``privacy.purge_archived_after_days`` is set, and of
         expired episodes."""
-        return {
-            "decay": self.refresh_decay(user_id),
-            "promotion": self.promote_summaries(user_id),
-            "purge": self.purge_archived(user_id),
-            "expired": self.purge_expired(user_id),
-        }
+        with self._as_job(self._user(user_id)):
+            return {
+                "decay": self.refresh_decay(user_id),
+                "promotion": self.promote_summaries(user_id),
+                "purge": self.purge_archived(user_id),
+                "expired": self.purge_expired(user_id),
+            }
 
     def end_session(self, user_id: str, session_id: str) -> str:
         """The session is over: queue its knowledge extraction; returns the job id.
@@ -1203,7 +1208,8 @@ class MemoryPlatform:
         new reports ``duplicate`` (:mod:`~.extraction.sessions`)."""
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        return self._extractions.recorded(user, session_id).model_dump(mode="json")
+        with self._as_job(user):
+            return self._extractions.recorded(user, session_id).model_dump(mode="json")
 
     # -- session-end extraction and knowledge -------------------------------------------
 
@@ -1228,7 +1234,8 @@ class MemoryPlatform:
         transcript = [
             m if isinstance(m, Message) else validated(Message, **dict(m)) for m in messages
         ]
-        return self._extractions.given(user, session_id, transcript)
+        with self._as_job(user):
+            return self._extractions.given(user, session_id, transcript)
 
     def latest_knowledge(
         self,
@@ -1281,17 +1288,27 @@ class MemoryPlatform:
             The report as a dict (see :class:`ConsolidationReport` for the fields).
         """
         user = self._user(user_id)
-        return (
-            Consolidator(
-                self.store,
-                self.settings,
-                llm=self.llm,
-                ensure_embedded=lambda u: self._indexer.flush(u, timeout=600),
-                understands=lambda text: coverage(self.embedder, text) >= _FULL_COVERAGE,
-            )
-            .run(user)
-            .model_dump(mode="json")
+        consolidator = Consolidator(
+            self.store,
+            self.settings,
+            llm=self.llm,
+            ensure_embedded=lambda u: self._indexer.flush(u, timeout=600),
+            understands=lambda text: coverage(self.embedder, text) >= _FULL_COVERAGE,
         )
+        with self._as_job(user):
+            return consolidator.run(user).model_dump(mode="json")
+
+    @contextmanager
+    def _as_job(self, user: str) -> Iterator[None]:
+        """Run work of the user as their jobs run, whoever calls it (a worker's task, the
+        CLI, a script): holding the user's lock, so it never overlaps a job of theirs or
+        their deletion (inside a job, which holds it already, nothing more is taken), and
+        stopping at its next LLM call (``JobStopped``) once the user is being deleted."""
+        with (
+            self._jobs.exclusive(user),
+            stoppable(user, lambda: self._jobs.stop_requested(user)),
+        ):
+            yield
 
     # -- reading and deleting --------------------------------------------------------
 

@@ -12,6 +12,7 @@ import pytest
 
 from memory_platform import InvalidInputError, MemoryPlatform, Settings, UserBusy
 from memory_platform.embeddings import Embedder
+from memory_platform.errors import JobStopped
 from memory_platform.jobs import InProcessJobs, UserLocks, stop_if_asked
 from memory_platform.llm import LLMUnavailableError
 from tests.support.jobs import wait_for, wait_until
@@ -134,8 +135,21 @@ def test_a_users_lock_is_held_against_that_user_alone_and_passed_on_when_let_go(
     locks = UserLocks()
     taken = threading.Event()
     with locks.hold("alice", wait=0):
-        with pytest.raises(UserBusy), locks.hold("alice", wait=0):
-            pass
+        busy: list[bool] = []
+
+        def elsewhere() -> None:  # another thread: a job, a deletion
+            try:
+                with locks.hold("alice", wait=0):
+                    busy.append(False)
+            except UserBusy:
+                busy.append(True)
+
+        other = threading.Thread(target=elsewhere)
+        other.start()
+        other.join(180)
+        assert busy == [True]
+        with locks.hold("alice", wait=0):  # held by this context already (a job calling
+            pass  # the facade's consolidate): taken again at once, not waited for
         with locks.hold("bob", wait=0):  # another user's work goes on
             pass
 
@@ -302,3 +316,64 @@ def test_a_stop_request_reaches_the_job_of_its_user_alone() -> None:
         assert not jobs.stop_requested("alice")  # the request went with the deletion
     finally:
         jobs.close()
+
+
+def test_a_consolidation_called_directly_is_serialised_and_stopped_as_a_job_is(
+    tmp_path: Path, embedder: Embedder, stub: OpenAIStub
+) -> None:
+    """``mp.consolidate`` called by a script or the CLI, not queued: it takes the user's
+    lock as the jobs do, so it waits for their running job (here not at all: UserBusy)
+    instead of working beside it, and a deletion of the user stops it at its next LLM
+    call (``JobStopped``) as it stops a job."""
+    settings = Settings(
+        sqlite_path=tmp_path / "m.db",
+        llm_base_url=stub.base_url,
+        worker={"lock_wait": 0},
+        _env_file=None,
+    )
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        release = threading.Event()
+        stub.reply(json.dumps(GOOD, ensure_ascii=False), hold=release)
+        mp.add_messages(USER, "s1", MESSAGES)
+        job = mp.end_session(USER, "s1")
+        assert stub.holding.wait(180)  # the extraction job is asking the LLM
+        try:
+            with pytest.raises(UserBusy):
+                mp.consolidate(USER)
+        finally:
+            release.set()
+        assert wait_for(lambda: mp.job_status(job))["state"] == "SUCCESS"
+
+    patient = settings.model_copy(update={"worker": settings.worker.model_copy(
+        update={"lock_wait": 600})})  # fmt: skip
+    with MemoryPlatform(patient, embedder=embedder) as mp:
+        staged_moods(mp, USER)
+        before = stub.chat_requests()
+        release = threading.Event()
+        stub.holding.clear()
+        stub.reply(JUDGED, hold=release)
+        for _ in range(40):
+            stub.reply(JUDGED)
+        outcome: list[BaseException | dict[str, Any]] = []
+
+        def consolidate() -> None:
+            try:
+                outcome.append(mp.consolidate(USER))
+            except BaseException as exc:
+                outcome.append(exc)
+
+        direct = threading.Thread(target=consolidate)
+        direct.start()
+        assert stub.holding.wait(180)  # the consolidation asks about its first pair
+        deletion = threading.Thread(target=mp.delete_user, args=(USER,))
+        try:
+            deletion.start()
+            assert wait_until(lambda: mp._jobs.stop_requested(USER), timeout=180)
+        finally:
+            release.set()
+        direct.join(180)
+        deletion.join(180)
+        [stopped] = outcome
+        assert isinstance(stopped, JobStopped) and "being deleted" in str(stopped)
+        assert stub.chat_requests() == before + 1
+        assert mp.stats(USER).memories == 0
