@@ -239,6 +239,21 @@ def staged_moods(mp: MemoryPlatform, user: str) -> None:
                          session_id="s1")  # fmt: skip
 
 
+def delete_once_asked_to_stop(
+    mp: MemoryPlatform, user: str, asked: Callable[[], bool], release: threading.Event
+) -> None:
+    """Delete ``user`` while the LLM holds a call of their job: once the deletion has asked
+    the job to stop (``asked()``), let the call go; the deletion then finishes."""
+    deletion = threading.Thread(target=mp.delete_user, args=(user,))
+    try:
+        deletion.start()
+        assert wait_until(asked, timeout=180)
+    finally:
+        release.set()
+    deletion.join(180)
+    assert not deletion.is_alive()
+
+
 def test_deleting_a_user_stops_their_running_job_at_its_next_llm_call(
     tmp_path: Path, embedder: Embedder, stub: OpenAIStub
 ) -> None:
@@ -264,14 +279,7 @@ def test_deleting_a_user_stops_their_running_job_at_its_next_llm_call(
         stub.holding.clear()
         mp.enqueue_consolidation(USER)
         assert stub.holding.wait(180)  # the job is asking about its first pair
-        deletion = threading.Thread(target=mp.delete_user, args=(USER,))
-        try:
-            deletion.start()
-            assert wait_until(lambda: mp._jobs.stop_requested(USER), timeout=180)
-        finally:
-            release.set()
-        deletion.join(180)
-        assert not deletion.is_alive()
+        delete_once_asked_to_stop(mp, USER, lambda: mp._jobs.stop_requested(USER), release)
 
         assert stub.chat_requests() == whole_job + 1  # the held call, and no other
         stats = mp.stats(USER)
@@ -365,14 +373,8 @@ def test_a_consolidation_called_directly_is_serialised_and_stopped_as_a_job_is(
         direct = threading.Thread(target=consolidate)
         direct.start()
         assert stub.holding.wait(180)  # the consolidation asks about its first pair
-        deletion = threading.Thread(target=mp.delete_user, args=(USER,))
-        try:
-            deletion.start()
-            assert wait_until(lambda: mp._jobs.stop_requested(USER), timeout=180)
-        finally:
-            release.set()
+        delete_once_asked_to_stop(mp, USER, lambda: mp._jobs.stop_requested(USER), release)
         direct.join(180)
-        deletion.join(180)
         [stopped] = outcome
         assert isinstance(stopped, JobStopped) and "being deleted" in str(stopped)
         assert stub.chat_requests() == before + 1

@@ -22,9 +22,9 @@ import redis
 from memory_platform import MemoryPlatform, NotFoundError, Settings, UserBusy
 from memory_platform.jobs import stop_key
 from tests.support.files import stored_bytes
-from tests.support.jobs import wait_for, wait_until
+from tests.support.jobs import wait_for
 from tests.support.openai_stub import OpenAIStub
-from tests.unit.test_in_process_jobs import JUDGED, staged_moods
+from tests.unit.test_in_process_jobs import JUDGED, delete_once_asked_to_stop, staged_moods
 from tests.workers.worker import Worker
 
 pytestmark = pytest.mark.workers
@@ -328,14 +328,11 @@ def test_deleting_a_user_stops_a_workers_task_of_theirs_at_its_next_llm_call(
     client.enqueue_consolidation("alice")
     assert stub.holding.wait(180)  # the worker's task asks about its first pair
     results = redis.Redis.from_url(client.settings.redis_url or "")
-    deletion = threading.Thread(target=client.delete_user, args=("alice",))
-    try:
-        deletion.start()
-        assert wait_until(lambda: bool(results.exists(stop_key("alice"))), timeout=180)
-    finally:
-        release.set()
-    deletion.join(180)
-    assert not deletion.is_alive()
+
+    def asked() -> bool:  # the deletion's request, in Redis for every worker to read
+        return bool(results.exists(stop_key("alice")))
+
+    delete_once_asked_to_stop(client, "alice", asked, release)
 
     assert stub.chat_requests() == whole_job + 1  # the held call, and no other
     stats = client.stats("alice")
