@@ -285,23 +285,35 @@ def stop_key(user_id: str) -> str:
 
 
 @contextmanager
-def _asking_to_stop(client: Redis, user_id: str, expire_seconds: float) -> Iterator[None]:
+def _asking_to_stop(
+    client: Redis, user_id: str, expire_seconds: float
+) -> Iterator[Callable[[], None]]:
     """While the block runs, ask the user's running task (on any worker) to stop at its
-    next step. The request expires by itself if its process dies."""
+    next step; yields the withdrawal, to make before the user's lock is let go (a task
+    that takes the lock next is not asked), else made on leaving. The request expires by
+    itself if its process dies."""
     key = stop_key(user_id)
     with redis_answers(f"asking the jobs of user {user_id} to stop"):
         pipe = client.pipeline()
         pipe.incr(key)
         pipe.expire(key, max(1, int(expire_seconds)))
         pipe.execute()
-    try:
-        yield
-    finally:
+    pending = [True]
+
+    def withdraw() -> None:
+        if not pending:
+            return
+        pending.clear()
         try:
             if client.decr(key) <= 0:
                 client.delete(key)
         except Exception:  # Redis went away: the request expires by itself
             log.warning("could not withdraw the stop request of %s", user_id, exc_info=True)
+
+    try:
+        yield withdraw
+    finally:
+        withdraw()
 
 
 def stop_requested_in(client: Redis, user_id: str) -> bool:
@@ -515,18 +527,28 @@ class InProcessJobs:
 
     @contextmanager
     def exclusive(self, user_id: str, *, stop_running: bool = False) -> Iterator[None]:
-        if stop_running:
+        asking = stop_running
+        if asking:
             with self._lock:
                 self._stopping[user_id] += 1
-        try:
-            with self._user_locks.hold(user_id, self._lock_wait):
-                yield
-        finally:
-            if stop_running:
+
+        def withdraw() -> None:  # before the lock is let go: a job taking it next goes on
+            nonlocal asking
+            if asking:
+                asking = False
                 with self._lock:
                     self._stopping[user_id] -= 1
                     if self._stopping[user_id] <= 0:
                         del self._stopping[user_id]
+
+        try:
+            with self._user_locks.hold(user_id, self._lock_wait):
+                try:
+                    yield
+                finally:
+                    withdraw()
+        finally:
+            withdraw()
 
     def stop_requested(self, user_id: str) -> bool:
         """Whether a deletion of the user waits for their running job to stop."""
@@ -689,10 +711,13 @@ class CeleryJobs:
         with (
             _asking_to_stop(client, user_id, worker.lock_wait + 60)
             if stop_running
-            else nullcontext(),
+            else nullcontext(lambda: None) as withdraw,
             redis_user_lock(client, user_id, worker.lock_timeout, worker.lock_wait),
         ):
-            yield
+            try:
+                yield
+            finally:
+                withdraw()  # before the lock is let go: a task taking it next goes on
 
     def stop_requested(self, user_id: str) -> bool:
         return stop_requested_in(self._redis(), user_id)
