@@ -83,7 +83,14 @@ from .tools.arguments import (
 )
 from .tools.executor import ToolExecutor
 from .tools.schemas import tool_definitions
-from .transfer import ImportReport, dump_line, export_user, import_records, parse_lines
+from .transfer import (
+    ImportReport,
+    dump_line,
+    export_user,
+    import_records,
+    import_user_id,
+    parse_lines,
+)
 
 __all__ = ["MemoryPlatform"]
 
@@ -1408,9 +1415,13 @@ class MemoryPlatform:
         skipped, so a failed import can be run again. Vectors are rebuilt in the
         background (:meth:`wait_for_indexing` waits for them).
 
+        The import holds the user's lock, as their jobs do: it waits for a running job of
+        the user (and a deletion of the user waits for it).
+
         Raises:
             InvalidInputError: the data is not a complete, valid export.
             ConflictError: an id in the file belongs to another user of this store.
+            UserBusy: a job of the user ran past ``worker.lock_wait``; nothing was written.
         """
         if isinstance(data, str) and not data.lstrip().startswith("{"):
             other: Any = user_id
@@ -1427,8 +1438,9 @@ class MemoryPlatform:
             records = parse_lines(data.splitlines())
         else:
             records = parse_lines(data)
-        target = None if user_id is None else self._user(user_id)
-        report = import_records(self.store, records, target)
+        user = import_user_id(records, None if user_id is None else self._user(user_id))
+        with self._jobs.exclusive(user):  # never beside a job of the user, or their deletion
+            report = import_records(self.store, records, user)
         self._indexer.notify(report.user_id)
         return report
 

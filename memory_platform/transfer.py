@@ -184,6 +184,14 @@ def parse_lines(lines: Iterable[str | Mapping[str, Any]]) -> list[ExportRecord]:
     return records
 
 
+def import_user_id(records: list[ExportRecord], user_id: str | None = None) -> str:
+    """The user an import of validated ``records`` writes: ``user_id``, else the exported
+    user (its header's)."""
+    header = records[0]
+    assert isinstance(header, HeaderRecord)
+    return check_identifier(user_id or header.user_id, "user_id")
+
+
 def import_records(
     store: GraphStore, records: list[ExportRecord], user_id: str | None = None
 ) -> ImportReport:
@@ -193,9 +201,7 @@ def import_records(
     All or nothing: when an id turns out to belong to another user of the store, what
     this import wrote is removed again before the :class:`ConflictError` is raised.
     """
-    header = records[0]
-    assert isinstance(header, HeaderRecord)
-    user = check_identifier(user_id or header.user_id, "user_id")
+    user = import_user_id(records, user_id)
     report = ImportReport(user_id=user)
     imported = dict.fromkeys(("memory", "link", "episode", "knowledge"), 0)
     skipped = dict(imported)

@@ -332,13 +332,19 @@ def test_a_consolidation_called_directly_is_serialised_and_stopped_as_a_job_is(
     """``mp.consolidate`` called by a script or the CLI, not queued: it takes the user's
     lock as the jobs do, so it waits for their running job (here not at all: UserBusy)
     instead of working beside it, and a deletion of the user stops it at its next LLM
-    call (``JobStopped``) as it stops a job."""
+    call (``JobStopped``) as it stops a job. An import into the user takes the lock too:
+    it writes nothing beside the job (nor beside a deletion)."""
     settings = Settings(
         sqlite_path=tmp_path / "m.db",
         llm_base_url=stub.base_url,
         worker={"lock_wait": 0},
         _env_file=None,
     )
+    elsewhere = settings.model_copy(update={"sqlite_path": tmp_path / "other.db"})
+    with MemoryPlatform(elsewhere, embedder=embedder) as other:  # the user's memory elsewhere
+        other.create_memory(USER, subject="I", memory_type="fact", topic="lives in",
+                            object="Lisbon")  # fmt: skip
+        exported = other.export_user(USER)
     with MemoryPlatform(settings, embedder=embedder) as mp:
         release = threading.Event()
         stub.reply(json.dumps(GOOD, ensure_ascii=False), hold=release)
@@ -348,9 +354,15 @@ def test_a_consolidation_called_directly_is_serialised_and_stopped_as_a_job_is(
         try:
             with pytest.raises(UserBusy):
                 mp.consolidate(USER)
+            with pytest.raises(UserBusy):
+                mp.import_user(exported, USER)
+            assert mp.stats(USER).memories == 0  # the import wrote nothing
         finally:
             release.set()
         assert wait_for(lambda: mp.job_status(job))["state"] == "SUCCESS"
+        written = mp.stats(USER).memories
+        assert mp.import_user(exported, USER).user_id == USER  # once the job is done
+        assert mp.stats(USER).memories == written + 1
 
     patient = settings.model_copy(update={"worker": settings.worker.model_copy(
         update={"lock_wait": 600})})  # fmt: skip
