@@ -1235,6 +1235,8 @@ class MemoryPlatform:
             InvalidInputError: a message is malformed.
             LLMUnavailableError: the LLM endpoint failed; worth retrying later.
             ExtractionError: the LLM never answered in the required form.
+            UserBusy: a job of the user ran past ``worker.lock_wait`` (this runs as one).
+            JobStopped: the user is being deleted.
         """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
@@ -1293,6 +1295,12 @@ class MemoryPlatform:
 
         Returns:
             The report as a dict (see :class:`ConsolidationReport` for the fields).
+
+        Raises:
+            LLMUnavailableError: the LLM endpoint failed; the run carries on when called
+                again.
+            UserBusy: a job of the user ran past ``worker.lock_wait`` (this runs as one).
+            JobStopped: the user is being deleted.
         """
         user = self._user(user_id)
         consolidator = Consolidator(
