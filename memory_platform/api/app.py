@@ -77,6 +77,7 @@ RETRY_AFTER_SECONDS = 5
 """The ``Retry-After`` of a 503 (RFC 9110 §10.2.3): the platform's own waits on a service
 that does not answer (Redis' client, the store's connection) are about this long, so a
 client asking sooner would mostly meet the same outage."""
+_RETRY_HEADER = {"Retry-After": str(RETRY_AFTER_SECONDS)}
 _RETRY_AFTER: dict[str, Any] = {
     "Retry-After": {
         "description": "seconds to wait before asking again",
@@ -203,7 +204,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def _platform_error(request: Request, exc: MemoryPlatformError) -> JSONResponse:
         status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 500)
         field = exc.field if isinstance(exc, InvalidInputError) else None
-        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else None
+        headers = _RETRY_HEADER if status == 503 else None
         return JSONResponse(
             {"error": str(exc), "field": field}, status_code=status, headers=headers
         )
@@ -227,9 +228,7 @@ def _system_routes() -> APIRouter:
         report = mp.health()
         if report["ready"]:
             return JSONResponse(report)
-        return JSONResponse(
-            report, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
-        )
+        return JSONResponse(report, status_code=503, headers=_RETRY_HEADER)
 
     @router.get("/v1/tools", summary="The tool definitions to pass to an LLM as `tools=`")
     def tools(
