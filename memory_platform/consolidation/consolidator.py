@@ -17,6 +17,12 @@ does not answer (an outage, a rate limit: :class:`~memory_platform.llm.LLMUnavai
 stops the run before its batch is marked consolidated, so the judgements it owes are
 asked when the run is retried (the workers' back-off) rather than never; an answer that
 is no judgement, or a refused request, skips that one judgement (counted in the report).
+
+``forget`` takes no lock, so a chat may forget a memory while the run waits for the LLM:
+a step about a memory (or node) gone meanwhile is skipped and counted in the report
+(``forgotten_meanwhile``), and the run goes on with the others. A conflict writes its
+links before it invalidates the older memory, so a memory is never left invalidated by
+one the user forgot.
 """
 
 from __future__ import annotations
@@ -25,12 +31,13 @@ import itertools
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
 from ..config import Settings
-from ..errors import JobStopped, MemoryPlatformError
+from ..errors import JobStopped, MemoryPlatformError, NotFoundError
 from ..llm import LLMClient
 from ..models import LinkType, Memory, MemoryLink, MemoryStatus, NodeType
 from ..privacy import loggable
@@ -63,6 +70,9 @@ class ConsolidationReport(BaseModel):
     llm_skipped: int = 0
     """LLM judgements skipped: the answer was no valid judgement, or the request was
     refused (a wrong model or key); the rules alone decided those pairs."""
+    forgotten_meanwhile: int = 0
+    """Memories the user forgot while the run went on: what the run would have done
+    with them (a judgement, a link, a conflict, marking them consolidated) was skipped."""
     conflict_details: list[dict[str, str]] = Field(default_factory=list)
 
 
@@ -95,11 +105,13 @@ class Consolidator:
         self._ensure_embedded = ensure_embedded
         self._merger = NodeMerger(store, settings.node_merger, understands=understands)
         self._skipped = 0
+        self._forgotten: set[str] = set()
 
     def run(self, user_id: str) -> ConsolidationReport:
         """Consolidate every staged memory of the user; returns the counts."""
         report = ConsolidationReport(user_id=user_id)
         self._skipped = 0
+        self._forgotten = set()
         if self._llm is not None:
             report.llm = f"used ({self._llm.model}) for causality and conflict adjudication"
         batch_size = self._settings.consolidation.batch_size
@@ -111,6 +123,7 @@ class Consolidator:
             report.batches += 1
             report.memories += len(staged)
         report.llm_skipped = self._skipped
+        report.forgotten_meanwhile = len(self._forgotten)
         report.finished_at = datetime.now(UTC)
         log.info("consolidated %s: %s", user_id, report.model_dump(exclude={"conflict_details"}))
         return report
@@ -134,7 +147,24 @@ class Consolidator:
         if self._settings.consolidation.enable_conflict_detection:
             self._resolve_conflicts(user_id, records, report)
         for memory in staged:
-            self._store.update_memory(user_id, memory.id, status=MemoryStatus.CONSOLIDATED)
+            consolidated = partial(
+                self._store.update_memory, user_id, memory.id, status=MemoryStatus.CONSOLIDATED
+            )
+            self._unless_forgotten(user_id, consolidated)
+
+    def _unless_forgotten(self, user_id: str, write: Callable[[], object]) -> bool:
+        """Make one write about memories this run read earlier; False, with nothing
+        written, when the user forgot one of them meanwhile (the store's ``NotFoundError``
+        for a memory: each write checks its memories exist, in its transaction)."""
+        try:
+            write()
+        except NotFoundError as exc:
+            if exc.kind != "memory":
+                raise
+            self._forgotten.add(exc.identifier)
+            log.info("consolidation of %s: memory %s forgotten meanwhile", user_id, exc.identifier)
+            return False
+        return True
 
     # -- discovery ---------------------------------------------------------------------
 
@@ -151,18 +181,16 @@ class Consolidator:
             for other in others[:_RELATED_PER_MEMORY]:
                 if self._already_linked(user_id, record.memory.id, other):
                     continue
-                self._store.add_link(
-                    MemoryLink(
-                        user_id=user_id,
-                        source_id=record.memory.id,
-                        target_id=other,
-                        type=LinkType.RELATED_TO,
-                        importance=0.4,
-                        discovered=True,
-                        confidence=0.6,
-                    )
+                link = MemoryLink(
+                    user_id=user_id,
+                    source_id=record.memory.id,
+                    target_id=other,
+                    type=LinkType.RELATED_TO,
+                    importance=0.4,
+                    discovered=True,
+                    confidence=0.6,
                 )
-                created += 1
+                created += self._unless_forgotten(user_id, partial(self._store.add_link, link))
         return created
 
     def _already_linked(self, user_id: str, a: str, b: str) -> bool:
@@ -185,18 +213,16 @@ class Consolidator:
             confidence = self._causality(earlier, later)
             if confidence is None:
                 continue
-            self._store.add_link(
-                MemoryLink(
-                    user_id=user_id,
-                    source_id=earlier.id,
-                    target_id=later.id,
-                    type=LinkType.CAUSES,
-                    importance=0.5,
-                    discovered=True,
-                    confidence=confidence,
-                )
+            link = MemoryLink(
+                user_id=user_id,
+                source_id=earlier.id,
+                target_id=later.id,
+                type=LinkType.CAUSES,
+                importance=0.5,
+                discovered=True,
+                confidence=confidence,
             )
-            created += 1
+            created += self._unless_forgotten(user_id, partial(self._store.add_link, link))
         return created
 
     def _causality(self, earlier: Memory, later: Memory) -> float | None:
@@ -204,14 +230,19 @@ class Consolidator:
             return 0.8
         answer = self._ask(
             "Do these two memories of one person stand in a cause-effect relation, with A the "
-            'cause of B? Answer with JSON {"causal": true or false, "confidence": 0 to 1}.\n'
-            f"A: {earlier.text}\nB: {later.text}",
+            'cause of B? Answer with JSON {"causal": true or false, "confidence": 0 to 1}.',
+            earlier,
+            later,
             _Causal,
         )
         return answer.confidence if answer is not None and answer.causal else None
 
-    def _ask(self, prompt: str, model: type[_Judgement]) -> _Judgement | None:
-        """One LLM judgement; None when no LLM is configured or its answer is none.
+    def _ask(
+        self, question: str, a: Memory, b: Memory, model: type[_Judgement]
+    ) -> _Judgement | None:
+        """One LLM judgement of memories A and B; None when no LLM is configured, its
+        answer is none, or the user forgot A or B since the run read them (a forgotten
+        memory is not shown to the LLM: counted in ``forgotten_meanwhile``).
 
         Raises:
             LLMUnavailableError: the LLM did not answer (worth retrying the run).
@@ -219,6 +250,11 @@ class Consolidator:
         """
         if self._llm is None:
             return None
+        remembered = {m.id for m in self._store.get_memories(a.user_id, [a.id, b.id])}
+        if {a.id, b.id} - remembered:
+            self._forgotten.update({a.id, b.id} - remembered)
+            return None
+        prompt = f"{question}\nA: {a.text}\nB: {b.text}"
         try:
             return self._llm.complete_json([{"role": "user", "content": prompt}], model)
         except MemoryPlatformError as exc:
@@ -244,25 +280,35 @@ class Consolidator:
                 newer, older = sorted((mine, other), key=lambda p: _when(p.memory), reverse=True)
                 if older.memory.invalid_at is not None:
                     continue
-                self._store.update_memory(user_id, older.memory.id, invalid_at=_when(newer.memory))
-                for kind in (LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH):
-                    self._store.add_link(
-                        MemoryLink(
-                            user_id=user_id,
-                            source_id=newer.memory.id,
-                            target_id=older.memory.id,
-                            type=kind,
-                            importance=0.7,
-                            discovered=True,
-                            confidence=0.9 if reason != "llm" else 0.7,
-                        )
-                    )
+                superseded = partial(self._supersede, user_id, newer, older, reason)
+                if not self._unless_forgotten(user_id, superseded):
+                    if not self._store.get_memories(user_id, [mine.memory.id]):
+                        break  # mine was forgotten while the LLM judged it
+                    continue  # the other was
                 report.conflicts += 1
                 report.conflict_details.append(
                     {"kept": newer.memory.text, "invalidated": older.memory.text, "reason": reason}
                 )
                 if older is mine:
                     break
+
+    def _supersede(self, user_id: str, newer: MemoryParts, older: MemoryParts, reason: str) -> None:
+        """The newer memory supersedes the older: links first, then ``invalid_at``, so a
+        memory forgotten meanwhile stops this before the other is invalidated (forgetting
+        the newer one after its links are made forgets the older, its earlier version)."""
+        for kind in (LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH):
+            self._store.add_link(
+                MemoryLink(
+                    user_id=user_id,
+                    source_id=newer.memory.id,
+                    target_id=older.memory.id,
+                    type=kind,
+                    importance=0.7,
+                    discovered=True,
+                    confidence=0.9 if reason != "llm" else 0.7,
+                )
+            )
+        self._store.update_memory(user_id, older.memory.id, invalid_at=_when(newer.memory))
 
     def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> list[MemoryParts]:
         """Valid memories whose topic has the same name or an opposite opinion's name."""
@@ -288,8 +334,9 @@ class Consolidator:
             return None
         answer = self._ask(
             "Do these two memories about the same person contradict each other, so that only "
-            'one can be true now? Answer with JSON {"contradicts": true or false}.\n'
-            f"A: {a.memory.text}\nB: {b.memory.text}",
+            'one can be true now? Answer with JSON {"contradicts": true or false}.',
+            a.memory,
+            b.memory,
             _Contradiction,
         )
         return "llm" if answer is not None and answer.contradicts else None

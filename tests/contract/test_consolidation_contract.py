@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -351,6 +353,75 @@ def test_an_llm_refusal_skips_one_judgement_and_the_run_settles(with_llm, users)
     assert not any(lk.type == LinkType.CAUSES for lk in mp.store.get_links(user, a))
     assert report["llm_skipped"] == 1
     assert mp.list_memories(user, status=MemoryStatus.STAGED) == []
+
+
+def consolidate_forgetting(
+    mp: MemoryPlatform, stub: OpenAIStub, user: str, forgotten: str, answer: str
+) -> dict[str, Any]:
+    """Consolidate ``user`` while the user forgets ``forgotten`` (``forget`` takes no lock,
+    as a chat's ``forget_memory`` call does not): the forgetting happens while the LLM
+    holds the run's first judgement, which then answers ``answer``."""
+    release = threading.Event()
+    stub.reply(answer, hold=release)
+    done: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            done["report"] = mp.consolidate(user)
+        except Exception as exc:
+            done["error"] = exc
+
+    running = threading.Thread(target=run)
+    running.start()
+    try:
+        assert stub.holding.wait(180)  # the run is waiting for its judgement
+        mp.forget(user, forgotten)
+    finally:
+        release.set()
+        running.join(180)
+    assert not running.is_alive()
+    assert "error" not in done, done.get("error")
+    return done["report"]
+
+
+def test_a_memory_forgotten_while_the_llm_judges_it_leaves_the_run_to_settle_the_rest(
+    with_llm, users
+) -> None:
+    """The LLM answers that the pair is causal, but the later memory was forgotten
+    meanwhile: no link to it, and the run still settles the memory left (it stopped with
+    ``NotFoundError`` before, leaving the batch staged)."""
+    mp, stub = with_llm
+    user = users()
+    lunch, dizzy = causal_pair(mp, user)
+
+    report = consolidate_forgetting(
+        mp, stub, user, dizzy, json.dumps({"causal": True, "confidence": 0.7})
+    )
+
+    assert report["causal_links"] == 0 and report["forgotten_meanwhile"] >= 1
+    assert mp.store.get_links(user, lunch) == []
+    assert [m.id for m in mp.list_memories(user)] == [lunch]
+    assert mp.list_memories(user, status=MemoryStatus.STAGED) == []
+
+
+def test_a_conflict_with_a_memory_forgotten_meanwhile_invalidates_nothing(with_llm, users) -> None:
+    """The LLM says the newer memory contradicts the older one, but the user forgot the
+    newer one while it judged: the older memory stays valid (before, it was invalidated
+    by a memory that no longer exists, and the run failed)."""
+    mp, stub = with_llm
+    user = users()
+    coffee = create(mp, user, session="s1", subject="I", memory_type="fact", topic="drinks",
+                    object="coffee")  # fmt: skip
+    tea = create(mp, user, T0 + timedelta(days=1), session="s2", subject="I",
+                 memory_type="fact", topic="drinks", object="tea")  # fmt: skip
+
+    report = consolidate_forgetting(mp, stub, user, tea, json.dumps({"contradicts": True}))
+
+    assert report["conflicts"] == 0 and report["forgotten_meanwhile"] == 1
+    kept = mp.get_memory(user, coffee).memory
+    assert kept.invalid_at is None and kept.status == MemoryStatus.CONSOLIDATED
+    assert stub.chat_requests() == 1  # the pair was judged by the LLM, not by a rule
+    assert mp.store.get_links(user, coffee) == []
 
 
 def test_merge_rule_needs_context_between_the_thresholds() -> None:
