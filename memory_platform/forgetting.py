@@ -3,7 +3,10 @@
 Forgetting a memory deletes every version of it (the ``SUPERSEDES`` chain), its links,
 the content nodes no other memory includes, its vectors and lexical entries, and the
 knowledge points derived from it; forgetting an episode deletes it with its vectors,
-index entries and media file. Each call leaves one :class:`AuditEntry` (ids and counts,
+index entries and media file, and the mid-term summaries that retell it (a summary
+names the messages it retells; its words cannot be told apart by message, so it goes
+whole, while the other messages it retells stay stored). Memories extracted from an
+episode's session stay: the extraction does not record which turn gave which memory. Each call leaves one :class:`AuditEntry` (ids and counts,
 never content). :func:`purge_archived` applies the same to archived memories past a
 configured age.
 """
@@ -19,7 +22,8 @@ from pydantic import BaseModel
 
 from .builder import TIME_KEYS
 from .corrections import version_records
-from .models import AuditEntry, KnowledgePoint, MemoryStatus, NodeType
+from .layers import MID_TERM_SPEAKER
+from .models import AuditEntry, Episode, KnowledgePoint, MemoryStatus, NodeType
 from .store import GraphStore, MemoryRecord
 from .textutil import has_cjk
 
@@ -30,6 +34,7 @@ __all__ = [
     "forget_memory",
     "purge_archived",
     "purge_expired",
+    "retelling_summaries",
 ]
 
 
@@ -41,6 +46,8 @@ class ForgetReport(BaseModel):
     forgotten_ids: list[str]
     knowledge_points: int = 0
     media_files: int = 0
+    summaries: int = 0
+    """Mid-term summaries forgotten with the episodes because they retell one."""
     audit_id: str
 
 
@@ -74,6 +81,23 @@ def derived_knowledge(
             if named or any(_mentions(point.content, t) for t in terms):
                 found[point.id] = point
     return list(found.values())
+
+
+def retelling_summaries(
+    store: GraphStore, user_id: str, episodes: Sequence[Episode]
+) -> list[Episode]:
+    """The user's mid-term summaries that retell one of the episodes: those whose
+    ``metadata["episode_ids"]`` names it (how :func:`~.midterm.summarize_episodes`
+    records what it summarised). Every summary of the user is read, as
+    :func:`derived_knowledge` reads every knowledge version: forgetting is rare."""
+    ids = {e.id for e in episodes if e.speaker != MID_TERM_SPEAKER}
+    if not ids:
+        return []
+    return [
+        summary
+        for summary in store.find_episodes(user_id, MID_TERM_SPEAKER, limit=1_000_000)
+        if ids & set(summary.metadata.get("episode_ids") or [])
+    ]
 
 
 def _audited(
@@ -135,11 +159,13 @@ def forget_episodes(
     now: datetime | None = None,
     action: Literal["forget", "purge"] = "forget",
 ) -> ForgetReport:
-    """Delete episodes (and, through ``release_media``, media files no episode uses any
-    more); audit it. Unknown ids are ignored; the report lists what existed."""
+    """Delete episodes with the mid-term summaries that retell them (and, through
+    ``release_media``, media files no episode uses any more); audit it. Unknown ids are
+    ignored; the report lists what existed."""
     wanted = list(dict.fromkeys(episode_ids))
     existing = store.get_episodes(user_id, wanted)
-    ids = [e.id for e in existing]
+    summaries = [s for s in retelling_summaries(store, user_id, existing) if s.id not in wanted]
+    ids = [e.id for e in [*existing, *summaries]]
     store.delete_episodes(user_id, ids)
     hashes = [
         str(e.metadata["media"]["sha256"])
@@ -147,9 +173,9 @@ def forget_episodes(
         if isinstance(e.metadata.get("media"), dict) and "sha256" in e.metadata["media"]
     ]
     files = release_media(user_id, hashes) if hashes else 0
-    counts = {"episodes": len(ids), "media_files": files}
+    counts = {"episodes": len(ids), "media_files": files, "summaries": len(summaries)}
     report = _audited(store, user_id, action, "episode", ids, actor, now, counts)
-    return report.model_copy(update={"media_files": files})
+    return report.model_copy(update={"media_files": files, "summaries": len(summaries)})
 
 
 def purge_expired(

@@ -32,6 +32,9 @@ SUMMARY_PROMPT = (
     '"keywords": ["up to ten keywords"], "importance": 0 to 1}.'
 )
 
+_SUMMARY_ATTEMPTS = 3
+"""Summaries asked of one batch while its messages are being forgotten under it."""
+
 
 def summarize_episodes(
     store: GraphStore,
@@ -44,51 +47,65 @@ def summarize_episodes(
 
     Idempotent: the same messages give the same summary id and are summarised once.
     Without an LLM it reports ``skipped``; the messages stay stored as episodes. Episodes
-    kept out of search, or expired, are not summarised (the summary is searched).
+    kept out of search, or expired, are not summarised (the summary is searched). A
+    message forgotten while the LLM summarised it (``forget`` takes no lock) makes the
+    summary be asked again without it, so a summary never retells a forgotten message.
     """
-    now = datetime.now(UTC)
-    episodes = sorted(
-        (e for e in store.get_episodes(user, episode_ids) if e.searchable and not e.expired(now)),
-        key=lambda e: (e.timestamp, e.id),
-    )
-    if not episodes:
-        return {"status": "skipped", "reason": "no such messages"}
-    if llm is None:
-        log.info("summary of %d messages of %s skipped: no LLM configured", len(episodes), user)
-        return {"status": "skipped", "reason": "no LLM configured (MEMORY_LLM_BASE_URL)"}
-    summary_id = uuid.uuid5(
-        uuid.NAMESPACE_URL, "summary|" + "|".join([user, *(e.id for e in episodes)])
-    ).hex
-    if store.get_episodes(user, [summary_id]):
-        return {"status": "duplicate", "episode_id": summary_id}
-    transcript = "\n".join(
-        f"[{e.timestamp:%Y-%m-%d %H:%M}] {e.speaker}: {e.text}" for e in episodes
-    )
-    summary = llm.complete_json(
-        [
-            {"role": "system", "content": SUMMARY_PROMPT},
-            {"role": "user", "content": transcript[-60_000:]},
-        ],
-        Summary,
-    )
-    episode = Episode(
-        id=summary_id,
-        user_id=user,
-        session_id=session_id,
-        text=summary.summary,
-        speaker=MID_TERM_SPEAKER,
-        timestamp=episodes[-1].timestamp,
-        keywords=summary.keywords,
-        importance=summary.importance,
-        metadata={
-            "layer": "mid_term",
-            "time_range": [episodes[0].timestamp.isoformat(), episodes[-1].timestamp.isoformat()],
-            "episode_ids": [e.id for e in episodes],
-        },
-    )
-    with suppress(ConflictError):  # a concurrent run wrote it first
-        store.add_episodes([episode])
-    return {"status": "done", "episode_id": summary_id, "messages": len(episodes)}
+    for _ in range(_SUMMARY_ATTEMPTS):
+        now = datetime.now(UTC)
+        episodes = sorted(
+            (
+                e
+                for e in store.get_episodes(user, episode_ids)
+                if e.searchable and not e.expired(now)
+            ),
+            key=lambda e: (e.timestamp, e.id),
+        )
+        if not episodes:
+            return {"status": "skipped", "reason": "no such messages"}
+        if llm is None:
+            log.info("summary of %d messages of %s skipped: no LLM configured", len(episodes), user)
+            return {"status": "skipped", "reason": "no LLM configured (MEMORY_LLM_BASE_URL)"}
+        summary_id = uuid.uuid5(
+            uuid.NAMESPACE_URL, "summary|" + "|".join([user, *(e.id for e in episodes)])
+        ).hex
+        if store.get_episodes(user, [summary_id]):
+            return {"status": "duplicate", "episode_id": summary_id}
+        transcript = "\n".join(
+            f"[{e.timestamp:%Y-%m-%d %H:%M}] {e.speaker}: {e.text}" for e in episodes
+        )
+        summary = llm.complete_json(
+            [
+                {"role": "system", "content": SUMMARY_PROMPT},
+                {"role": "user", "content": transcript[-60_000:]},
+            ],
+            Summary,
+        )
+        if len(store.get_episodes(user, [e.id for e in episodes])) < len(episodes):
+            log.info("a message of %s was forgotten while summarised; asking again", user)
+            continue
+        episode = Episode(
+            id=summary_id,
+            user_id=user,
+            session_id=session_id,
+            text=summary.summary,
+            speaker=MID_TERM_SPEAKER,
+            timestamp=episodes[-1].timestamp,
+            keywords=summary.keywords,
+            importance=summary.importance,
+            metadata={
+                "layer": "mid_term",
+                "time_range": [
+                    episodes[0].timestamp.isoformat(),
+                    episodes[-1].timestamp.isoformat(),
+                ],
+                "episode_ids": [e.id for e in episodes],
+            },
+        )
+        with suppress(ConflictError):  # a concurrent run wrote it first
+            store.add_episodes([episode])
+        return {"status": "done", "episode_id": summary_id, "messages": len(episodes)}
+    return {"status": "skipped", "reason": "its messages were being forgotten while summarised"}
 
 
 def archive_faded(

@@ -639,6 +639,7 @@ class MemoryPlatform:
             "forgotten": report.forgotten_ids,
             "kind": report.target_kind,
             "knowledge_points_removed": report.knowledge_points,
+            "summaries_removed": report.summaries,
             "audit_id": report.audit_id,
         }
 

@@ -131,8 +131,8 @@ def forget(
     as_json: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
-    """Delete a memory (all versions, derived knowledge) or an episode for good; an audit
-    record without content stays."""
+    """Delete a memory (all versions, derived knowledge) or an episode (with the mid-term
+    summaries that retell it) for good; an audit record without content stays."""
     if not yes and not typer.confirm(f"forget {description!r} of {user} for good?"):
         raise typer.Exit(code=1)
     with open_platform(db, existing=True) as mp:
@@ -140,10 +140,12 @@ def forget(
     if as_json or not result.get("success"):
         _report(result, as_json)  # the JSON, or the error with its candidates
         return
+    summaries = result["summaries_removed"]
     console.print(
         f"forgotten {result['kind']} {', '.join(result['forgotten'])}; "
         f"{result['knowledge_points_removed']} knowledge point(s) removed; "
-        f"audit record {result['audit_id']}",
+        + (f"{summaries} mid-term summary(ies) that retold it removed; " if summaries else "")
+        + f"audit record {result['audit_id']}",
         highlight=False,
     )
 

@@ -7,6 +7,11 @@ last run's, shows the ones before as context, and is a version keyed by its last
 turns when it ends again. Messages handed in (``extract_knowledge``) are one version of
 the whole session, as recorded sessions were before 2026-11-27: such a session, resumed,
 gives the turns said after that version was made. Either way a version is written once.
+
+``forget`` takes no lock, so a user may forget a turn while the LLM reads it: a recorded
+session's extraction checks, once the LLM has answered, that every turn it showed is
+still stored, and asks again without the forgotten one otherwise, so what the user forgot
+does not come back as memories written after the forgetting.
 """
 
 from __future__ import annotations
@@ -32,6 +37,13 @@ __all__ = ["SessionExtractions"]
 log = logging.getLogger(__name__)
 
 _ROLES = {"user", "assistant", "system", "tool"}
+
+_ATTEMPTS = 3
+"""Extractions asked of one session while its turns are being forgotten under them."""
+
+
+class _TurnForgotten(Exception):
+    """A turn the LLM was shown was forgotten before its memories were written."""
 
 
 def said(episode: Episode) -> Turn:
@@ -76,7 +88,22 @@ class SessionExtractions:
 
     def recorded(self, user: str, session_id: str) -> ExtractionReport:
         """The recorded session's turns not extracted before; ``duplicate`` when there are
-        none, ``skipped`` when the session has no turns."""
+        none, ``skipped`` when the session has no turns (or its turns were being forgotten
+        while each of a few extractions read them)."""
+        for _ in range(_ATTEMPTS):
+            try:
+                return self._recorded_once(user, session_id)
+            except _TurnForgotten:
+                log.info("a turn of %s/%s was forgotten while extracted; asking again", user,
+                         session_id)  # fmt: skip
+        return ExtractionReport(
+            user_id=user,
+            session_id=session_id,
+            status="skipped",
+            reason="its turns were being forgotten while they were extracted; end it again",
+        )
+
+    def _recorded_once(self, user: str, session_id: str) -> ExtractionReport:
         episodes = self.turns(user, session_id)
         if not episodes:
             return ExtractionReport(
@@ -99,7 +126,10 @@ class SessionExtractions:
             )  # fmt: skip
         messages = [said(e) for e in episodes]
         ids = extraction_ids(user, session_id, episodes[-1].id)
-        return self.run(user, session_id, messages[start:], ids, earlier=messages[:start])
+        shown = [e.id for e in episodes]
+        return self.run(
+            user, session_id, messages[start:], ids, earlier=messages[:start], shown=shown
+        )
 
     def given(self, user: str, session_id: str, messages: list[Message]) -> ExtractionReport:
         """Messages handed in, as one version of the whole session."""
@@ -113,10 +143,13 @@ class SessionExtractions:
         transcript: list[Turn],
         ids: tuple[str, str],
         earlier: Sequence[Turn] = (),
+        shown: Sequence[str] = (),
     ) -> ExtractionReport:
         """One extraction, written under the version id and memory id prefix ``ids``,
         once. ``earlier`` turns (of a resumed session, extracted before) are shown to the
-        LLM as context only."""
+        LLM as context only. ``shown``: the ids of the stored episodes the turns are;
+        one forgotten by the time the LLM answers raises :class:`_TurnForgotten`, with
+        nothing written."""
         version_id, memory_prefix = ids
         if self._llm is None:
             log.info("extraction of %s/%s skipped: no LLM configured", user, session_id)
@@ -133,6 +166,8 @@ class SessionExtractions:
             )  # fmt: skip
         extractor = SessionExtractor(self._llm, self._settings.knowledge.prompt_language)
         points, memories, rejected = extractor.extract(transcript, earlier)
+        if shown and len(self._store.get_episodes(user, shown)) < len(set(shown)):
+            raise _TurnForgotten
         categories = self._settings.privacy.memory_categories
         for point in points:  # the LLM's flag wins; the rule list decides without one
             flag = point.metadata.pop(SENSITIVE_KEY, None)

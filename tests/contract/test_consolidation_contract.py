@@ -18,6 +18,7 @@ from memory_platform.embeddings import Embedder
 from memory_platform.llm import LLMUnavailableError
 from memory_platform.models import LinkType, MemoryStatus, NodeType
 from memory_platform.store import GraphStore
+from tests.support.jobs import meanwhile_held
 from tests.support.memories import T0, causal_pair, create
 from tests.support.openai_stub import OpenAIStub
 
@@ -363,25 +364,9 @@ def consolidate_forgetting(
     holds the run's first judgement, which then answers ``answer``."""
     release = threading.Event()
     stub.reply(answer, hold=release)
-    done: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            done["report"] = mp.consolidate(user)
-        except Exception as exc:
-            done["error"] = exc
-
-    running = threading.Thread(target=run)
-    running.start()
-    try:
-        assert stub.holding.wait(180)  # the run is waiting for its judgement
-        mp.forget(user, forgotten)
-    finally:
-        release.set()
-        running.join(180)
-    assert not running.is_alive()
-    assert "error" not in done, done.get("error")
-    return done["report"]
+    return meanwhile_held(
+        stub.holding, release, lambda: mp.consolidate(user), lambda: mp.forget(user, forgotten)
+    )
 
 
 def test_a_memory_forgotten_while_the_llm_judges_it_leaves_the_run_to_settle_the_rest(

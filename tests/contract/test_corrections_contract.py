@@ -10,6 +10,7 @@ import pytest
 
 from memory_platform import MemoryPlatform
 from memory_platform.errors import InvalidInputError, NotFoundError
+from memory_platform.layers import MID_TERM_SPEAKER
 from memory_platform.models import KnowledgePoint, KnowledgeVersion, LinkType
 from memory_platform.tools.prompts import CORRECTION_EXAMPLES, EXAMPLE_TIME
 from tests.contract.conftest import stored_text
@@ -236,17 +237,27 @@ def test_forgetting_leaves_nothing_reachable_but_an_audit_record(mp: MemoryPlatf
 
 
 def test_forgetting_an_episode_removes_it_and_is_audited(mp: MemoryPlatform, users) -> None:
+    """The episode goes with the mid-term summaries that retell it (they name it in
+    ``episode_ids``); a summary of other turns stays."""
     user = users()
     turn = mp.add_episode(user, "My locker combination is 31-7-22", speaker="user")
-    mp.add_episode(user, "I walked the dog in the park", speaker="user")
+    dog = mp.add_episode(user, "I walked the dog in the park", speaker="user")
+    retold = mp.add_episode(user, "The user's locker opens with 31-7-22; they walked the dog.",
+                            speaker=MID_TERM_SPEAKER, metadata={"episode_ids": [turn, dog]})  # fmt: skip
+    other = mp.add_episode(user, "The user walked the dog.", speaker=MID_TERM_SPEAKER,
+                           metadata={"episode_ids": [dog]})  # fmt: skip
     mp.wait_for_indexing(user)
     assert turn in found(mp, user, "locker combination")
     report = mp.forget(user, turn, actor="support")
-    assert report.target_kind == "episode" and report.forgotten_ids == [turn]
+    assert report.target_kind == "episode" and report.forgotten_ids == [turn, retold]
+    assert report.summaries == 1
     mp.clear_query_cache()
-    assert turn not in found(mp, user, "locker combination", min_relevance=0.0)
-    assert mp.store.get_episodes(user, [turn]) == []
-    assert mp.audit_log(user)[0].actor == "support"
+    for gone in (turn, retold):
+        assert gone not in found(mp, user, "locker combination", min_relevance=0.0)
+    assert mp.store.get_episodes(user, [turn, retold]) == []
+    assert {e.id for e in mp.store.get_episodes(user, [dog, other])} == {dog, other}
+    [entry] = mp.audit_log(user)
+    assert entry.actor == "support" and entry.counts["summaries"] == 1
 
 
 def test_purge_forgets_only_archived_memories_past_the_age(mp: MemoryPlatform, users) -> None:

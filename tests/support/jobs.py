@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 FINISHED = frozenset({"SUCCESS", "FAILURE"})
 
@@ -34,3 +37,34 @@ def wait_until(condition: Callable[[], bool], timeout: float = 120) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def meanwhile_held(
+    holding: threading.Event,
+    release: threading.Event,
+    run: Callable[[], T],
+    meanwhile: Callable[[], object],
+) -> T:
+    """Call ``run`` in a thread; once the LLM stub holds its call (``holding``, for a reply
+    scripted with ``hold=release``), call ``meanwhile`` here, let the call go, and return
+    what ``run`` returned (raising what it raised). The waits are guards against a hang."""
+    done: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            done["value"] = run()
+        except BaseException as exc:  # handed to the caller below
+            done["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    try:
+        assert holding.wait(180), "the LLM was never asked"
+        meanwhile()
+    finally:
+        release.set()
+        thread.join(180)
+    assert not thread.is_alive()
+    if "error" in done:
+        raise done["error"]
+    return done["value"]

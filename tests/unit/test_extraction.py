@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ from memory_platform.embeddings import Embedder
 from memory_platform.extraction import latest_points, sample_points
 from memory_platform.llm import LLMUnavailableError
 from memory_platform.models import KnowledgePoint, KnowledgeType, KnowledgeVersion
+from tests.support.jobs import meanwhile_held
 from tests.support.openai_stub import OpenAIStub
 
 USER = "extract-user"
@@ -107,6 +109,40 @@ def test_a_recorded_session_is_extracted_without_what_is_kept_out_of_search(
     transcript = stub.requests[0]["body"]["messages"][1]["content"]
     assert "我下周要去成都出差" in transcript and "酒店订单" not in transcript
     assert "8812" not in transcript  # expired: gone, if not deleted yet
+
+
+def test_a_turn_forgotten_while_it_is_extracted_gives_no_memory(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """``forget`` takes no lock: a turn forgotten while the LLM extracts its session
+    makes the extraction be asked again without it, so nothing drawn from it is written
+    after the user forgot it (before, the memories of the first answer were written)."""
+    turns = mp.add_messages(USER, "s3", [
+        {"role": "user", "content": "我的新银行卡密码是 4471", "timestamp": MESSAGES[0]["timestamp"]},
+        *MESSAGES,
+    ])  # fmt: skip
+    secret = {
+        "knowledge": [{"content": "用户的银行卡密码是 4471", "type": "WorldModel", "score": 90}],
+        "memories": [{"subject": "我", "memory_type": "事实", "topic": "银行卡密码",
+                      "object": "4471"}],
+    }  # fmt: skip
+    release = threading.Event()
+    stub.reply(json.dumps(secret, ensure_ascii=False), hold=release)
+    stub.reply(json.dumps(GOOD, ensure_ascii=False))
+
+    report = meanwhile_held(
+        stub.holding,
+        release,
+        lambda: mp.extract_session(USER, "s3"),
+        lambda: mp.forget(USER, turns[0]),
+    )
+
+    assert report["status"] == "done" and stub.chat_requests() == 2
+    asked_again = stub.requests[-1]["body"]["messages"][1]["content"]
+    assert "4471" not in asked_again and "我下周要去成都出差" in asked_again
+    texts = [m.text for m in mp.list_memories(USER)]
+    assert texts and not any("4471" in t for t in texts)
+    assert not any("4471" in p.content for p in mp.latest_knowledge(USER))
 
 
 def test_the_same_session_is_extracted_once(mp: MemoryPlatform, stub: OpenAIStub) -> None:

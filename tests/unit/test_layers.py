@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,6 +20,8 @@ from memory_platform.layers import (
     recent_from_episodes,
 )
 from memory_platform.models import Episode
+from memory_platform.tools import ForgetMemoryArgs
+from tests.support.jobs import meanwhile_held
 from tests.support.net import free_port
 from tests.support.openai_stub import OpenAIStub
 
@@ -116,6 +119,68 @@ def test_a_summary_leaves_out_what_is_kept_out_of_search_or_expired(
     transcript = stub.requests[0]["body"]["messages"][1]["content"]
     assert "message 0 about hiking trips" in transcript and "order 4411" not in transcript
     assert "8812" not in transcript
+
+
+def summary_reply(text: str) -> str:
+    return json.dumps({"summary": text, "keywords": [], "importance": 0.5})
+
+
+def test_forgetting_a_message_forgets_the_summaries_that_retell_it(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """A mid-term summary is searched and retells its messages: forgetting one of them
+    forgets the summary too (before, "forget what I said" left its retelling findable).
+    The batch's other messages and another batch's summary stay."""
+    stub.reply(summary_reply("They planned a secret trip to Lisbon."))
+    first = mp.add_messages(USER, "s1", messages(3))
+    second = mp.add_messages(USER, "s2", messages(3, start=3))
+    assert mp.summarize_messages(USER, "s1", first)["status"] == "done"
+    stub.reply(summary_reply("They compared hiking boots."))
+    assert mp.summarize_messages(USER, "s2", second)["status"] == "done"
+    [lisbon] = [s for s in mp.store.find_episodes(USER, MID_TERM_SPEAKER) if "Lisbon" in s.text]
+    mp.wait_for_jobs()  # embedded, so that search could find it by meaning too
+
+    result = mp.forget_tool(USER, ForgetMemoryArgs(memory_description=first[1]))
+
+    assert result["success"] and result["summaries_removed"] == 1
+    assert set(result["forgotten"]) == {first[1], lisbon.id}
+    assert mp.store.get_episodes(USER, [lisbon.id]) == []
+    assert not any("Lisbon" in r.text for r in mp.search(USER, "trip to Lisbon"))
+    assert [s.text for s in mp.store.find_episodes(USER, MID_TERM_SPEAKER)] == [
+        "They compared hiking boots."
+    ]
+    assert len(mp.store.get_episodes(USER, [*first, *second])) == 5
+    [audit] = mp.audit_log(USER)
+    assert audit.counts["summaries"] == 1 and lisbon.id in audit.target_ids
+
+
+def test_a_message_forgotten_while_it_is_summarised_is_left_out_of_the_summary(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """``forget`` takes no lock: a message forgotten while the LLM summarises its batch
+    makes the summary be asked again without it; the summary written retells only the
+    messages left (before, it retold the forgotten one, which was gone)."""
+    ids = mp.add_messages(USER, "s1", [
+        {"role": "user", "content": "my PIN is 4471", "timestamp": T0},
+        *messages(2, start=1),
+    ])  # fmt: skip
+    release = threading.Event()
+    stub.reply(summary_reply("The PIN is 4471; they talked about hiking."), hold=release)
+    stub.reply(summary_reply("They talked about hiking trips."))
+
+    outcome = meanwhile_held(
+        stub.holding,
+        release,
+        lambda: mp.summarize_messages(USER, "s1", ids),
+        lambda: mp.forget(USER, ids[0]),
+    )
+
+    assert outcome["status"] == "done" and outcome["messages"] == 2
+    [summary] = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
+    assert summary.text == "They talked about hiking trips."
+    assert summary.metadata["episode_ids"] == ids[1:]
+    asked_again = stub.requests[-1]["body"]["messages"][1]["content"]
+    assert "4471" not in asked_again and "message 1 about hiking trips" in asked_again
 
 
 def test_summaries_recalled_often_are_promoted_once(mp: MemoryPlatform, stub: OpenAIStub) -> None:
