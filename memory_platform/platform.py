@@ -1087,17 +1087,19 @@ class MemoryPlatform:
         """Move mid-term summaries recalled often enough into the graph (seed 002 §2.3).
 
         Each summary goes through session extraction (knowledge and memories) once; later
-        runs report it as already promoted.
+        runs report it as already promoted. A summary forgotten while the LLM reads it (a
+        message it retells was forgotten) is skipped, with nothing written.
         """
         user = self._user(user_id)
         threshold = self.settings.short_term.promote_after_accesses
         counts = {"promoted": 0, "already": 0, "skipped": 0}
         with self._as_job(user):
             for summary in self.store.find_episodes(user, MID_TERM_SPEAKER, min_access=threshold):
-                report = self.extract_knowledge(
+                report = self._extractions.given(
                     user,
                     f"promoted:{summary.id}",
                     [Message(role="user", content=summary.text, timestamp=summary.timestamp)],
+                    shown=[summary.id],  # forgotten meanwhile (with a message it retells)
                 )
                 key = {"done": "promoted", "duplicate": "already"}.get(report.status, "skipped")
                 counts[key] += 1

@@ -131,10 +131,22 @@ class SessionExtractions:
             user, session_id, messages[start:], ids, earlier=messages[:start], shown=shown
         )
 
-    def given(self, user: str, session_id: str, messages: list[Message]) -> ExtractionReport:
-        """Messages handed in, as one version of the whole session."""
+    def given(
+        self, user: str, session_id: str, messages: list[Message], shown: Sequence[str] = ()
+    ) -> ExtractionReport:
+        """Messages handed in, as one version of the whole session. ``shown``: the stored
+        episodes they are (a promoted summary); ``skipped``, with nothing written, when
+        one was forgotten while the LLM read it."""
         turns = [Turn.of(m) for m in messages]
-        return self.run(user, session_id, turns, extraction_ids(user, session_id))
+        try:
+            return self.run(user, session_id, turns, extraction_ids(user, session_id), shown=shown)
+        except _TurnForgotten:
+            return ExtractionReport(
+                user_id=user,
+                session_id=session_id,
+                status="skipped",
+                reason="what it read was forgotten while it was extracted",
+            )
 
     def run(
         self,

@@ -211,6 +211,31 @@ def test_summaries_recalled_often_are_promoted_once(mp: MemoryPlatform, stub: Op
     assert [p.content for p in mp.latest_knowledge(USER)] == ["The user loves hiking in the Alps"]
 
 
+def test_a_summary_forgotten_while_it_is_promoted_gives_no_memory(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """Forgetting a message forgets the summary that retells it; when that happens while
+    the summary is being promoted, nothing the LLM drew from it is written."""
+    stub.reply(summary_reply("The user's PIN is 4471."))
+    ids = mp.add_messages(USER, "s1", messages(3))
+    assert mp.summarize_messages(USER, "s1", ids)["status"] == "done"
+    [summary] = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
+    for _ in range(2):  # recalled often enough to be promoted
+        mp.store.record_episode_access(USER, [summary.id])
+    release = threading.Event()
+    stub.reply(json.dumps({
+        "knowledge": [{"content": "The user's PIN is 4471", "type": "WorldModel", "score": 90}],
+        "memories": [{"subject": "I", "memory_type": "fact", "topic": "PIN", "object": "4471"}],
+    }), hold=release)  # fmt: skip
+
+    counts = meanwhile_held(
+        stub.holding, release, lambda: mp.promote_summaries(USER), lambda: mp.forget(USER, ids[0])
+    )
+
+    assert counts == {"promoted": 0, "already": 0, "skipped": 1}
+    assert mp.stats(USER).memories == 0 and mp.latest_knowledge(USER) == []
+
+
 def test_searching_counts_episode_accesses(mp: MemoryPlatform) -> None:
     ids = mp.add_messages(USER, "s1", messages(2))
     mp.wait_for_indexing(USER)
