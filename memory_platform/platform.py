@@ -20,7 +20,13 @@ from .config import Settings, load_settings
 from .consolidation import Consolidator
 from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
 from .embeddings import Embedder, coverage, make_embedder
-from .errors import InvalidInputError, NotFoundError, QueueUnavailable
+from .errors import (
+    InvalidInputError,
+    JobStopped,
+    MemoryPlatformError,
+    NotFoundError,
+    QueueUnavailable,
+)
 from .extraction import ExtractionReport, latest_points, sample_points
 from .extraction.sessions import SessionExtractions
 from .forgetting import (
@@ -65,7 +71,7 @@ from .models import (
     utc,
     validated,
 )
-from .privacy import SENSITIVE_KEY, with_sensitivity
+from .privacy import SENSITIVE_KEY, loggable, with_sensitivity
 from .retrieval import HybridRetriever, SearchResult, format_context
 from .retrieval.context import relation_label
 from .retrieval.planner import LLMQueryPlanner
@@ -1088,19 +1094,30 @@ class MemoryPlatform:
 
         Each summary goes through session extraction (knowledge and memories) once; later
         runs report it as already promoted. A summary forgotten while the LLM reads it (a
-        message it retells was forgotten) is skipped, with nothing written.
+        message it retells was forgotten) is skipped, with nothing written; one the LLM
+        gives no valid answer for, or refuses, is counted ``failed`` and the others go on.
+
+        Raises:
+            LLMUnavailableError: the LLM did not answer (worth retrying the run).
         """
         user = self._user(user_id)
         threshold = self.settings.short_term.promote_after_accesses
-        counts = {"promoted": 0, "already": 0, "skipped": 0}
+        counts = {"promoted": 0, "already": 0, "skipped": 0, "failed": 0}
         with self._as_job(user):
             for summary in self.store.find_episodes(user, MID_TERM_SPEAKER, min_access=threshold):
-                report = self._extractions.given(
-                    user,
-                    f"promoted:{summary.id}",
-                    [Message(role="user", content=summary.text, timestamp=summary.timestamp)],
-                    shown=[summary.id],  # forgotten meanwhile (with a message it retells)
-                )
+                try:
+                    report = self._extractions.given(
+                        user,
+                        f"promoted:{summary.id}",
+                        [Message(role="user", content=summary.text, timestamp=summary.timestamp)],
+                        shown=[summary.id],  # forgotten meanwhile (with a message it retells)
+                    )
+                except MemoryPlatformError as exc:
+                    if exc.is_retryable() or isinstance(exc, JobStopped):
+                        raise
+                    log.warning("summary %s not promoted: %s", summary.id, loggable(str(exc)))
+                    counts["failed"] += 1  # asked again at the next run
+                    continue
                 key = {"done": "promoted", "duplicate": "already"}.get(report.status, "skipped")
                 counts[key] += 1
         return counts
@@ -1121,16 +1138,16 @@ class MemoryPlatform:
         )
 
     def daily_maintenance(self, user_id: str) -> dict[str, Any]:
-        """The daily task: decay refresh, promotion of mid-term summaries, the purge of
-        long-archived memories when ``privacy.purge_archived_after_days`` is set, and of
-        expired episodes."""
+        """The daily task: decay refresh, the purge of long-archived memories when
+        ``privacy.purge_archived_after_days`` is set and of expired episodes, then the
+        promotion of mid-term summaries: last, as the one step that asks the LLM, so an
+        LLM outage (``LLMUnavailableError``, retried) does not hold up the purges."""
         with self._as_job(self._user(user_id)):
-            return {
-                "decay": self.refresh_decay(user_id),
-                "promotion": self.promote_summaries(user_id),
-                "purge": self.purge_archived(user_id),
-                "expired": self.purge_expired(user_id),
-            }
+            decay = self.refresh_decay(user_id)
+            purge = self.purge_archived(user_id)
+            expired = self.purge_expired(user_id)
+            promotion = self.promote_summaries(user_id)
+        return {"decay": decay, "promotion": promotion, "purge": purge, "expired": expired}
 
     def end_session(self, user_id: str, session_id: str) -> str:
         """The session is over: queue its knowledge extraction; returns the job id.

@@ -19,6 +19,7 @@ from memory_platform.layers import (
     LocalShortTerm,
     recent_from_episodes,
 )
+from memory_platform.llm import LLMUnavailableError
 from memory_platform.models import Episode
 from memory_platform.tools import ForgetMemoryArgs
 from tests.support.jobs import meanwhile_held
@@ -205,8 +206,8 @@ def test_summaries_recalled_often_are_promoted_once(mp: MemoryPlatform, stub: Op
     first = mp.promote_summaries(USER)
     second = mp.promote_summaries(USER)
 
-    assert first == {"promoted": 1, "already": 0, "skipped": 0}
-    assert second == {"promoted": 0, "already": 1, "skipped": 0}
+    assert first == {"promoted": 1, "already": 0, "skipped": 0, "failed": 0}
+    assert second == {"promoted": 0, "already": 1, "skipped": 0, "failed": 0}
     assert mp.stats(USER).memories == 1
     assert [p.content for p in mp.latest_knowledge(USER)] == ["The user loves hiking in the Alps"]
 
@@ -232,8 +233,43 @@ def test_a_summary_forgotten_while_it_is_promoted_gives_no_memory(
         stub.holding, release, lambda: mp.promote_summaries(USER), lambda: mp.forget(USER, ids[0])
     )
 
-    assert counts == {"promoted": 0, "already": 0, "skipped": 1}
+    assert counts == {"promoted": 0, "already": 0, "skipped": 1, "failed": 0}
     assert mp.stats(USER).memories == 0 and mp.latest_knowledge(USER) == []
+
+
+@pytest.mark.parametrize("llm", ["garbage", "outage"])
+def test_the_daily_purge_of_expired_messages_does_not_wait_for_the_llm(
+    mp: MemoryPlatform, stub: OpenAIStub, llm: str
+) -> None:
+    """Promotion is the daily task's one step that asks the LLM; it runs last, so an LLM
+    that answers garbage or not at all does not keep an expired message (a one-time code)
+    in the store. Garbage fails that summary's promotion alone (counted, not retried);
+    an outage fails the task, to be retried, once the purges are done."""
+    stub.reply(summary_reply("They talked about hiking trips."))
+    ids = mp.add_messages(USER, "s1", messages(3))
+    assert mp.summarize_messages(USER, "s1", ids)["status"] == "done"
+    [summary] = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
+    for _ in range(2):  # recalled often enough to be promoted
+        mp.store.record_episode_access(USER, [summary.id])
+    [code] = mp.add_episodes(USER, [
+        {"text": "my one-time code is 8812", "expires_at": datetime.now(UTC) - timedelta(minutes=1)},
+    ])  # fmt: skip
+    for _ in range(9):  # every attempt of the LLM client, and of its transport
+        if llm == "garbage":
+            stub.reply("no JSON here")
+        else:
+            stub.fail(503, "overloaded")
+
+    if llm == "garbage":
+        report = mp.daily_maintenance(USER)
+        assert report["promotion"] == {"promoted": 0, "already": 0, "skipped": 0, "failed": 1}
+        assert report["expired"] == {"purged": 1}
+    else:
+        with pytest.raises(LLMUnavailableError):
+            mp.daily_maintenance(USER)
+
+    assert mp.store.get_episodes(USER, [code]) == []
+    assert mp.stats(USER).memories == 0
 
 
 def test_searching_counts_episode_accesses(mp: MemoryPlatform) -> None:
