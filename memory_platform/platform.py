@@ -161,6 +161,16 @@ def _ids(value: object, field: str) -> list[str]:
     return ids
 
 
+def _encodes(text: str) -> bool:
+    """Whether the text is valid Unicode (no lone surrogate, which JSON's ``\\ud800``
+    escapes can give and neither store, nor the embedder, can take)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _moment(value: object, field: str) -> datetime | None:
     """A time argument ("now" for a search or a purge): a datetime, in its own zone (the
     user's "today" and "yesterday" are read in it) or UTC when it names none, or None
@@ -871,6 +881,10 @@ class MemoryPlatform:
         user = self._user(user_id)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("must be a non-empty string", "query")
+        if not _encodes(query):
+            raise InvalidInputError(
+                "must be valid Unicode text (it holds a lone surrogate)", "query"
+            )
         types = None
         if isinstance(memory_types, str):  # one type named alone
             memory_types = [memory_types]
