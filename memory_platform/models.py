@@ -115,6 +115,16 @@ def _as_utc(value: datetime | None) -> datetime | None:
     return None if value is None else utc(value)
 
 
+def valid_unicode(text: str) -> bool:
+    """Whether a string is text either store can keep: no lone surrogate (half of a
+    UTF-16 pair, which a JSON ``\\ud800`` escape gives Python and UTF-8 cannot encode)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_identifier(value: object, field: str) -> str:
     """A user or session id as stored: a non-blank string of at most 128 printable
     characters (no control characters, no lone surrogates), stripped of outer spaces.
@@ -129,7 +139,7 @@ def check_identifier(value: object, field: str) -> str:
     if len(value) > MAX_ID_CHARS:
         raise InvalidInputError(f"longer than {MAX_ID_CHARS} characters", field)
     if not value.isprintable():  # control characters, and lone surrogates (category Cs)
-        raise InvalidInputError("must not contain control characters", field)
+        raise InvalidInputError("must not contain control characters or lone surrogates", field)
     return value.strip()
 
 

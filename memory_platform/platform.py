@@ -69,6 +69,7 @@ from .models import (
     check_identifier,
     invalid_input_from,
     utc,
+    valid_unicode,
     validated,
 )
 from .privacy import SENSITIVE_KEY, loggable, with_sensitivity
@@ -153,22 +154,19 @@ def _listed(value: object, field: str, what: str) -> list[Any]:
     return list(value)
 
 
+def _id(value: object, field: str) -> str:
+    """An id to look up: a non-empty string of valid Unicode."""
+    if not isinstance(value, str) or not value or not valid_unicode(value):
+        raise InvalidInputError("must be an id (a non-empty string)", field)
+    return value
+
+
 def _ids(value: object, field: str) -> list[str]:
-    """A list of ids: non-empty strings."""
+    """A list of ids: non-empty strings of valid Unicode."""
     ids = _listed(value, field, "ids")
-    if not all(isinstance(ref, str) and ref for ref in ids):
+    if not all(isinstance(ref, str) and ref and valid_unicode(ref) for ref in ids):
         raise InvalidInputError("must be a list of ids (non-empty strings)", field)
     return ids
-
-
-def _encodes(text: str) -> bool:
-    """Whether the text is valid Unicode (no lone surrogate, which JSON's ``\\ud800``
-    escapes can give and neither store, nor the embedder, can take)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _moment(value: object, field: str) -> datetime | None:
@@ -611,7 +609,7 @@ class MemoryPlatform:
         Raises:
             NotFoundError: no such memory for this user.
         """
-        return memory_history(self.store, self._user(user_id), memory_id)
+        return memory_history(self.store, self._user(user_id), _id(memory_id, "memory_id"))
 
     def forget(self, user_id: str, item_id: str, *, actor: str | None = None) -> ForgetReport:
         """Delete a memory (every version, its nodes no other memory uses, vectors, lexical
@@ -881,7 +879,7 @@ class MemoryPlatform:
         user = self._user(user_id)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("must be a non-empty string", "query")
-        if not _encodes(query):
+        if not valid_unicode(query):
             raise InvalidInputError(
                 "must be valid Unicode text (it holds a lone surrogate)", "query"
             )
@@ -1367,7 +1365,7 @@ class MemoryPlatform:
         Raises:
             NotFoundError: no such memory for this user.
         """
-        record = self.store.get_memory(self._user(user_id), memory_id)
+        record = self.store.get_memory(self._user(user_id), _id(memory_id, "memory_id"))
         if record is None:
             raise NotFoundError("memory", memory_id)
         return record
@@ -1401,7 +1399,7 @@ class MemoryPlatform:
         Raises:
             NotFoundError: no such memory for this user.
         """
-        if not self.store.delete_memory(self._user(user_id), memory_id):
+        if not self.store.delete_memory(self._user(user_id), _id(memory_id, "memory_id")):
             raise NotFoundError("memory", memory_id)
 
     def delete_user(self, user_id: str) -> None:

@@ -48,6 +48,7 @@ from ..models import (
     MemoryStatus,
     MemoryType,
     VectorKind,
+    valid_unicode,
 )
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
@@ -226,7 +227,7 @@ def _allowed_episodes(
     if episode_ids is None:
         return None
     if not isinstance(episode_ids, list | tuple | set | frozenset) or not all(
-        isinstance(ref, str) and ref for ref in episode_ids
+        isinstance(ref, str) and ref and valid_unicode(ref) for ref in episode_ids
     ):
         raise InvalidInputError("must be a list of episode ids", "episode_ids")
     if len(episode_ids) > MAX_WITHIN:

@@ -40,6 +40,7 @@ from ..models import (
     StructuralEdge,
     VectorHit,
     VectorKind,
+    valid_unicode,
 )
 
 __all__ = [
@@ -874,15 +875,19 @@ def metadata_json(metadata: Mapping[str, Any], field: str = "metadata") -> str:
     kept them): the same input is one clear error on every backend.
 
     Raises:
-        InvalidInputError: a number JSON cannot hold, a cycle, or nesting too deep to write.
+        InvalidInputError: a number JSON cannot hold, a cycle, nesting too deep to write,
+            or a lone surrogate in a string.
     """
     try:
-        return json.dumps(dict(metadata), ensure_ascii=False, default=str, allow_nan=False)
+        text = json.dumps(dict(metadata), ensure_ascii=False, default=str, allow_nan=False)
     except (ValueError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise InvalidInputError(
             f"must be JSON (no NaN or infinite numbers, no cycles): {reason}", field
         ) from None
+    if not valid_unicode(text):
+        raise InvalidInputError("must be valid Unicode text (it holds a lone surrogate)", field)
+    return text
 
 
 def spoken_line(episode: Episode) -> str:

@@ -213,15 +213,21 @@ def test_invalid_requests_get_a_clear_422(
     assert response.json()["error"]
 
 
-def test_nan_in_metadata_is_a_422_naming_it(alice: httpx.Client) -> None:
-    """Python's JSON parser reads NaN and Infinity, which JSON has not: the metadata that
-    holds one is refused by name (it was a 500 from SQLite's JSON functions)."""
-    body = '{"episodes": [{"text": "a note", "metadata": {"score": NaN}}]}'
+@pytest.mark.parametrize(
+    ("value", "says"), [("NaN", "NaN"), ('"half \\ud800 a pair"', "lone surrogate")]
+)
+def test_what_json_text_cannot_hold_in_metadata_is_a_422_naming_it(
+    alice: httpx.Client, value: str, says: str
+) -> None:
+    """Python's JSON parser reads NaN and Infinity, which JSON has not, and a lone
+    surrogate's escape, which UTF-8 has no form for: the metadata that holds one is
+    refused by name (a 500 from SQLite's JSON functions, or from encoding the row)."""
+    body = '{"episodes": [{"text": "a note", "metadata": {"score": ' + value + "}}]}"
     response = alice.post(
         "/v1/users/alice/episodes", content=body, headers={"content-type": "application/json"}
     )
     assert response.status_code == 422, response.text
-    assert response.json()["field"] == "metadata" and "NaN" in response.json()["error"]
+    assert response.json()["field"] == "metadata" and says in response.json()["error"]
 
 
 def test_malformed_json_and_bad_query_parameters_are_4xx(alice: httpx.Client) -> None:

@@ -258,14 +258,20 @@ def test_metadata_json_cannot_hold_is_refused_and_nothing_is_written(
 ) -> None:
     """NaN and the infinities have no JSON form: SQLite called the row malformed JSON (a
     storage error) where Neo4j kept it. Both refuse it as invalid input now, and write
-    nothing; a value JSON has no type for (a date, bytes) is kept as its text."""
+    nothing, as they do a lone surrogate (UTF-8 has no form for it: it raised
+    UnicodeEncodeError); a value JSON has no type for (a date, bytes) is kept as its text."""
     user = users()
-    for bad in ({"score": math.nan}, {"limits": [1, math.inf]}, {"deep": {"x": -math.inf}}):
-        with pytest.raises(InvalidInputError, match="metadata: must be JSON"):
+    nans = ({"score": math.nan}, {"limits": [1, math.inf]}, {"deep": {"x": -math.inf}})
+    surrogates = ({"note": "half \ud800 a pair"}, {"k\udfff": 1})  # JSON escapes give these
+    for bad, says in [
+        *((n, "must be JSON") for n in nans),
+        *((u, "must be valid Unicode") for u in surrogates),
+    ]:
+        with pytest.raises(InvalidInputError, match=f"metadata: {says}"):
             store.add_episodes([Episode(user_id=user, text="a note", metadata=bad)])
         graph = build_memory(user, CreateMemoryArgs(subject="我", memory_type="事实", topic="t"))
         graph.memory.metadata = bad
-        with pytest.raises(InvalidInputError, match="metadata: must be JSON"):
+        with pytest.raises(InvalidInputError, match=f"metadata: {says}"):
             store.write_memory(graph)
     assert store.stats(user).episodes == 0 and store.stats(user).memories == 0
 

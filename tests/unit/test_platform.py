@@ -172,6 +172,25 @@ def test_bad_episodes_are_refused_and_none_written(
     assert platform.stats(USER).episodes == 0
 
 
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda mp: mp.get_memory("u", "m\ud800"), "memory_id"),
+        (lambda mp: mp.memory_history("u", "m\ud800"), "memory_id"),
+        (lambda mp: mp.delete_memory("u", 42), "memory_id"),
+        (lambda mp: mp.delete_episodes("u", ["e\udfff"]), "episode_ids"),
+        (lambda mp: mp.forget("u", "e\udfff"), "item_id"),
+    ],
+)
+def test_an_id_that_is_no_text_is_a_clear_error(
+    platform: MemoryPlatform, call: Callable[[MemoryPlatform], object], field: str
+) -> None:
+    """A lone surrogate (a JSON escape of half a pair) reached the store and raised
+    UnicodeEncodeError; an id of another type raised whatever the store made of it."""
+    with pytest.raises(InvalidInputError, match=field):
+        call(platform)
+
+
 def test_delete_memory_and_user(platform: MemoryPlatform) -> None:
     memory_id = platform.create_memory(
         USER, subject="我", memory_type="事实", topic="住址", object="上海"

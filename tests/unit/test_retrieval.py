@@ -302,6 +302,7 @@ def test_a_query_is_embedded_without_the_speakers_wo(platform: MemoryPlatform) -
     [
         ({"query": " "}, "query"),
         ({"query": "hi \ud800 there"}, "lone surrogate"),  # a JSON escape of half a pair
+        ({"query": "x", "episode_ids": ["e\udfff"]}, "episode_ids"),
         ({"query": "x", "max_results": 0}, "max_results"),
         ({"query": "x", "max_results": None}, "max_results"),
         ({"query": "x", "max_results": "5"}, "max_results"),
