@@ -1287,14 +1287,9 @@ class MemoryPlatform:
     ) -> list[KnowledgePoint]:
         """The newest knowledge version's points above the score threshold, best first;
         sensitive points only when ``include_sensitive`` is set."""
-        config = self.settings.knowledge
+        top_k, min_score = self._knowledge_bounds(top_k, min_score)
         versions = self.store.knowledge_versions(self._user(user_id), limit=1)
-        return latest_points(
-            versions,
-            config.default_top_k if top_k is None else top_k,
-            config.min_score if min_score is None else min_score,
-            include_sensitive=include_sensitive,
-        )
+        return latest_points(versions, top_k, min_score, include_sensitive=include_sensitive)
 
     def sample_knowledge(
         self,
@@ -1306,15 +1301,31 @@ class MemoryPlatform:
     ) -> list[KnowledgePoint]:
         """Points drawn with probability by score from the most recent versions (seed 001
         §5); sensitive points never, unless ``include_sensitive`` is set."""
-        config = self.settings.knowledge
-        versions = self.store.knowledge_versions(self._user(user_id), limit=config.recent_versions)
+        top_k, min_score = self._knowledge_bounds(top_k, min_score)
+        recent = self.settings.knowledge.recent_versions
+        versions = self.store.knowledge_versions(self._user(user_id), limit=recent)
         return sample_points(
             versions,
-            config.default_top_k if top_k is None else top_k,
-            config.min_score if min_score is None else min_score,
+            top_k,
+            min_score,
             random.Random(None if seed is None else _whole(seed, "seed", -(2**63), 2**63)),
             include_sensitive=include_sensitive,
         )
+
+    def _knowledge_bounds(self, top_k: object, min_score: object) -> tuple[int, float]:
+        """How many points at most (1-1,000) and the lowest score served (0-100), as the
+        HTTP API bounds them; the configured defaults for None."""
+        config = self.settings.knowledge
+        k = config.default_top_k if top_k is None else _whole(top_k, "top_k", 1, 1000)
+        if min_score is None:
+            return k, config.min_score
+        if (
+            isinstance(min_score, bool)
+            or not isinstance(min_score, int | float)
+            or not 0 <= min_score <= 100  # NaN fails this too
+        ):
+            raise InvalidInputError("must be a number from 0 to 100", "min_score")
+        return k, float(min_score)
 
     # -- consolidation -------------------------------------------------------------------
 

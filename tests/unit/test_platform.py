@@ -81,11 +81,24 @@ def test_create_memory_validates_like_the_tool(platform: MemoryPlatform) -> None
         (lambda mp: mp.purge_archived(USER, older_than_days=float("inf")), "older_than_days"),
         (lambda mp: mp.purge_archived(USER, older_than_days=float("nan")), "older_than_days"),
         (lambda mp: mp.purge_archived(USER, older_than_days=0), "older_than_days"),
+        (lambda mp: mp.latest_knowledge(USER, top_k=float("nan")), "top_k"),
+        (lambda mp: mp.latest_knowledge(USER, top_k=-1), "top_k"),
+        (lambda mp: mp.latest_knowledge(USER, min_score="high"), "min_score"),
+        (lambda mp: mp.sample_knowledge(USER, min_score=float("nan")), "min_score"),
+        (lambda mp: mp.sample_knowledge(USER, top_k=2.5), "top_k"),
+        # a lone surrogate (a JSON escape of half a pair) reached the store and raised
+        # UnicodeEncodeError; an id of another type, whatever the store made of it
+        (lambda mp: mp.get_memory(USER, "m\ud800"), "memory_id"),
+        (lambda mp: mp.memory_history(USER, "m\ud800"), "memory_id"),
+        (lambda mp: mp.delete_memory(USER, 42), "memory_id"),
+        (lambda mp: mp.delete_episodes(USER, ["e\udfff"]), "episode_ids"),
+        (lambda mp: mp.forget(USER, "e\udfff"), "item_id"),
     ],
 )
-def test_listing_and_purging_refuse_values_out_of_range(
+def test_arguments_out_of_range_or_not_text_are_a_clear_error(
     platform: MemoryPlatform, call: Callable[[MemoryPlatform], object], field: str
 ) -> None:
+    """Each was a TypeError, a UnicodeEncodeError or a silent empty answer."""
     with pytest.raises(InvalidInputError, match=field):
         call(platform)
 
@@ -170,25 +183,6 @@ def test_bad_episodes_are_refused_and_none_written(
     with pytest.raises(InvalidInputError, match=message):
         platform.add_episodes(USER, [{"text": "fine"}, episode])  # type: ignore[list-item]
     assert platform.stats(USER).episodes == 0
-
-
-@pytest.mark.parametrize(
-    ("call", "field"),
-    [
-        (lambda mp: mp.get_memory("u", "m\ud800"), "memory_id"),
-        (lambda mp: mp.memory_history("u", "m\ud800"), "memory_id"),
-        (lambda mp: mp.delete_memory("u", 42), "memory_id"),
-        (lambda mp: mp.delete_episodes("u", ["e\udfff"]), "episode_ids"),
-        (lambda mp: mp.forget("u", "e\udfff"), "item_id"),
-    ],
-)
-def test_an_id_that_is_no_text_is_a_clear_error(
-    platform: MemoryPlatform, call: Callable[[MemoryPlatform], object], field: str
-) -> None:
-    """A lone surrogate (a JSON escape of half a pair) reached the store and raised
-    UnicodeEncodeError; an id of another type raised whatever the store made of it."""
-    with pytest.raises(InvalidInputError, match=field):
-        call(platform)
 
 
 def test_delete_memory_and_user(platform: MemoryPlatform) -> None:
