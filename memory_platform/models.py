@@ -619,10 +619,13 @@ def validated(model: type[M], /, **values: Any) -> M:
 
 
 def invalid_input_from(exc: ValidationError) -> InvalidInputError:
-    """One readable :class:`InvalidInputError` from a pydantic validation error."""
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
-    return InvalidInputError("; ".join(parts))
+    """One readable :class:`InvalidInputError` from a pydantic validation error, naming
+    the field when one field is wrong."""
+    errors = [
+        (".".join(str(p) for p in err["loc"]), err["msg"].removeprefix("Value error, "))
+        for err in exc.errors()
+    ]
+    fields = {loc for loc, _ in errors}
+    if len(fields) == 1 and (field := fields.pop()):
+        return InvalidInputError("; ".join(msg for _, msg in errors), field)
+    return InvalidInputError("; ".join(f"{loc}: {msg}" if loc else msg for loc, msg in errors))

@@ -85,6 +85,7 @@ from .timeparse import normalize_time
 from .tools.arguments import (
     CreateMemoryArgs,
     ForgetMemoryArgs,
+    LinkMemoriesArgs,
     SearchMemoriesArgs,
     UpdateMemoryArgs,
 )
@@ -152,6 +153,20 @@ def _listed(value: object, field: str, what: str) -> list[Any]:
     if not isinstance(value, list | tuple | set | frozenset):
         raise InvalidInputError(f"must be a list of {what}", field)
     return list(value)
+
+
+def _messages(value: object) -> list[Message]:
+    """Chat messages: a list of :class:`Message` or dicts, each validated (an error names
+    its index)."""
+    out: list[Message] = []
+    for index, raw in enumerate(_listed(value, "messages", "messages")):
+        if not isinstance(raw, Message | Mapping):
+            raise InvalidInputError("each message must be a dict", f"messages[{index}]")
+        try:
+            out.append(raw if isinstance(raw, Message) else Message.model_validate(dict(raw)))
+        except ValidationError as exc:
+            raise InvalidInputError(f"messages[{index}]: {invalid_input_from(exc)}") from exc
+    return out
 
 
 def _id(value: object, field: str) -> str:
@@ -400,6 +415,7 @@ class MemoryPlatform:
         user = self._user(user_id)
         if session_id is not None:
             session_id = check_identifier(session_id, "session_id")
+        reference_time = _moment(reference_time, "reference_time")
         graph = build_memory(user, args, reference_time, session_id=session_id, source=source)
         graph.memory.metadata = with_sensitivity(
             graph.memory.metadata,
@@ -428,20 +444,21 @@ class MemoryPlatform:
         """
         user = self._user(user_id)
         try:
-            relation = RelationType(relation_type)
-        except ValueError as exc:
-            raise InvalidInputError(
-                f"{relation_type!r} is not allowed; use one of: {' / '.join(RelationType.accepted())}",
-                "relation_type",
-            ) from exc
-        if isinstance(importance, bool) or not isinstance(importance, int | float):
-            raise InvalidInputError("must be a number between 0 and 1", "importance")
-        if not 0.0 <= importance <= 1.0:
-            raise InvalidInputError("must be between 0 and 1", "importance")
+            args = LinkMemoriesArgs.model_validate(
+                {
+                    "source_memory_description": source_memory_description,
+                    "target_memory_description": target_memory_description,
+                    "relation_type": relation_type,
+                    "importance": importance,
+                }
+            )
+        except ValidationError as exc:
+            raise invalid_input_from(exc) from exc
+        relation, importance = args.relation_type, args.importance
         ends = {}
         for role, description in (
-            ("source", source_memory_description),
-            ("target", target_memory_description),
+            ("source", args.source_memory_description),
+            ("target", args.target_memory_description),
         ):
             found = self._resolve(user, description, role, reference_time)
             if isinstance(found, dict):
@@ -793,7 +810,8 @@ class MemoryPlatform:
                 items.append(Episode(user_id=user, **values))
             except ValidationError as exc:
                 error = invalid_input_from(exc)
-                raise InvalidInputError(error.message, f"episodes[{index}]") from exc
+                where = f"episodes[{index}]" + (f".{error.field}" if error.field else "")
+                raise InvalidInputError(error.message, where) from exc
         stored = StoredSpeakers(self.store, user)
         speakers = pasted_speakers(items, stored.speaks)
         # a speaker's first turn, stored before the tag was known to name one
@@ -938,7 +956,10 @@ class MemoryPlatform:
     ) -> str:
         """The layered ``<memory_context>`` block for a prompt (seed 004 §2.4); sensitive
         results are left out unless ``include_sensitive`` is set."""
-        return format_context(results, include_sensitive=include_sensitive)
+        listed = _listed(results, "results", "search results")
+        if not all(isinstance(r, SearchResult) for r in listed):
+            raise InvalidInputError("must be a list of search results (from search)", "results")
+        return format_context(listed, include_sensitive=include_sensitive)
 
     def search_tool(
         self, user_id: str, args: SearchMemoriesArgs, reference_time: datetime | None = None
@@ -999,13 +1020,7 @@ class MemoryPlatform:
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
         items: list[dict[str, Any]] = []
-        for index, raw in enumerate(_listed(messages, "messages", "messages")):
-            if not isinstance(raw, Message | Mapping):
-                raise InvalidInputError("each message must be a dict", f"messages[{index}]")
-            try:
-                message = raw if isinstance(raw, Message) else Message.model_validate(dict(raw))
-            except ValidationError as exc:
-                raise InvalidInputError(f"messages[{index}]: {invalid_input_from(exc)}") from exc
+        for message in _messages(messages):
             if not message.content.strip():
                 continue
             items.append(
@@ -1095,6 +1110,8 @@ class MemoryPlatform:
         Without an LLM it reports ``skipped``; the messages stay stored as episodes.
         """
         user = self._user(user_id)
+        session_id = check_identifier(session_id, "session_id")
+        episode_ids = _ids(episode_ids, "episode_ids")
         with self._as_job(user):
             outcome = summarize_episodes(self.store, self.llm, user, session_id, episode_ids)
         if outcome["status"] == "done":
@@ -1272,9 +1289,7 @@ class MemoryPlatform:
         """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        transcript = [
-            m if isinstance(m, Message) else validated(Message, **dict(m)) for m in messages
-        ]
+        transcript = _messages(messages)
         with self._as_job(user):
             return self._extractions.given(user, session_id, transcript)
 
@@ -1487,8 +1502,12 @@ class MemoryPlatform:
                 records = parse_lines(handle)
         elif isinstance(data, str):
             records = parse_lines(data.splitlines())
-        else:
+        elif isinstance(data, Iterable) and not isinstance(data, bytes | Mapping):
             records = parse_lines(data)
+        else:
+            raise InvalidInputError(
+                "must be an export: its lines, its JSON Lines text or a path to its file", "data"
+            )
         user = import_user_id(records, None if user_id is None else self._user(user_id))
         with self._jobs.exclusive(user):  # never beside a job of the user, or their deletion
             report = import_records(self.store, records, user)

@@ -123,6 +123,8 @@ def read_media(source: bytes | str | os.PathLike[str], max_bytes: int) -> bytes:
             size = path.stat().st_size
         except OSError as exc:
             raise InvalidInputError(f"cannot read {str(path)!r}: {exc.strerror}", "media") from exc
+        except ValueError as exc:  # a NUL character, or a lone surrogate no file name holds
+            raise InvalidInputError(f"is no path a file can have ({exc})", "media") from exc
         if not path.is_file():
             raise InvalidInputError(f"{str(path)!r} is not a file", "media")
         if size > max_bytes:

@@ -93,6 +93,17 @@ def test_create_memory_validates_like_the_tool(platform: MemoryPlatform) -> None
         (lambda mp: mp.delete_memory(USER, 42), "memory_id"),
         (lambda mp: mp.delete_episodes(USER, ["e\udfff"]), "episode_ids"),
         (lambda mp: mp.forget(USER, "e\udfff"), "item_id"),
+        (lambda mp: mp.link_memories(USER, "x\ud800", "y", "相关"), "source_memory_description"),
+        (lambda mp: mp.add_media(USER, "photo\x00.png"), "media"),
+        # and arguments of the wrong type raised TypeError or AttributeError from inside
+        (
+            lambda mp: mp.create_memory(USER, "I", "fact", "t", reference_time="now"),
+            "reference_time",
+        ),
+        (lambda mp: mp.extract_knowledge(USER, "s", None), "messages"),
+        (lambda mp: mp.summarize_messages(USER, "s", None), "episode_ids"),
+        (lambda mp: mp.format_context("what I said"), "results"),
+        (lambda mp: mp.import_user(42), "data"),
     ],
 )
 def test_arguments_out_of_range_or_not_text_are_a_clear_error(
