@@ -1482,12 +1482,14 @@ class MemoryPlatform:
         background (:meth:`wait_for_indexing` waits for them).
 
         The import holds the user's lock, as their jobs do: it waits for a running job of
-        the user (and a deletion of the user waits for it).
+        the user, and a deletion of the user stops it before its next page of 500 records
+        (``JobStopped``; what it wrote is deleted with the user).
 
         Raises:
             InvalidInputError: the data is not a complete, valid export.
             ConflictError: an id in the file belongs to another user of this store.
             UserBusy: a job of the user ran past ``worker.lock_wait``; nothing was written.
+            JobStopped: the user is being deleted.
         """
         if isinstance(data, str) and not data.lstrip().startswith("{"):
             other: Any = user_id
@@ -1509,7 +1511,7 @@ class MemoryPlatform:
                 "must be an export: its lines, its JSON Lines text or a path to its file", "data"
             )
         user = import_user_id(records, None if user_id is None else self._user(user_id))
-        with self._jobs.exclusive(user):  # never beside a job of the user, or their deletion
+        with self._as_job(user):  # never beside a job of the user; stops for their deletion
             report = import_records(self.store, records, user)
         self._indexer.notify(report.user_id)
         return report

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from .errors import ConflictError, InvalidInputError
+from .jobs import stop_if_asked
 from .models import (
     ContentNode,
     Episode,
@@ -200,6 +201,8 @@ def import_records(
 
     All or nothing: when an id turns out to belong to another user of the store, what
     this import wrote is removed again before the :class:`ConflictError` is raised.
+    Run as a job (:func:`~.jobs.stoppable`), it stops before its next page once the user
+    is being deleted (:class:`~.errors.JobStopped`); what it wrote goes with the user.
     """
     user = import_user_id(records, user_id)
     report = ImportReport(user_id=user)
@@ -217,6 +220,7 @@ def import_records(
     skipped["memory"] = len(memories) - len(fresh)
     try:
         for start in range(0, len(fresh), _PAGE):  # one transaction per page of memories
+            stop_if_asked()
             page = fresh[start : start + _PAGE]
             store.write_memories(
                 [
@@ -248,6 +252,7 @@ def import_records(
         have = {e.id for e in store.get_episodes(user, [e.id for e in episodes])}
         new = [e for e in episodes if e.id not in have]
         for start in range(0, len(new), _PAGE):
+            stop_if_asked()
             batch = new[start : start + _PAGE]
             store.add_episodes(batch)
             written_episodes += [e.id for e in batch]

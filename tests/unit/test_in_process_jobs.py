@@ -11,10 +11,14 @@ from typing import Any
 import pytest
 
 from memory_platform import InvalidInputError, MemoryPlatform, Settings, UserBusy
+from memory_platform.builder import build_memory
 from memory_platform.embeddings import Embedder
 from memory_platform.errors import JobStopped
-from memory_platform.jobs import InProcessJobs, UserLocks, stop_if_asked
+from memory_platform.jobs import InProcessJobs, UserLocks, stop_if_asked, stoppable
 from memory_platform.llm import LLMUnavailableError
+from memory_platform.store import open_store
+from memory_platform.tools.arguments import CreateMemoryArgs
+from memory_platform.transfer import dump_line, export_user, import_records, parse_lines
 from tests.support.jobs import wait_for, wait_until
 from tests.support.openai_stub import OpenAIStub
 from tests.unit.test_extraction import GOOD, MESSAGES, USER
@@ -390,4 +394,74 @@ def test_a_consolidation_called_directly_is_serialised_and_stopped_as_a_job_is(
         [stopped] = outcome
         assert isinstance(stopped, JobStopped) and "being deleted" in str(stopped)
         assert stub.chat_requests() == before + 1
+        assert mp.stats(USER).memories == 0
+
+
+def exported_user(tmp_path: Path, memories: int) -> list[str]:
+    """The export of a user with this many memories, written straight to a store of its
+    own (no embedding: an import rebuilds vectors anyway)."""
+    store = open_store(Settings(sqlite_path=tmp_path / "source.db", _env_file=None))
+    try:
+        graphs = [
+            build_memory(USER, CreateMemoryArgs(subject="I", memory_type="fact",
+                                                topic="visited", object=f"town {i}"))
+            for i in range(memories)
+        ]  # fmt: skip
+        store.write_memories(graphs)
+        return [dump_line(record) for record in export_user(store, USER)]
+    finally:
+        store.close()
+
+
+def test_an_import_stops_before_its_next_page_once_its_user_is_being_deleted(
+    tmp_path: Path,
+) -> None:
+    """An import writes a page of 500 records at a time and makes no LLM call: it looks
+    for a stop request before each page, so a deletion waits for one page, not the whole
+    import. What it wrote stays until the deletion; run again, it skips it."""
+    records = parse_lines(exported_user(tmp_path, 700))
+    asked = iter([False, True])  # a deletion starts waiting while the first page is written
+    store = open_store(Settings(sqlite_path=tmp_path / "target.db", _env_file=None))
+    try:
+        with pytest.raises(JobStopped), stoppable(USER, lambda: next(asked)):
+            import_records(store, records, USER)
+        assert store.stats(USER).memories == 500
+
+        report = import_records(store, records, USER)  # not stopped: the rest
+        assert (report.imported["memory"], report.skipped["memory"]) == (200, 500)
+    finally:
+        store.close()
+
+
+def test_a_deletion_stops_an_import_called_directly(tmp_path: Path, embedder: Embedder) -> None:
+    """``import_user`` runs as a job: it holds the user's lock and stops for a deletion of
+    the user (before, it only held the lock, so the deletion waited out the import)."""
+    exported = exported_user(tmp_path, 3)
+    settings = Settings(sqlite_path=tmp_path / "m.db", _env_file=None)
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        holding, go = threading.Event(), threading.Event()
+        outcome: list[BaseException | object] = []
+
+        def job_that_imports() -> None:  # the lock is held first, as a running job holds it
+            with mp._jobs.exclusive(USER):
+                holding.set()
+                go.wait(180)
+                try:
+                    outcome.append(mp.import_user(exported, USER))
+                except BaseException as exc:
+                    outcome.append(exc)
+
+        running = threading.Thread(target=job_that_imports)
+        running.start()
+        assert holding.wait(180)
+        deletion = threading.Thread(target=mp.delete_user, args=(USER,))
+        deletion.start()
+        try:
+            assert wait_until(lambda: mp._jobs.stop_requested(USER), timeout=180)
+        finally:
+            go.set()
+        running.join(180)
+        deletion.join(180)
+        [stopped] = outcome
+        assert isinstance(stopped, JobStopped)
         assert mp.stats(USER).memories == 0
