@@ -59,7 +59,7 @@ from langgraph.store.base import (
 )
 
 from ..errors import InvalidInputError
-from ..models import SEARCHABLE_KEY, Episode
+from ..models import SEARCHABLE_KEY, Episode, valid_unicode
 from ..platform import MemoryPlatform
 from ..retrieval.retriever import MAX_WITHIN
 from ..store.base import metadata_json
@@ -156,18 +156,72 @@ def _minutes(ttl: object) -> float | None:
 
 
 def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:
-    for field, wanted in (conditions or {}).items():
-        have = value.get(field)
+    """Whether an item's value passes a search filter, as LangGraph's own stores read one:
+    each key's condition holds for the value's field (:func:`_holds`)."""
+    return all(_holds(value.get(field), wanted) for field, wanted in (conditions or {}).items())
+
+
+def _holds(have: Any, wanted: Any) -> bool:
+    """One condition: operators (``{"$gt": 3}``) all hold; a dict of fields is matched on
+    the fields given, whatever else the value holds; a list equals element by element;
+    anything else is equal. A comparison of values of different types holds for none."""
+    if isinstance(wanted, Mapping):
+        if any(str(key).startswith("$") for key in wanted):
+            try:
+                return all(_OPS[op](have, operand) for op, operand in wanted.items())
+            except TypeError:
+                return False
+        return isinstance(have, Mapping) and all(
+            _holds(have.get(key), value) for key, value in wanted.items()
+        )
+    if isinstance(wanted, list | tuple):
+        return (
+            isinstance(have, list | tuple)
+            and len(have) == len(wanted)
+            and all(_holds(a, b) for a, b in zip(have, wanted, strict=True))
+        )
+    return bool(have == wanted)
+
+
+def _check_filter(conditions: object, field: str = "filter") -> None:
+    """Refuse a filter that is no dict, or names an operator no store knows, before any
+    item is read (LangGraph's own store raises ``ValueError`` for it when it meets it)."""
+    if not isinstance(conditions, Mapping):
+        raise InvalidInputError("must be a dict of field conditions", field)
+    for key, wanted in conditions.items():
+        if str(key).startswith("$") and key not in _OPS:
+            raise InvalidInputError(f"unsupported operator {key!r}; use {', '.join(_OPS)}", field)
         if isinstance(wanted, Mapping):
-            for op, operand in wanted.items():
-                try:
-                    if not _OPS[op](have, operand):
-                        return False
-                except (KeyError, TypeError):
-                    return False
-        elif have != wanted:
-            return False
-    return True
+            _check_filter(wanted, f"{field}.{key}")
+
+
+def _check_text(value: object, field: str) -> None:
+    """A key or namespace label: a string either store can keep."""
+    if not isinstance(value, str) or not valid_unicode(value):
+        raise InvalidInputError("must be a string of valid Unicode (no lone surrogate)", field)
+
+
+def _index_fields(index: object) -> list[str] | None:
+    """A put's ``index``: None (the store's default fields), False (not searchable, kept
+    as None here) or the list of field paths to index."""
+    if index is None or index is False:
+        return None
+    if not isinstance(index, list | tuple) or not all(isinstance(f, str) for f in index):
+        raise InvalidInputError("must be False, None or a list of field paths", "index")
+    return list(index)
+
+
+def _count(value: object, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _check_page(limit: object, offset: object) -> None:
+    """A search's or a listing's page: whole numbers, not negative (a negative one gave a
+    silently wrong page: Python's slice counts it from the end)."""
+    if not _count(limit, 0):
+        raise InvalidInputError("must be a whole number of 0 or more", "limit")
+    if not _count(offset, 0):
+        raise InvalidInputError("must be a whole number of 0 or more", "offset")
 
 
 class MemoryPlatformStore(BaseStore):
@@ -262,6 +316,9 @@ class MemoryPlatformStore(BaseStore):
                 " the store with MemoryPlatformStore(mp, user_position=1)",
                 op.namespace, user,
             )  # fmt: skip
+        _check_text(op.key, "key")
+        for label in op.namespace:
+            _check_text(label, "namespace")
         ref = self._episode_id(op.namespace, op.key)
         old = self._stored(user, op.namespace, op.key)
         if op.value is None:
@@ -272,7 +329,7 @@ class MemoryPlatformStore(BaseStore):
         now = datetime.now(UTC)
         live = [e for e in old if not e.expired(now)]  # an expired item is gone: put anew
         created = live[0].metadata.get(_MARK, {}).get("created_at") if live else None
-        index = None if op.index is None or op.index is False else list(op.index)
+        index = _index_fields(op.index)
         self.platform.replace_episode(
             Episode(
                 id=ref,
@@ -298,6 +355,9 @@ class MemoryPlatformStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
         user = self._user(prefix)
+        _check_page(op.limit, op.offset)
+        if op.filter is not None:
+            _check_filter(op.filter)
         wanted = op.offset + op.limit
         now = datetime.now(UTC)
         found: Sequence[tuple[str, Mapping[str, Any], float | None]] = []
@@ -374,6 +434,9 @@ class MemoryPlatformStore(BaseStore):
         ]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        _check_page(op.limit, op.offset)
+        if op.max_depth is not None and not _count(op.max_depth, 1):
+            raise InvalidInputError("must be a whole number of 1 or more, or None", "max_depth")
         found: set[tuple[str, ...]] = set()
         group = self._group_matched(op)
         for user in self._users_matched(op):

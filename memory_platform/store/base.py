@@ -747,6 +747,10 @@ class GraphStore(ABC):
     def _check_user(user_id: str) -> str:
         if not isinstance(user_id, str) or not user_id.strip():
             raise InvalidInputError("must be a non-empty string", "user_id")
+        if not valid_unicode(user_id):  # no query could hold it
+            raise InvalidInputError(
+                "must be valid Unicode text (it holds a lone surrogate)", "user_id"
+            )
         return user_id.strip()
 
     @staticmethod

@@ -8,7 +8,7 @@ import logging
 import math
 import queue
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from langgraph.config import get_store
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.base import InvalidNamespaceError
+from langgraph.store.memory import InMemoryStore
 
 from examples.langchain_agent import ScriptedChatModel, call
 from memory_platform import MemoryPlatform
@@ -78,6 +79,55 @@ def test_a_replaced_or_deleted_items_words_are_not_left_in_the_embedded_file(
     for word in (b"zqxjvarkelmundo", b"zqxjbrontefalis"):  # nothing else starts "zqxj"
         assert word[4:] not in stored, word  # a term may share its first letters with the last
     assert b"eather" in stored
+
+
+FILTER_ITEMS = {
+    "a": {"text": "x", "kind": "pets", "stars": 5, "profile": {"city": "Lisbon", "age": 31},
+          "tags": ["dog", "walks"]},
+    "b": {"text": "y", "kind": "work", "stars": 2, "profile": {"city": "Porto"},
+          "tags": ["dog"]},
+    "c": {"text": "z", "kind": "pets", "stars": 1, "profile": "none given", "tags": [{"k": 1}]},
+}  # fmt: skip
+FILTERS = [
+    {"kind": "pets"},
+    {"kind": {"$ne": "pets"}},
+    {"stars": {"$gt": 3}},
+    {"stars": {"$gte": 2, "$lt": 5}},
+    {"profile": {"city": "Lisbon"}},  # a nested value: the keys given, whatever else it holds
+    {"profile": {"city": "Lisbon", "age": {"$lte": 40}}},
+    {"profile": {"country": "PT"}},
+    {"tags": ["dog"]},  # a list: equal, element by element
+    {"tags": [{"k": 1}]},
+    {"kind": "pets", "profile": {"city": {"$ne": "Porto"}}},
+]
+
+
+@pytest.mark.parametrize("conditions", FILTERS, ids=[json.dumps(f) for f in FILTERS])
+def test_filters_keep_what_langgraphs_own_store_keeps(
+    store: MemoryPlatformStore, conditions: dict[str, Any]
+) -> None:
+    """A graph moved from LangGraph's InMemoryStore to this store gets the same items for
+    the same filter: a nested value is matched on the keys given (this store matched no
+    item for a filter on a nested value), a list element by element."""
+    reference = InMemoryStore()
+    for key, value in FILTER_ITEMS.items():
+        store.put(("alice", "notes"), key, value)
+        reference.put(("alice", "notes"), key, value)
+
+    ours = {i.key for i in store.search(("alice",), filter=conditions)}
+    theirs = {i.key for i in reference.search(("alice",), filter=conditions)}
+
+    assert ours == theirs
+
+
+def test_an_unknown_filter_operator_is_an_error(store: MemoryPlatformStore) -> None:
+    """LangGraph's own store raises ValueError for an operator it does not know; this one
+    matched nothing, so a typo read as "no such item"."""
+    store.put(("alice", "notes"), "a", {"text": "x", "stars": 5})
+    with pytest.raises(ValueError, match=r"\$regex"):
+        store.search(("alice",), filter={"stars": {"$regex": "5"}})
+    with pytest.raises(ValueError, match=r"\$gte"):  # checked before any item is read
+        store.search(("bob",), query="x", filter={"profile": {"age": {"$gte ": 3}}})
 
 
 def test_search_lists_filters_and_finds_by_meaning(store: MemoryPlatformStore) -> None:
@@ -417,6 +467,34 @@ def test_a_value_that_cannot_be_kept_is_refused_and_nothing_is_written(
     assert store.get(("erin",), "k") is None
     store.put(("erin",), "when", {"met": datetime(2025, 5, 1)})  # a date is kept as its text
     assert store.get(("erin",), "when").value == {"met": "2025-05-01 00:00:00"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda st: st.put(("erin",), "k", {"text": "x"}, index=42), "index"),
+        (lambda st: st.put(("erin",), "k\ud800", {"text": "x"}), "key"),
+        (lambda st: st.put(("erin", "n\udfff"), "k", {"text": "x"}), "namespace"),
+        (lambda st: st.search(("erin",), limit=-1), "limit"),
+        (lambda st: st.search(("erin",), query="x", offset=-3), "offset"),
+        (lambda st: st.list_namespaces(limit=-1), "limit"),
+        (lambda st: st.list_namespaces(max_depth=-1), "max_depth"),
+    ],
+)
+def test_bad_arguments_are_a_value_error_naming_them(
+    store: MemoryPlatformStore, call: Callable[[MemoryPlatformStore], object], field: str
+) -> None:
+    """Each raised TypeError from inside, an error naming "metadata", or gave a silently
+    wrong page (a negative slice counts from the end); nothing is written."""
+    store.put(("erin",), "kept", {"text": "a note"})
+    with pytest.raises(ValueError, match=field):
+        call(store)
+    assert [i.key for i in store.search(("erin",))] == ["kept"]
+
+
+def test_a_listing_under_a_prefix_no_user_can_have_is_empty(store: MemoryPlatformStore) -> None:
+    store.put(("erin",), "kept", {"text": "a note"})  # it raised UnicodeEncodeError
+    assert store.list_namespaces(prefix=("x\ud800",)) == []
 
 
 def expiry(store: MemoryPlatformStore, user: str) -> dict[str, datetime | None]:
