@@ -385,20 +385,16 @@ class MemoryPlatform:
         Raises:
             InvalidInputError: an argument is missing, empty, too long or out of range.
         """
-        try:
-            args = CreateMemoryArgs.model_validate(
-                {
-                    "subject": subject,
-                    "memory_type": memory_type,
-                    "topic": topic,
-                    "object": object,
-                    "attributes": {} if attributes is None else attributes,
-                    "importance": importance,
-                    "sensitive": sensitive,
-                }
-            )
-        except ValidationError as exc:
-            raise invalid_input_from(exc) from exc
+        args = validated(
+            CreateMemoryArgs,
+            subject=subject,
+            memory_type=memory_type,
+            topic=topic,
+            object=object,
+            attributes={} if attributes is None else attributes,
+            importance=importance,
+            sensitive=sensitive,
+        )
         return self.create_memory_record(
             user_id, args, reference_time=reference_time, session_id=session_id
         ).memory.id
@@ -443,17 +439,13 @@ class MemoryPlatform:
         listed so the caller can be more specific.
         """
         user = self._user(user_id)
-        try:
-            args = LinkMemoriesArgs.model_validate(
-                {
-                    "source_memory_description": source_memory_description,
-                    "target_memory_description": target_memory_description,
-                    "relation_type": relation_type,
-                    "importance": importance,
-                }
-            )
-        except ValidationError as exc:
-            raise invalid_input_from(exc) from exc
+        args = validated(
+            LinkMemoriesArgs,
+            source_memory_description=source_memory_description,
+            target_memory_description=target_memory_description,
+            relation_type=relation_type,
+            importance=importance,
+        )
         relation, importance = args.relation_type, args.importance
         ends = {}
         for role, description in (
@@ -551,21 +543,17 @@ class MemoryPlatform:
         Raises:
             InvalidInputError: an argument is invalid, or the correction changes nothing.
         """
-        try:
-            args = UpdateMemoryArgs.model_validate(
-                {
-                    "memory_description": memory_description,
-                    "action": action,
-                    "object": object,
-                    "attributes": attributes,
-                    "importance": importance,
-                    "memory_type": memory_type,
-                    "sensitive": sensitive,
-                    "reason": reason,
-                }
-            )
-        except ValidationError as exc:
-            raise invalid_input_from(exc) from exc
+        args = validated(
+            UpdateMemoryArgs,
+            memory_description=memory_description,
+            action=action,
+            object=object,
+            attributes=attributes,
+            importance=importance,
+            memory_type=memory_type,
+            sensitive=sensitive,
+            reason=reason,
+        )
         return self.update_memory_tool(
             user_id, args, changed_by=changed_by, reference_time=reference_time
         )

@@ -212,17 +212,24 @@ def test_summaries_recalled_often_are_promoted_once(mp: MemoryPlatform, stub: Op
     assert [p.content for p in mp.latest_knowledge(USER)] == ["The user loves hiking in the Alps"]
 
 
+def summary_to_promote(mp: MemoryPlatform, stub: OpenAIStub, text: str) -> list[str]:
+    """Three messages summarised as ``text``, the summary recalled often enough to be
+    promoted by the next daily task; returns the messages' ids."""
+    stub.reply(summary_reply(text))
+    ids = mp.add_messages(USER, "s1", messages(3))
+    assert mp.summarize_messages(USER, "s1", ids)["status"] == "done"
+    [summary] = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
+    for _ in range(2):  # promote_after_accesses
+        mp.store.record_episode_access(USER, [summary.id])
+    return ids
+
+
 def test_a_summary_forgotten_while_it_is_promoted_gives_no_memory(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
     """Forgetting a message forgets the summary that retells it; when that happens while
     the summary is being promoted, nothing the LLM drew from it is written."""
-    stub.reply(summary_reply("The user's PIN is 4471."))
-    ids = mp.add_messages(USER, "s1", messages(3))
-    assert mp.summarize_messages(USER, "s1", ids)["status"] == "done"
-    [summary] = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
-    for _ in range(2):  # recalled often enough to be promoted
-        mp.store.record_episode_access(USER, [summary.id])
+    ids = summary_to_promote(mp, stub, "The user's PIN is 4471.")
     release = threading.Event()
     stub.reply(json.dumps({
         "knowledge": [{"content": "The user's PIN is 4471", "type": "WorldModel", "score": 90}],
@@ -245,12 +252,7 @@ def test_the_daily_purge_of_expired_messages_does_not_wait_for_the_llm(
     that answers garbage or not at all does not keep an expired message (a one-time code)
     in the store. Garbage fails that summary's promotion alone (counted, not retried);
     an outage fails the task, to be retried, once the purges are done."""
-    stub.reply(summary_reply("They talked about hiking trips."))
-    ids = mp.add_messages(USER, "s1", messages(3))
-    assert mp.summarize_messages(USER, "s1", ids)["status"] == "done"
-    [summary] = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
-    for _ in range(2):  # recalled often enough to be promoted
-        mp.store.record_episode_access(USER, [summary.id])
+    summary_to_promote(mp, stub, "They talked about hiking trips.")
     [code] = mp.add_episodes(USER, [
         {"text": "my one-time code is 8812", "expires_at": datetime.now(UTC) - timedelta(minutes=1)},
     ])  # fmt: skip
