@@ -27,6 +27,7 @@ from ..errors import (
     BackendUnavailable,
     ConflictError,
     InvalidInputError,
+    JobStopped,
     MemoryPlatformError,
     NotFoundError,
     QueueUnavailable,
@@ -68,6 +69,7 @@ _STATUS: list[tuple[type[Exception], int]] = [
     (InvalidInputError, 422),
     (NotFoundError, 404),
     (ConflictError, 409),
+    (JobStopped, 409),  # an import meeting the deletion of its user
     (BackendUnavailable, 503),
     (TransientStorageError, 503),
     (LLMUnavailableError, 503),

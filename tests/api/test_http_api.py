@@ -14,7 +14,15 @@ from memory_platform import MemoryPlatform, Settings
 from memory_platform.api import create_app
 from memory_platform.config import ApiSettings
 from memory_platform.embeddings import Embedder, make_embedder
-from memory_platform.errors import ConfigurationError
+from memory_platform.errors import (
+    ConfigurationError,
+    ConflictError,
+    ExtractionError,
+    InvalidInputError,
+    JobStopped,
+    NotFoundError,
+    UserBusy,
+)
 from tests.support.jobs import wait_for
 from tests.support.net import free_port, serve
 from tests.support.openai_stub import OpenAIStub
@@ -228,6 +236,36 @@ def test_what_json_text_cannot_hold_in_metadata_is_a_422_naming_it(
     )
     assert response.status_code == 422, response.text
     assert response.json()["field"] == "metadata" and says in response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (InvalidInputError("must be a number", "stars"), 422),
+        (NotFoundError("memory", "m1"), 404),
+        (ConflictError("the id is another user's"), 409),
+        (JobStopped("user alice is being deleted; the job stopped"), 409),
+        (UserBusy("a job of alice holds the user"), 503),
+        (ExtractionError("the LLM gave no valid answer"), 500),
+    ],
+)
+def test_each_platform_error_has_its_status(
+    mp: MemoryPlatform, error: Exception, status: int
+) -> None:
+    """What a route raises decides the status: an import stopped by its user's deletion
+    (``JobStopped``) is a conflict with that deletion, not a server fault (it was a 500);
+    every 503 says when to ask again."""
+    app = create_app(mp)
+
+    def failing() -> None:
+        raise error
+
+    app.add_api_route("/failing", failing)
+    with serve(app) as url:
+        response = httpx.get(f"{url}/failing", timeout=30)
+    assert response.status_code == status
+    assert response.json()["error"] == str(error)
+    assert (response.headers.get("retry-after") == "5") is (status == 503)
 
 
 def test_malformed_json_and_bad_query_parameters_are_4xx(alice: httpx.Client) -> None:
