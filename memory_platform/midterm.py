@@ -49,7 +49,8 @@ def summarize_episodes(
     Without an LLM it reports ``skipped``; the messages stay stored as episodes. Episodes
     kept out of search, or expired, are not summarised (the summary is searched). A
     message forgotten while the LLM summarised it (``forget`` takes no lock) makes the
-    summary be asked again without it, so a summary never retells a forgotten message.
+    summary be asked again without it; one forgotten later takes the summaries that
+    retell it along (:func:`~.forgetting.forget_episodes`).
     """
     for _ in range(_SUMMARY_ATTEMPTS):
         now = datetime.now(UTC)

@@ -19,8 +19,8 @@ asked when the run is retried (the workers' back-off) rather than never; an answ
 is no judgement, or a refused request, skips that one judgement (counted in the report).
 
 ``forget`` takes no lock, so a chat may forget a memory while the run waits for the LLM:
-a step about a memory (or node) gone meanwhile is skipped and counted in the report
-(``forgotten_meanwhile``), and the run goes on with the others. A conflict writes its
+a judgement or a write about a memory gone meanwhile is skipped and the memory counted
+in the report (``forgotten_meanwhile``), and the run goes on with the others. A conflict writes its
 links before it invalidates the older memory, so a memory is never left invalidated by
 one the user forgot.
 """
