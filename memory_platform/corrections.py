@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from .builder import ASSISTANT_SUBJECT, SELF_SUBJECT, TIME_KEYS, build_memory
-from .errors import InvalidInputError, NotFoundError
+from .errors import ConflictError, InvalidInputError, NotFoundError
 from .models import LinkType, Memory, MemoryLink, NodeType, validated
 from .privacy import SensitiveCategory, with_sensitivity
 from .store import GraphStore, MemoryRecord
@@ -37,6 +37,10 @@ __all__ = [
 ]
 
 _BOOKKEEPING = ("change", "supersedes", "superseded_by", "retracted", "time_unparsed")
+_CHANGED_MEANWHILE = (
+    "this memory was corrected, retracted or contradicted while this change was made; "
+    "nothing was changed: read its current version and change that"
+)
 
 
 class MemoryChange(BaseModel):
@@ -129,6 +133,8 @@ def correct_memory(
 
     Raises:
         InvalidInputError: the memory is not current, or the correction changes nothing.
+        ConflictError: another change superseded it since ``record`` was read (two
+            corrections at once); the new version is removed again.
     """
     old = record.memory
     if old.invalid_at is not None:
@@ -190,7 +196,11 @@ def correct_memory(
             old.id,
             invalid_at=now,
             metadata={**old.metadata, "superseded_by": new.id},
+            only_if_current=True,  # not if another correction superseded it meanwhile
         )
+    except ConflictError as exc:
+        store.delete_memory(old.user_id, new.id)
+        raise ConflictError(_CHANGED_MEANWHILE) from exc
     except Exception:
         store.delete_memory(old.user_id, new.id)
         raise
@@ -201,7 +211,12 @@ def correct_memory(
 def retract_memory(
     store: GraphStore, memory: Memory, *, by: str, reason: str | None, now: datetime | None = None
 ) -> tuple[Memory, MemoryChange]:
-    """Invalidate a memory that should never have been stored; nothing is deleted."""
+    """Invalidate a memory that should never have been stored; nothing is deleted.
+
+    Raises:
+        InvalidInputError: the memory is not current.
+        ConflictError: another change superseded it since ``memory`` was read.
+    """
     if memory.invalid_at is not None:
         raise InvalidInputError(
             "this memory is already not current (corrected, retracted or contradicted)",
@@ -209,12 +224,16 @@ def retract_memory(
         )
     now = _aware(now)
     change = MemoryChange(action="retract", by=by, at=now, reason=reason)
-    updated = store.update_memory(
-        memory.user_id,
-        memory.id,
-        invalid_at=now,
-        metadata={**memory.metadata, "retracted": change.model_dump(mode="json")},
-    )
+    try:
+        updated = store.update_memory(
+            memory.user_id,
+            memory.id,
+            invalid_at=now,
+            metadata={**memory.metadata, "retracted": change.model_dump(mode="json")},
+            only_if_current=True,
+        )
+    except ConflictError as exc:
+        raise ConflictError(_CHANGED_MEANWHILE) from exc
     return updated, change
 
 

@@ -304,13 +304,19 @@ class GraphStore(ABC):
         invalid_at: datetime | None = None,
         clear_invalid: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        only_if_current: bool = False,
     ) -> Memory:
         """Change status, importance, validity or metadata of a memory.
 
         ``metadata`` replaces the stored metadata whole (read, change, write it back).
+        ``only_if_current``: change it only while it has no ``invalid_at``, checked in the
+        write's own transaction, so two corrections or retractions of one memory at the
+        same time cannot both supersede it.
 
         Raises:
             NotFoundError: no such memory for this user.
+            ConflictError: ``only_if_current`` and the memory is no longer current;
+                nothing was changed.
         """
 
     @abstractmethod

@@ -510,6 +510,7 @@ class Neo4jGraphStore(GraphStore):
         invalid_at: datetime | None = None,
         clear_invalid: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        only_if_current: bool = False,
     ) -> Memory:
         user = self._check_user(user_id)
         changes: dict[str, Any] = {}
@@ -534,10 +535,13 @@ class Neo4jGraphStore(GraphStore):
                 user_id=user,
                 changes=changes,
                 clear_invalid=clear_invalid,
+                only_if_current=only_if_current,
             )
         )
         if not rows:
             raise NotFoundError("memory", memory_id)
+        if not rows[0]["applied"]:
+            raise ConflictError(f"memory {memory_id!r} is no longer current; nothing changed")
         return _memory_from_props(rows[0]["memory"])
 
     def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:

@@ -66,8 +66,8 @@ GRAPH_KEYS = frozenset(
         "pending_token",
         # relationships: a structural edge's memory, label and order; a link's origin
         "memory_id", "relation", "seq", "discovered",
-        # the store's metadata (embedding signature)
-        "key", "model", "dimension",
+        # the store's metadata (embedding signature); the write lock of a compare-and-set
+        "key", "model", "dimension", "_LOCK_",
         # keys of parameter rows and of maps a statement builds, read as ``row.key``: the
         # linter cannot tell them from properties
         "ref_id", "src_id", "dst_id", "from_id", "to_id", "memory_ids",

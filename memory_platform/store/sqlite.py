@@ -478,6 +478,7 @@ class SQLiteGraphStore(GraphStore):
         invalid_at: datetime | None = None,
         clear_invalid: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        only_if_current: bool = False,
     ) -> Memory:
         user = self._check_user(user_id)
         sets: list[str] = []
@@ -501,18 +502,22 @@ class SQLiteGraphStore(GraphStore):
         if metadata is not None:
             sets.append("metadata = ?")
             params.append(metadata_json(metadata))
+        current = " AND invalid_at IS NULL" if only_if_current else ""
         with self._tx() as conn:
+            changed = 1
             if sets:
-                conn.execute(
-                    f"UPDATE memories SET {', '.join(sets)} WHERE id = ? AND user_id = ?",
+                changed = conn.execute(
+                    f"UPDATE memories SET {', '.join(sets)} WHERE id = ? AND user_id = ?{current}",
                     (*params, memory_id, user),
-                )
+                ).rowcount
             row = conn.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
                 (memory_id, user),
             ).fetchone()
         if row is None:
             raise NotFoundError("memory", memory_id)
+        if not changed:
+            raise ConflictError(f"memory {memory_id!r} is no longer current; nothing changed")
         return _memory_from_row(row)
 
     def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime) -> None:

@@ -9,9 +9,11 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from memory_platform import MemoryPlatform
-from memory_platform.errors import InvalidInputError, NotFoundError
+from memory_platform.corrections import correct_memory, retract_memory
+from memory_platform.errors import ConflictError, InvalidInputError, NotFoundError
 from memory_platform.layers import MID_TERM_SPEAKER
 from memory_platform.models import KnowledgePoint, KnowledgeVersion, LinkType
+from memory_platform.tools.arguments import UpdateMemoryArgs
 from memory_platform.tools.prompts import CORRECTION_EXAMPLES, EXAMPLE_TIME
 from tests.contract.conftest import stored_text
 
@@ -142,6 +144,29 @@ def test_updating_an_old_version_by_id_is_refused_with_a_clear_error(
     assert "current" in result["error"]
     with pytest.raises(InvalidInputError, match="nothing to correct"):
         mp.update_memory(user, create(mp, user, subject="我", memory_type="事实", topic="猫"))
+
+
+def test_two_changes_of_one_memory_at_once_supersede_it_once(mp: MemoryPlatform, users) -> None:
+    """Two corrections (or a correction and a retraction) that read the memory before
+    either wrote: the second finds it superseded when it writes, and fails with nothing
+    left behind (before, both succeeded and the memory had two current versions)."""
+    user = users()
+    old = moved_to_berlin(mp, user)
+    read_by_both = mp.get_memory(user, old)
+    mp.update_memory(user, old, object="巴黎")  # the first change lands
+
+    with pytest.raises(ConflictError, match="nothing was changed"):
+        correct_memory(
+            mp.store, read_by_both, UpdateMemoryArgs(memory_description=old, object="罗马"),
+            by="agent", categories=(),
+        )  # fmt: skip
+    with pytest.raises(ConflictError, match="nothing was changed"):
+        retract_memory(mp.store, read_by_both.memory, by="agent", reason=None)
+
+    history = mp.memory_history(user, old)
+    assert [v.current for v in history] == [False, True] and "巴黎" in history[1].memory.text
+    assert history[0].ended is not None and history[0].ended.action == "correct"
+    assert not any("罗马" in m.text for m in mp.list_memories(user))
 
 
 def test_retract_invalidates_without_deleting(mp: MemoryPlatform, users) -> None:

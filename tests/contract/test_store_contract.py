@@ -306,6 +306,31 @@ def test_update_status_importance_and_validity(store: GraphStore, users) -> None
     assert store.list_staged(user) == []
 
 
+def test_a_change_only_while_current_is_refused_once_the_memory_is_superseded(
+    store: GraphStore, users
+) -> None:
+    """``only_if_current`` is a compare-and-set on ``invalid_at``, in the write's own
+    transaction: what a correction and a retraction use so that two at once cannot both
+    supersede one memory."""
+    user = users()
+    graph = write(store, user, "我", "观点", "喜欢", "下雨天")
+    first = store.update_memory(
+        user, graph.memory.id, invalid_at=REF, importance=0.9, only_if_current=True
+    )
+    assert first.invalid_at == REF and first.importance == pytest.approx(0.9)
+
+    with pytest.raises(ConflictError):
+        store.update_memory(
+            user, graph.memory.id, invalid_at=REF + timedelta(days=1), importance=0.1,
+            only_if_current=True,
+        )  # fmt: skip
+    kept = store.get_memories(user, [graph.memory.id])[0]
+    assert kept.invalid_at == REF and kept.importance == pytest.approx(0.9)  # nothing changed
+    with pytest.raises(NotFoundError):
+        store.update_memory(user, "no-such-memory", importance=0.5, only_if_current=True)
+    assert store.update_memory(user, graph.memory.id, importance=0.2).importance == 0.2
+
+
 def test_users_with_staged_memories_are_those_with_one_still_staged(
     store: GraphStore, users
 ) -> None:
