@@ -5,7 +5,7 @@
 MATCH (m:Memory {id: $memory_id})
 WHERE m.user_id = $user_id
 SET m._LOCK_ = true
-WITH m, NOT $only_if_current OR m.invalid_at IS NULL AS applied
+WITH m, (NOT $only_if_current) OR (m.invalid_at IS NULL) AS applied
 FOREACH (_ IN CASE WHEN applied THEN [1] ELSE [] END | SET m += $changes)
 FOREACH (_ IN CASE WHEN applied AND $clear_invalid THEN [1] ELSE [] END | REMOVE m.invalid_at)
 REMOVE m._LOCK_
