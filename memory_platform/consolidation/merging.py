@@ -13,7 +13,8 @@ Such nodes merge by name only (configure a Chinese-capable embedding model for m
 
 The older node is kept, with its embedding; the newer one's edges and memberships move
 to it and its id is recorded in ``merged_from``. Nodes of different users never meet:
-every lookup is scoped by user.
+every lookup is scoped by user. A node deleted since it was read (with the only memory
+that had it, forgotten meanwhile) is passed over.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT
 from ..config import NodeMergerSettings
+from ..errors import NotFoundError
 from ..models import ContentNode, NodeType, VectorKind
 from ..store import GraphStore
 from ..textutil import normalize_name
@@ -103,7 +105,12 @@ class NodeMerger:
             target = self._find_target(user_id, node, gone, stats)
             if target is None:
                 continue
-            self._store.merge_nodes(user_id, target.id, node.id)
+            try:
+                self._store.merge_nodes(user_id, target.id, node.id)
+            except NotFoundError as exc:  # deleted with a memory the user forgot meanwhile
+                if exc.kind != "node":
+                    raise
+                continue
             gone.add(node.id)
             stats.merged_ids.append((target.id, node.id))
         return stats

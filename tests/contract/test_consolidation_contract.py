@@ -14,6 +14,7 @@ import pytest
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.config import NodeMergerSettings
 from memory_platform.consolidation import decide_merge
+from memory_platform.consolidation.merging import NodeMerger
 from memory_platform.embeddings import Embedder
 from memory_platform.llm import LLMUnavailableError
 from memory_platform.models import LinkType, MemoryStatus, NodeType
@@ -123,6 +124,27 @@ def test_nodes_of_different_users_never_merge(mp: MemoryPlatform, users) -> None
 
     assert node_of(mp, alice, mine, NodeType.OBJECT) != node_of(mp, bob, theirs, NodeType.OBJECT)
     assert mp.store.get_links(alice, mine) == [] and mp.store.get_links(bob, theirs) == []
+
+
+def test_a_node_gone_with_a_memory_forgotten_since_it_was_read_is_passed_over(
+    mp: MemoryPlatform, users
+) -> None:
+    """A consolidation reads its batch's nodes, then merges them; a memory forgotten in
+    between took its node along, and the merge into the older same-named node found it
+    gone (``NotFoundError``, the whole run failed). It is passed over now."""
+    user = users()
+    kept = create(mp, user, subject="我", memory_type="事实", topic="喜欢", object="Coffee")
+    later = create(mp, user, T0 + timedelta(hours=1), subject="小明", memory_type="事件",
+                   topic="买了", object="coffee!")  # fmt: skip
+    read = mp.get_memory(user, later)  # what the run read
+    mp.forget(user, later)
+
+    merger = NodeMerger(mp.store, mp.settings.node_merger)
+    stats = merger.merge_new_nodes(user, [n for n in read.nodes if n.kind == NodeType.OBJECT])
+
+    assert stats.merged_ids == []
+    coffee = node_of(mp, user, kept, NodeType.OBJECT)
+    assert mp.store.get_nodes(user, [coffee])[0].merged_from == []
 
 
 def test_opposite_opinion_invalidates_the_older_memory(mp: MemoryPlatform, users) -> None:
