@@ -6,9 +6,9 @@ knowledge points derived from it; forgetting an episode deletes it with its vect
 index entries and media file, and the mid-term summaries that retell it (a summary
 names the messages it retells; its words cannot be told apart by message, so it goes
 whole, while the other messages it retells stay stored). Memories extracted from an
-episode's session stay: the extraction does not record which turn gave which memory. Each call leaves one :class:`AuditEntry` (ids and counts,
-never content). :func:`purge_archived` applies the same to archived memories past a
-configured age.
+episode's session stay: the extraction does not record which turn gave which memory.
+Each call leaves one :class:`AuditEntry` (ids and counts, never content).
+:func:`purge_archived` applies the same to archived memories past a configured age.
 """
 
 from __future__ import annotations
