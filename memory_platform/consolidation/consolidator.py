@@ -18,11 +18,13 @@ stops the run before its batch is marked consolidated, so the judgements it owes
 asked when the run is retried (the workers' back-off) rather than never; an answer that
 is no judgement, or a refused request, skips that one judgement (counted in the report).
 
-``forget`` takes no lock, so a chat may forget a memory while the run waits for the LLM:
-a judgement or a write about a memory gone meanwhile is skipped and the memory counted
-in the report (``forgotten_meanwhile``), and the run goes on with the others. A conflict writes its
-links before it invalidates the older memory, so a memory is never left invalidated by
-one the user forgot.
+``forget`` and corrections take no lock, so a chat may forget, correct or retract a
+memory while the run waits for the LLM: a judgement or a write about a memory gone
+meanwhile is skipped and the memory counted in the report (``forgotten_meanwhile``), and
+the run goes on with the others. A conflict is resolved in one store transaction
+(:meth:`~memory_platform.store.GraphStore.supersede_memory`) that writes nothing unless
+both memories are still current, so a memory is never invalidated by one the user forgot
+or corrected, nor is a correction's own ``invalid_at`` overwritten (``changed_meanwhile``).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import TypeVar
 from pydantic import BaseModel, Field
 
 from ..config import Settings
-from ..errors import JobStopped, MemoryPlatformError, NotFoundError
+from ..errors import ConflictError, JobStopped, MemoryPlatformError, NotFoundError
 from ..llm import LLMClient
 from ..models import LinkType, Memory, MemoryLink, MemoryStatus, NodeType
 from ..privacy import loggable
@@ -73,6 +75,10 @@ class ConsolidationReport(BaseModel):
     forgotten_meanwhile: int = 0
     """Memories the user forgot while the run went on: what the run would have done
     with them (a judgement, a link, a conflict, marking them consolidated) was skipped."""
+    changed_meanwhile: int = 0
+    """Memories the user corrected or retracted while the run went on: they were not
+    judged again, and no conflict with them was written (a correction's new version is
+    staged, so this run or the next judges it)."""
     conflict_details: list[dict[str, str]] = Field(default_factory=list)
 
 
@@ -106,12 +112,14 @@ class Consolidator:
         self._merger = NodeMerger(store, settings.node_merger, understands=understands)
         self._skipped = 0
         self._forgotten: set[str] = set()
+        self._changed: set[str] = set()
 
     def run(self, user_id: str) -> ConsolidationReport:
         """Consolidate every staged memory of the user; returns the counts."""
         report = ConsolidationReport(user_id=user_id)
         self._skipped = 0
         self._forgotten = set()
+        self._changed = set()
         if self._llm is not None:
             report.llm = f"used ({self._llm.model}) for causality and conflict adjudication"
         batch_size = self._settings.consolidation.batch_size
@@ -124,6 +132,7 @@ class Consolidator:
             report.memories += len(staged)
         report.llm_skipped = self._skipped
         report.forgotten_meanwhile = len(self._forgotten)
+        report.changed_meanwhile = len(self._changed)
         report.finished_at = datetime.now(UTC)
         log.info("consolidated %s: %s", user_id, report.model_dump(exclude={"conflict_details"}))
         return report
@@ -165,6 +174,18 @@ class Consolidator:
             log.info("consolidation of %s: memory %s forgotten meanwhile", user_id, exc.identifier)
             return False
         return True
+
+    def _current(self, user_id: str, *memories: Memory) -> set[str]:
+        """The ids of ``memories`` still stored and current, read again now; one the user
+        forgot, corrected or retracted since the run read it is noted for the report."""
+        fresh = {m.id: m for m in self._store.get_memories(user_id, [m.id for m in memories])}
+        for memory in memories:
+            now = fresh.get(memory.id)
+            if now is None:
+                self._forgotten.add(memory.id)
+            elif now.invalid_at is not None and memory.invalid_at is None:
+                self._changed.add(memory.id)
+        return {i for i, m in fresh.items() if m.invalid_at is None}
 
     # -- discovery ---------------------------------------------------------------------
 
@@ -241,18 +262,15 @@ class Consolidator:
         self, question: str, a: Memory, b: Memory, model: type[_Judgement]
     ) -> _Judgement | None:
         """One LLM judgement of memories A and B; None when no LLM is configured, its
-        answer is none, or the user forgot A or B since the run read them (a forgotten
-        memory is not shown to the LLM: counted in ``forgotten_meanwhile``).
+        answer is none, or A or B is no longer current: the user forgot, corrected or
+        retracted it since the run read it (it is not shown to the LLM; counted in
+        ``forgotten_meanwhile`` or ``changed_meanwhile``).
 
         Raises:
             LLMUnavailableError: the LLM did not answer (worth retrying the run).
             JobStopped: the user is being deleted (the run stops here).
         """
-        if self._llm is None:
-            return None
-        remembered = {m.id for m in self._store.get_memories(a.user_id, [a.id, b.id])}
-        if {a.id, b.id} - remembered:
-            self._forgotten.update({a.id, b.id} - remembered)
+        if self._llm is None or len(self._current(a.user_id, a, b)) < 2:
             return None
         prompt = f"{question}\nA: {a.text}\nB: {b.text}"
         try:
@@ -280,11 +298,15 @@ class Consolidator:
                 newer, older = sorted((mine, other), key=lambda p: _when(p.memory), reverse=True)
                 if older.memory.invalid_at is not None:
                     continue
-                superseded = partial(self._supersede, user_id, newer, older, reason)
-                if not self._unless_forgotten(user_id, superseded):
-                    if not self._store.get_memories(user_id, [mine.memory.id]):
-                        break  # mine was forgotten while the LLM judged it
-                    continue  # the other was
+                try:
+                    self._supersede(user_id, newer, older, reason)
+                except (ConflictError, NotFoundError) as exc:
+                    if isinstance(exc, NotFoundError) and exc.kind != "memory":
+                        raise
+                    # one of the two was forgotten, corrected or retracted meanwhile
+                    if mine.memory.id not in self._current(user_id, newer.memory, older.memory):
+                        break
+                    continue
                 report.conflicts += 1
                 report.conflict_details.append(
                     {"kept": newer.memory.text, "invalidated": older.memory.text, "reason": reason}
@@ -293,22 +315,24 @@ class Consolidator:
                     break
 
     def _supersede(self, user_id: str, newer: MemoryParts, older: MemoryParts, reason: str) -> None:
-        """The newer memory supersedes the older: links first, then ``invalid_at``, so a
-        memory forgotten meanwhile stops this before the other is invalidated (forgetting
-        the newer one after its links are made forgets the older, its earlier version)."""
-        for kind in (LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH):
-            self._store.add_link(
-                MemoryLink(
-                    user_id=user_id,
-                    source_id=newer.memory.id,
-                    target_id=older.memory.id,
-                    type=kind,
-                    importance=0.7,
-                    discovered=True,
-                    confidence=0.9 if reason != "llm" else 0.7,
-                )
+        """The newer memory supersedes the older, in one store transaction that writes
+        nothing unless both are still current (neither forgotten, corrected nor retracted
+        while the LLM judged them)."""
+        links = [
+            MemoryLink(
+                user_id=user_id,
+                source_id=newer.memory.id,
+                target_id=older.memory.id,
+                type=kind,
+                importance=0.7,
+                discovered=True,
+                confidence=0.9 if reason != "llm" else 0.7,
             )
-        self._store.update_memory(user_id, older.memory.id, invalid_at=_when(newer.memory))
+            for kind in (LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH)
+        ]
+        self._store.supersede_memory(
+            user_id, newer.memory.id, older.memory.id, at=_when(newer.memory), links=links
+        )
 
     def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> list[MemoryParts]:
         """Valid memories whose topic has the same name or an opposite opinion's name."""

@@ -53,6 +53,7 @@ __all__ = [
     "SeedQuery",
     "Seeds",
     "StoreStats",
+    "check_supersession",
     "episode_document",
     "episode_embedding_text",
     "memory_document",
@@ -342,6 +343,27 @@ class GraphStore(ABC):
 
         Raises:
             NotFoundError: either memory does not exist for this user.
+        """
+
+    @abstractmethod
+    def supersede_memory(
+        self,
+        user_id: str,
+        newer_id: str,
+        older_id: str,
+        *,
+        at: datetime,
+        links: Sequence[MemoryLink],
+    ) -> None:
+        """The newer memory supersedes the older one: the older gets ``invalid_at`` ``at``
+        and ``links`` (each between the two) are written, in one transaction and only
+        while both are current, so a memory corrected, retracted or forgotten meanwhile
+        is neither invalidated by, nor invalidates, the other.
+
+        Raises:
+            NotFoundError: either memory does not exist for this user; nothing is written.
+            ConflictError: either is no longer current; nothing is written.
+            InvalidInputError: the two are one memory, or a link is not between them.
         """
 
     @abstractmethod
@@ -856,6 +878,22 @@ def pick_shortest_paths(
                 nxt.append(dst)
         frontier = sorted(nxt)
     return hits
+
+
+def check_supersession(
+    user_id: str, newer_id: str, older_id: str, links: Sequence[MemoryLink]
+) -> None:
+    """What :meth:`GraphStore.supersede_memory` accepts: two memories and links between them.
+
+    Raises:
+        InvalidInputError: the two are one memory, or a link is not theirs.
+    """
+    if newer_id == older_id:
+        raise InvalidInputError("a memory cannot supersede itself", "newer_id")
+    ends = {newer_id, older_id}
+    for link in links:
+        if link.user_id != user_id or {link.source_id, link.target_id} != ends:
+            raise InvalidInputError("each link must join the two memories of this user", "links")
 
 
 def single_user(subgraphs: Sequence[MemorySubgraph]) -> str | None:

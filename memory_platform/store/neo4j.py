@@ -66,6 +66,7 @@ from .base import (
     SeedQuery,
     Seeds,
     StoreStats,
+    check_supersession,
     episode_document,
     memory_document,
     metadata_json,
@@ -527,16 +528,38 @@ class Neo4jGraphStore(GraphStore):
             changes["valid_from"] = utc(valid_from)
         if invalid_at is not None and not clear_invalid:
             changes["invalid_at"] = utc(invalid_at)
-        rows = self._write(
-            lambda tx: self._run(
-                tx,
-                "memory/update",
-                memory_id=memory_id,
-                user_id=user,
-                changes=changes,
-                clear_invalid=clear_invalid,
+        return self._write(
+            lambda tx: self._updated(
+                tx, user, memory_id, changes, clear_invalid=clear_invalid,
                 only_if_current=only_if_current,
             )
+        )  # fmt: skip
+
+    def _updated(
+        self,
+        tx: Any,
+        user: str,
+        memory_id: str,
+        changes: Mapping[str, Any],
+        *,
+        clear_invalid: bool = False,
+        only_if_current: bool = False,
+    ) -> Memory:
+        """``memory/update`` in ``tx``; with ``only_if_current`` the memory stays
+        write-locked to the end of ``tx``, so its ``invalid_at`` holds until then.
+
+        Raises:
+            NotFoundError: no such memory of the user.
+            ConflictError: ``only_if_current`` and it is not (nothing changed).
+        """
+        rows = self._run(
+            tx,
+            "memory/update",
+            memory_id=memory_id,
+            user_id=user,
+            changes=dict(changes),
+            clear_invalid=clear_invalid,
+            only_if_current=only_if_current,
         )
         if not rows:
             raise NotFoundError("memory", memory_id)
@@ -569,6 +592,18 @@ class Neo4jGraphStore(GraphStore):
     # -- links ---------------------------------------------------------------------
 
     def add_link(self, link: MemoryLink) -> None:
+        def work(tx: Any) -> None:
+            if not self._upserted(tx, link):
+                found = {
+                    m.id for m in self.get_memories(link.user_id, [link.source_id, link.target_id])
+                }
+                missing = link.source_id if link.source_id not in found else link.target_id
+                raise NotFoundError("memory", missing)
+
+        self._write(work)
+
+    def _upserted(self, tx: Any, link: MemoryLink) -> bool:
+        """``link/upsert`` in ``tx``; False when either memory is not the user's."""
         props = {
             "user_id": link.user_id,
             "importance": link.importance,
@@ -576,23 +611,36 @@ class Neo4jGraphStore(GraphStore):
             "confidence": link.confidence,
             "created_at": link.created_at,
         }
+        rows = self._run(
+            tx,
+            "link/upsert",
+            source_id=link.source_id,
+            target_id=link.target_id,
+            user_id=link.user_id,
+            type=link.type.value,
+            props=props,
+        )
+        return bool(rows)
+
+    def supersede_memory(
+        self,
+        user_id: str,
+        newer_id: str,
+        older_id: str,
+        *,
+        at: datetime,
+        links: Sequence[MemoryLink],
+    ) -> None:
+        user = self._check_user(user_id)
+        check_supersession(user, newer_id, older_id, links)
 
         def work(tx: Any) -> None:
-            rows = self._run(
-                tx,
-                "link/upsert",
-                source_id=link.source_id,
-                target_id=link.target_id,
-                user_id=link.user_id,
-                type=link.type.value,
-                props=props,
-            )
-            if not rows:
-                found = {
-                    m.id for m in self.get_memories(link.user_id, [link.source_id, link.target_id])
-                }
-                missing = link.source_id if link.source_id not in found else link.target_id
-                raise NotFoundError("memory", missing)
+            # both write-locked and checked current before anything is written; an error
+            # raised here rolls the whole transaction back
+            self._updated(tx, user, newer_id, {}, only_if_current=True)
+            self._updated(tx, user, older_id, {"invalid_at": utc(at)}, only_if_current=True)
+            for link in links:
+                self._upserted(tx, link)
 
         self._write(work)
 

@@ -56,6 +56,7 @@ from .base import (
     MemoryRecord,
     PendingEmbedding,
     StoreStats,
+    check_supersession,
     episode_document,
     memory_document,
     metadata_json,
@@ -618,33 +619,27 @@ class SQLiteGraphStore(GraphStore):
 
     def add_link(self, link: MemoryLink) -> None:
         with self._tx() as conn:
-            found = {
-                r[0]
-                for r in conn.execute(
-                    "SELECT id FROM memories WHERE user_id = ? AND id IN (?, ?)",
-                    (link.user_id, link.source_id, link.target_id),
-                )
-            }
-            for memory_id in (link.source_id, link.target_id):
-                if memory_id not in found:
-                    raise NotFoundError("memory", memory_id)
-            conn.execute(
-                "INSERT INTO links(source_id, target_id, type, user_id, importance, discovered,"
-                " confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT(source_id, target_id, type) DO UPDATE SET"
-                " importance = excluded.importance, discovered = excluded.discovered,"
-                " confidence = excluded.confidence",
-                (
-                    link.source_id,
-                    link.target_id,
-                    link.type.value,
-                    link.user_id,
-                    link.importance,
-                    int(link.discovered),
-                    link.confidence,
-                    _ts(link.created_at),
-                ),
-            )
+            _invalid_at(conn, link.user_id, (link.source_id, link.target_id))
+            _insert_link(conn, link)
+
+    def supersede_memory(
+        self,
+        user_id: str,
+        newer_id: str,
+        older_id: str,
+        *,
+        at: datetime,
+        links: Sequence[MemoryLink],
+    ) -> None:
+        user = self._check_user(user_id)
+        check_supersession(user, newer_id, older_id, links)
+        with self._tx() as conn:  # BEGIN IMMEDIATE: no other write between read and write
+            for memory_id, invalid_at in _invalid_at(conn, user, (newer_id, older_id)).items():
+                if invalid_at is not None:
+                    raise ConflictError(f"memory {memory_id!r} is no longer current")
+            conn.execute("UPDATE memories SET invalid_at = ? WHERE id = ?", (_ts(at), older_id))
+            for link in links:
+                _insert_link(conn, link)
 
     def get_links(self, user_id: str, memory_id: str) -> list[MemoryLink]:
         user = self._check_user(user_id)
@@ -1629,3 +1624,43 @@ SELECT x.memory_id, y.memory_id, :shared_rel, 'both', n.content, 1.0 / n.degree
   JOIN level b ON b.id = y.memory_id AND b.d = a.d + 1
  WHERE :shared AND n.id NOT IN (SELECT value FROM json_each(:skip))
 """
+
+
+def _invalid_at(conn: sqlite3.Connection, user: str, memory_ids: Sequence[str]) -> dict[str, Any]:
+    """Each memory's ``invalid_at`` column, in the order asked.
+
+    Raises:
+        NotFoundError: one of them is not the user's.
+    """
+    marks = _placeholders(len(memory_ids))
+    found = dict(
+        conn.execute(
+            f"SELECT id, invalid_at FROM memories WHERE user_id = ? AND id IN ({marks})",
+            (user, *memory_ids),
+        ).fetchall()
+    )
+    for memory_id in memory_ids:
+        if memory_id not in found:
+            raise NotFoundError("memory", memory_id)
+    return {memory_id: found[memory_id] for memory_id in memory_ids}
+
+
+def _insert_link(conn: sqlite3.Connection, link: MemoryLink) -> None:
+    """Create the link, or update its weights when it exists."""
+    conn.execute(
+        "INSERT INTO links(source_id, target_id, type, user_id, importance, discovered,"
+        " confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(source_id, target_id, type) DO UPDATE SET"
+        " importance = excluded.importance, discovered = excluded.discovered,"
+        " confidence = excluded.confidence",
+        (
+            link.source_id,
+            link.target_id,
+            link.type.value,
+            link.user_id,
+            link.importance,
+            int(link.discovered),
+            link.confidence,
+            _ts(link.created_at),
+        ),
+    )

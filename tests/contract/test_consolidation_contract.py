@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -378,17 +378,22 @@ def test_an_llm_refusal_skips_one_judgement_and_the_run_settles(with_llm, users)
     assert mp.list_memories(user, status=MemoryStatus.STAGED) == []
 
 
+def consolidate_while(
+    mp: MemoryPlatform, stub: OpenAIStub, user: str, answer: str, meanwhile: Callable[[], object]
+) -> dict[str, Any]:
+    """Consolidate ``user`` while the user does ``meanwhile`` (``forget`` and corrections
+    take no lock, as a chat's tool calls do not): it happens while the LLM holds the run's
+    first judgement, which then answers ``answer``."""
+    release = threading.Event()
+    stub.reply(answer, hold=release)
+    return meanwhile_held(stub.holding, release, lambda: mp.consolidate(user), meanwhile)
+
+
 def consolidate_forgetting(
     mp: MemoryPlatform, stub: OpenAIStub, user: str, forgotten: str, answer: str
 ) -> dict[str, Any]:
-    """Consolidate ``user`` while the user forgets ``forgotten`` (``forget`` takes no lock,
-    as a chat's ``forget_memory`` call does not): the forgetting happens while the LLM
-    holds the run's first judgement, which then answers ``answer``."""
-    release = threading.Event()
-    stub.reply(answer, hold=release)
-    return meanwhile_held(
-        stub.holding, release, lambda: mp.consolidate(user), lambda: mp.forget(user, forgotten)
-    )
+    """Consolidate ``user`` while the user forgets ``forgotten``."""
+    return consolidate_while(mp, stub, user, answer, lambda: mp.forget(user, forgotten))
 
 
 def test_a_memory_forgotten_while_the_llm_judges_it_leaves_the_run_to_settle_the_rest(
@@ -417,10 +422,7 @@ def test_a_conflict_with_a_memory_forgotten_meanwhile_invalidates_nothing(with_l
     by a memory that no longer exists, and the run failed)."""
     mp, stub = with_llm
     user = users()
-    coffee = create(mp, user, session="s1", subject="I", memory_type="fact", topic="drinks",
-                    object="coffee")  # fmt: skip
-    tea = create(mp, user, T0 + timedelta(days=1), session="s2", subject="I",
-                 memory_type="fact", topic="drinks", object="tea")  # fmt: skip
+    coffee, tea = coffee_then_tea(mp, user)
 
     report = consolidate_forgetting(mp, stub, user, tea, json.dumps({"contradicts": True}))
 
@@ -429,6 +431,61 @@ def test_a_conflict_with_a_memory_forgotten_meanwhile_invalidates_nothing(with_l
     assert kept.invalid_at is None and kept.status == MemoryStatus.CONSOLIDATED
     assert stub.chat_requests() == 1  # the pair was judged by the LLM, not by a rule
     assert mp.store.get_links(user, coffee) == []
+
+
+def coffee_then_tea(mp: MemoryPlatform, user: str) -> tuple[str, str]:
+    """Two memories of what the user drinks, a day apart: the LLM judges the pair."""
+    coffee = create(mp, user, session="s1", subject="I", memory_type="fact", topic="drinks",
+                    object="coffee")  # fmt: skip
+    tea = create(mp, user, T0 + timedelta(days=1), session="s2", subject="I",
+                 memory_type="fact", topic="drinks", object="tea")  # fmt: skip
+    return coffee, tea
+
+
+def test_a_memory_corrected_while_the_llm_judges_it_keeps_its_correction(with_llm, users) -> None:
+    """The LLM says the newer memory contradicts the older one, but the user corrected
+    the older one meanwhile: the correction stands (before, the run overwrote the old
+    version's ``invalid_at`` with the newer memory's time and linked it as superseded by
+    it), and the corrected version is judged in its own right."""
+    mp, stub = with_llm
+    user = users()
+    coffee, tea = coffee_then_tea(mp, user)
+    corrected_at = T0 + timedelta(days=2)
+
+    def correct() -> None:
+        mp.update_memory(user, coffee, object="espresso", reference_time=corrected_at)
+        for _ in range(2):  # the corrected version and tea, judged from either side
+            stub.reply(json.dumps({"contradicts": False}))
+
+    report = consolidate_while(mp, stub, user, json.dumps({"contradicts": True}), correct)
+
+    assert report["conflicts"] == 0 and report["changed_meanwhile"] == 1
+    old = mp.get_memory(user, coffee)
+    assert old.memory.invalid_at == corrected_at
+    assert {lk.type for lk in old.links if lk.source_id == tea} <= {LinkType.RELATED_TO}
+    assert mp.get_memory(user, tea).memory.invalid_at is None
+    assert mp.list_memories(user, status=MemoryStatus.STAGED) == []
+
+
+def test_a_conflict_with_a_memory_retracted_meanwhile_invalidates_nothing(with_llm, users) -> None:
+    """The user retracted the newer memory while the LLM judged it: the older one stays
+    current (before, a memory the user had withdrawn invalidated it)."""
+    mp, stub = with_llm
+    user = users()
+    coffee, tea = coffee_then_tea(mp, user)
+    retracted_at = T0 + timedelta(days=2)
+
+    report = consolidate_while(
+        mp, stub, user, json.dumps({"contradicts": True}),
+        lambda: mp.update_memory(user, tea, "retract", reference_time=retracted_at),
+    )  # fmt: skip
+
+    assert report["conflicts"] == 0 and report["changed_meanwhile"] == 1
+    kept = mp.get_memory(user, coffee)
+    assert kept.memory.invalid_at is None
+    assert {lk.type for lk in kept.links} == {LinkType.RELATED_TO}  # shared topic, no conflict
+    assert mp.get_memory(user, tea).memory.invalid_at == retracted_at
+    assert stub.chat_requests() == 1  # the retracted memory was not shown to the LLM again
 
 
 def test_merge_rule_needs_context_between_the_thresholds() -> None:

@@ -331,6 +331,99 @@ def test_a_change_only_while_current_is_refused_once_the_memory_is_superseded(
     assert store.update_memory(user, graph.memory.id, importance=0.2).importance == 0.2
 
 
+def superseding_links(user: str, newer: MemorySubgraph, older: MemorySubgraph) -> list[MemoryLink]:
+    return [
+        MemoryLink(user_id=user, source_id=newer.memory.id, target_id=older.memory.id, type=kind)
+        for kind in (LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH)
+    ]
+
+
+def test_supersede_invalidates_the_older_memory_and_links_the_two(store: GraphStore, users) -> None:
+    user = users()
+    coffee = write(store, user, "我", "事实", "喝", "咖啡")
+    tea = write(store, user, "我", "事实", "喝", "茶", at=REF + timedelta(days=1))
+
+    store.supersede_memory(
+        user, tea.memory.id, coffee.memory.id, at=REF + timedelta(days=1),
+        links=superseding_links(user, tea, coffee),
+    )  # fmt: skip
+
+    old, new = store.get_memories(user, [coffee.memory.id, tea.memory.id])
+    assert old.invalid_at == REF + timedelta(days=1) and new.invalid_at is None
+    assert {(lk.source_id, lk.target_id, lk.type) for lk in store.get_links(user, old.id)} == {
+        (new.id, old.id, LinkType.SUPERSEDES),
+        (new.id, old.id, LinkType.CONFLICTS_WITH),
+    }
+
+
+@pytest.mark.parametrize("changed", ["older", "newer"])
+def test_supersede_writes_nothing_once_either_memory_is_no_longer_current(
+    store: GraphStore, users, changed: str
+) -> None:
+    """What a consolidation relies on when the user corrects or retracts one of the two
+    while the LLM judges them: neither the links nor the older's ``invalid_at`` (a
+    correction's own time is kept) are written."""
+    user = users()
+    older = write(store, user, "我", "事实", "喝", "咖啡")
+    newer = write(store, user, "我", "事实", "喝", "茶", at=REF + timedelta(days=1))
+    corrected_at = REF + timedelta(days=2)
+    target = older if changed == "older" else newer
+    store.update_memory(user, target.memory.id, invalid_at=corrected_at, only_if_current=True)
+
+    with pytest.raises(ConflictError):
+        store.supersede_memory(
+            user, newer.memory.id, older.memory.id, at=REF + timedelta(days=1),
+            links=superseding_links(user, newer, older),
+        )  # fmt: skip
+
+    kept = {
+        m.id: m.invalid_at for m in store.get_memories(user, [older.memory.id, newer.memory.id])
+    }
+    assert kept == {
+        older.memory.id: corrected_at if changed == "older" else None,
+        newer.memory.id: corrected_at if changed == "newer" else None,
+    }
+    assert store.get_links(user, older.memory.id) == []
+
+
+def test_supersede_by_a_forgotten_or_foreign_memory_writes_nothing(
+    store: GraphStore, users
+) -> None:
+    user, other = users(), users()
+    older = write(store, user, "我", "事实", "喝", "咖啡")
+    forgotten = write(store, user, "我", "事实", "喝", "茶")
+    foreign = write(store, other, "我", "事实", "喝", "茶")
+    store.delete_memory(user, forgotten.memory.id)
+
+    for newer in (forgotten, foreign):
+        with pytest.raises(NotFoundError):
+            store.supersede_memory(
+                user, newer.memory.id, older.memory.id, at=REF,
+                links=superseding_links(user, newer, older),
+            )  # fmt: skip
+
+    assert store.get_memories(user, [older.memory.id])[0].invalid_at is None
+    assert store.get_links(user, older.memory.id) == []
+    assert store.get_memories(other, [foreign.memory.id])[0].invalid_at is None
+
+
+def test_supersede_refuses_links_that_are_not_between_the_two(store: GraphStore, users) -> None:
+    user = users()
+    older = write(store, user, "我", "事实", "喝", "咖啡")
+    newer = write(store, user, "我", "事实", "喝", "茶")
+    third = write(store, user, "我", "事实", "喝", "水")
+
+    with pytest.raises(InvalidInputError, match="links"):
+        store.supersede_memory(
+            user, newer.memory.id, older.memory.id, at=REF,
+            links=superseding_links(user, third, older),
+        )  # fmt: skip
+    with pytest.raises(InvalidInputError):
+        store.supersede_memory(user, older.memory.id, older.memory.id, at=REF, links=[])
+    assert store.get_memories(user, [older.memory.id])[0].invalid_at is None
+    assert store.get_links(user, older.memory.id) == []
+
+
 def test_users_with_staged_memories_are_those_with_one_still_staged(
     store: GraphStore, users
 ) -> None:
