@@ -538,6 +538,9 @@ class KnowledgeVersion(_Model):
     session_id: str | None = Field(None, max_length=MAX_ID_CHARS)
     created_at: UtcDatetime = Field(default_factory=utcnow)
     points: list[KnowledgePoint] = Field(default_factory=list)
+    through: UtcDatetime | None = None
+    """When the last turn its extraction read was said (a recorded session's span); the
+    session's turns said by then were read, even once that turn is deleted."""
 
 
 class AuditEntry(_Model):

@@ -6,7 +6,9 @@ last run's, shows the ones before as context, and is a version keyed by its last
 (:func:`~.extractor.extraction_ids`), so a session continued after it ended gives its new
 turns when it ends again. Messages handed in (``extract_knowledge``) are one version of
 the whole session, as recorded sessions were before 2026-11-27: such a session, resumed,
-gives the turns said after that version was made. Either way a version is written once.
+gives the turns said after that version was made. Either way a version is written once,
+and records when the last turn it read was said (``through``), so the turns read stay
+known when that turn is forgotten or deleted (:func:`extracted_before`).
 
 ``forget`` takes no lock, so a user may forget a turn while the LLM reads it: a recorded
 session's extraction checks, once the LLM has answered, that every turn it showed is
@@ -17,7 +19,7 @@ does not come back as memories written after the forgetting.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime
 
@@ -44,6 +46,30 @@ _ATTEMPTS = 3
 
 class _TurnForgotten(Exception):
     """A turn the LLM was shown was forgotten before its memories were written."""
+
+
+def extracted_before(
+    turns: Sequence[Episode], spans: Mapping[str, int], read_through: Mapping[str, datetime]
+) -> tuple[int, str | None]:
+    """How many of the session's first ``turns`` earlier extractions read, and the
+    version that read the last of them.
+
+    ``spans`` maps the version id an extraction through each turn would have to that
+    turn's index; ``read_through`` maps each version of the session to when the last
+    turn it read was said (:meth:`~memory_platform.store.GraphStore.session_read_through`).
+    A version named by a turn still there read the turns up to it; one whose last turn
+    was deleted since (forgotten, purged), or that read the session whole, read the turns
+    said by its time.
+    """
+    start, version = 0, None
+    for version_id, through in read_through.items():
+        if version_id in spans:
+            read = spans[version_id] + 1
+        else:
+            read = sum(1 for turn in turns if turn.timestamp <= through)
+        if read > start:
+            start, version = read, version_id
+    return start, version
 
 
 def said(episode: Episode) -> Turn:
@@ -113,13 +139,9 @@ class SessionExtractions:
                 reason="the session has no messages",
             )
         spans = {extraction_ids(user, session_id, e.id)[0]: i for i, e in enumerate(episodes)}
-        whole = extraction_ids(user, session_id)[0]  # how sessions were extracted before
-        done = self._store.knowledge_version_times(user, [whole, *spans])
-        start = max((spans[v] + 1 for v in done if v in spans), default=0)
-        if whole in done and start == 0:  # extracted whole: the turns said until then
-            start = sum(1 for e in episodes if e.timestamp <= done[whole])
+        read_through = self._store.session_read_through(user, session_id)
+        start, version = extracted_before(episodes, spans, read_through)
         if start == len(episodes):
-            version = max(done, key=lambda v: spans.get(v, -1))
             return ExtractionReport(
                 user_id=user, session_id=session_id, status="duplicate", version_id=version,
                 reason="every turn of this session was extracted before",
@@ -199,7 +221,11 @@ class SessionExtractions:
             memory_ids.append(graph.memory.id)
         self._store.add_knowledge_version(
             KnowledgeVersion(
-                version_id=version_id, user_id=user, session_id=session_id, points=points
+                version_id=version_id,
+                user_id=user,
+                session_id=session_id,
+                points=points,
+                through=reference,
             )
         )
         self._written(user)

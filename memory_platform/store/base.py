@@ -720,6 +720,12 @@ class GraphStore(ABC):
         session extracted whole before its spans were tracked: which turns came after)."""
 
     @abstractmethod
+    def session_read_through(self, user_id: str, session_id: str) -> dict[str, datetime]:
+        """For each of the user's knowledge versions of the session, by id, when the last
+        turn it read was said (:attr:`KnowledgeVersion.through`; when it was made, for a
+        version that does not record it): which turns are new once that turn is gone."""
+
+    @abstractmethod
     def delete_knowledge(self, user_id: str, point_ids: Sequence[str]) -> int:
         """Delete knowledge points (with their vectors and lexical entries) from whatever
         version holds them; returns how many existed."""

@@ -1384,6 +1384,7 @@ class Neo4jGraphStore(GraphStore):
                 version_id=version.version_id,
                 session_id=version.session_id,
                 created_at=version.created_at,
+                through=version.through,
                 points=points,
             )
         )
@@ -1474,6 +1475,11 @@ class Neo4jGraphStore(GraphStore):
         rows = self._read("knowledge/version_times", user_id=user, version_ids=ids)
         return {r["version_id"]: _native(r["created_at"]) for r in rows}
 
+    def session_read_through(self, user_id: str, session_id: str) -> dict[str, datetime]:
+        user = self._check_user(user_id)
+        rows = self._read("knowledge/session_read_through", user_id=user, session_id=session_id)
+        return {r["version_id"]: _native(r["read_through"]) for r in rows}
+
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)
         return [
@@ -1482,6 +1488,7 @@ class Neo4jGraphStore(GraphStore):
                 user_id=user,
                 session_id=r["session_id"],
                 created_at=_native(r["created_at"]),
+                through=_native(r["through"]),
                 points=[
                     KnowledgePoint(
                         id=p["id"],

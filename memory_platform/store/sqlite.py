@@ -1266,9 +1266,16 @@ class SQLiteGraphStore(GraphStore):
                 (user,),
             ).fetchone()[0]
             conn.execute(
-                "INSERT INTO knowledge_versions(version_id, user_id, session_id, created_at, seq)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (version.version_id, user, version.session_id, _ts(version.created_at), seq),
+                "INSERT INTO knowledge_versions(version_id, user_id, session_id, created_at, seq,"
+                " through) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    version.version_id,
+                    user,
+                    version.session_id,
+                    _ts(version.created_at),
+                    seq,
+                    None if version.through is None else _ts(version.through),
+                ),
             )
             conn.executemany(
                 "INSERT INTO knowledge(id, version_id, user_id, content, type, score, metadata,"
@@ -1304,15 +1311,26 @@ class SQLiteGraphStore(GraphStore):
             )
         }
 
+    def session_read_through(self, user_id: str, session_id: str) -> dict[str, datetime]:
+        user = self._check_user(user_id)
+        return {
+            r[0]: _dt_required(r[1])
+            for r in self._read(
+                "SELECT version_id, coalesce(through, created_at) FROM knowledge_versions"
+                " WHERE user_id = ? AND session_id = ?",
+                (user, session_id),
+            )
+        }
+
     def knowledge_versions(self, user_id: str, limit: int = 1) -> list[KnowledgeVersion]:
         user = self._check_user(user_id)
         versions = self._read(
-            "SELECT version_id, session_id, created_at FROM knowledge_versions"
+            "SELECT version_id, session_id, created_at, through FROM knowledge_versions"
             " WHERE user_id = ? ORDER BY seq DESC LIMIT ?",
             (user, limit),
         )
         out: list[KnowledgeVersion] = []
-        for version_id, session_id, created_at in versions:
+        for version_id, session_id, created_at, through in versions:
             points = [
                 KnowledgePoint(
                     id=r[0],
@@ -1334,6 +1352,7 @@ class SQLiteGraphStore(GraphStore):
                     session_id=session_id,
                     created_at=_dt(created_at) or datetime.now(UTC),
                     points=points,
+                    through=_dt(through),
                 )
             )
         return out

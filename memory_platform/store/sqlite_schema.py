@@ -377,8 +377,15 @@ INSERT INTO lexical(lexical, rank) VALUES ('secure-delete', 1);
 INSERT INTO lexical(lexical) VALUES ('optimize');
 """
 
+# v13: a knowledge version records when the last turn its extraction read was said
+# (``through``), so the turns a session's extractions read are known after that turn is
+# deleted; the versions made before hold none.
+_V13 = """
+ALTER TABLE knowledge_versions ADD COLUMN through REAL;
+"""
+
 MIGRATIONS: tuple[str, ...] = (
-    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12,
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13,
 )  # fmt: skip
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 

@@ -1181,6 +1181,27 @@ def test_knowledge_versions_are_found_by_id_for_their_user_alone(store: GraphSto
     assert store.knowledge_version_times(other, asked) == {}
 
 
+def test_a_sessions_versions_say_up_to_when_they_read_it(store: GraphStore, users) -> None:
+    """What a session's next extraction starts after, once the turn an earlier one ended
+    at is deleted: each version's ``through``, or when it was made without one."""
+    user, other = users(), users()
+    spans = KnowledgeVersion(user_id=user, session_id="s1", through=REF)
+    whole = KnowledgeVersion(user_id=user, session_id="s1")  # records no turn
+    elsewhere = KnowledgeVersion(user_id=user, session_id="s2", through=REF)
+    foreign = KnowledgeVersion(user_id=other, session_id="s1", through=REF)
+    for version in (spans, whole, elsewhere, foreign):
+        store.add_knowledge_version(version)
+
+    read = store.session_read_through(user, "s1")
+
+    assert set(read) == {spans.version_id, whole.version_id}
+    assert read[spans.version_id] == REF
+    assert abs(read[whole.version_id] - whole.created_at) < timedelta(milliseconds=1)
+    assert store.session_read_through(user, "no-such-session") == {}
+    kept = {v.version_id: v.through for v in store.knowledge_versions(user, limit=10)}
+    assert kept[spans.version_id] == REF and kept[whole.version_id] is None
+
+
 def test_episodes_added_in_place_of_others_replace_them_in_one_call(
     store: GraphStore, users
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import threading
@@ -219,6 +220,46 @@ def test_a_session_continued_after_it_ended_gives_its_new_turns_when_it_ends_aga
     assert "酒店我已经订好了" in since and "成都出差" not in since  # only what was said since
     assert mp.extract_session(USER, "thread")["status"] == "duplicate"
     assert mp.stats(USER).knowledge_versions == 2
+
+
+@pytest.mark.parametrize("deleted", ["forgotten", "deleted"])
+def test_a_session_whose_last_extracted_turn_was_deleted_gives_only_its_new_turns(
+    mp: MemoryPlatform, stub: OpenAIStub, deleted: str
+) -> None:
+    """The turn an extraction ended at is forgotten (or deleted), then the session goes
+    on: its next extraction reads only the turns said since, where it read the whole
+    session again and wrote its memories twice. Ended with nothing new, it asks nothing.
+    The turns are said in 2025, long before the extractions run: what was read is told
+    by when its turns were said, not by when the extraction ran."""
+    nothing = json.dumps({"knowledge": [], "memories": []})
+    for _ in range(3):
+        stub.reply(nothing)
+    hours = itertools.count(9)
+
+    def say(*texts: str) -> list[str]:
+        return mp.add_episodes(USER, [
+            {"text": text, "session_id": "chat",
+             "timestamp": datetime(2025, 11, 5, next(hours), tzinfo=UTC)}
+            for text in texts
+        ])  # fmt: skip
+
+    say("我下周要去成都出差", "想顺便吃火锅")
+    assert mp.extract_session(USER, "chat")["status"] == "done"
+    last = say("酒店订在春熙路", "记得提醒我带伞")[-1]
+    assert mp.extract_session(USER, "chat")["status"] == "done"
+    if deleted == "forgotten":
+        mp.forget(USER, last)
+    else:
+        mp.delete_episodes(USER, [last])
+
+    assert mp.extract_session(USER, "chat")["status"] == "duplicate"
+    say("航班改到了周二")
+    assert mp.extract_session(USER, "chat")["status"] == "done"
+    earlier, since = stub.requests[-1]["body"]["messages"][1]["content"].split("新的对话")
+    assert "航班改到了周二" in since
+    assert not any(text in since for text in ("成都出差", "火锅", "春熙路"))
+    assert "春熙路" in earlier and "带伞" not in earlier + since
+    assert stub.chat_requests() == 3
 
 
 def test_a_resumed_session_shows_only_its_last_earlier_turns_as_context(

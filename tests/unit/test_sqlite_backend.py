@@ -132,8 +132,40 @@ def test_upgrading_a_version_4_file_embeds_turns_again_with_the_turns_around_the
     store.close()
 
 
+def _back_to_version_12(conn: sqlite3.Connection) -> None:
+    """Undo version 13 (the knowledge versions' ``through`` column)."""
+    conn.execute("ALTER TABLE knowledge_versions DROP COLUMN through")
+    conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+
+
+def test_upgrading_a_version_12_file_keeps_its_knowledge_versions_without_through(
+    tmp_path: Path,
+) -> None:
+    """A version made before 13 records no ``through``: when it was made stands in."""
+    from memory_platform.models import KnowledgeVersion
+
+    path = tmp_path / "v12.db"
+    store = SQLiteGraphStore(path, SIGNATURE)
+    made = KnowledgeVersion(user_id="u", session_id="s", through=REF)
+    store.add_knowledge_version(made)
+    store.close()
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        _back_to_version_12(conn)
+
+    store = SQLiteGraphStore(path, SIGNATURE)
+    assert schema_version(store._conn()) == len(MIGRATIONS)
+    [read] = store.knowledge_versions("u")
+    assert read.version_id == made.version_id and read.through is None
+    assert store.session_read_through("u", "s") == {made.version_id: read.created_at}
+    later = KnowledgeVersion(user_id="u", session_id="s", through=REF)
+    store.add_knowledge_version(later)
+    assert store.session_read_through("u", "s")[later.version_id] == REF
+    store.close()
+
+
 def _back_to_version_10(conn: sqlite3.Connection) -> None:
-    """Undo version 11 (the episodes' expiry column and its index)."""
+    """Undo versions 13 to 11 (11: the episodes' expiry column and its index)."""
+    _back_to_version_12(conn)
     conn.execute("DROP INDEX episodes_expiry")
     conn.execute("ALTER TABLE episodes DROP COLUMN expires_at")
     conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
@@ -169,6 +201,7 @@ def test_upgrading_a_version_11_file_drops_the_words_deleted_before_and_deletes_
     store = SQLiteGraphStore(path, SIGNATURE)
     store.add_episodes([Episode(user_id="u", text=f"filler note {i}") for i in range(300)])
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:  # as version 11 left it
+        _back_to_version_12(conn)
         conn.execute("INSERT INTO lexical(lexical, rank) VALUES ('secure-delete', 0)")
         conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
     before, after = store.add_episodes(

@@ -7,6 +7,6 @@ WITH v ORDER BY v.seq DESC LIMIT $limit
 OPTIONAL MATCH (v)-[c:CONTAINS]->(k:Knowledge)
 WITH v, k ORDER BY k.position
 RETURN v.version_id AS version_id, v.session_id AS session_id, v.created_at AS created_at,
-       v.seq AS seq,
+       v.through AS through, v.seq AS seq,
        collect(k {.id, .content, .type, .score, .metadata}) AS points
 ORDER BY seq DESC
