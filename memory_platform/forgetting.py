@@ -5,16 +5,19 @@ the content nodes no other memory includes, its vectors and lexical entries, and
 knowledge points derived from it; forgetting an episode deletes it with its vectors,
 index entries and media file, and the mid-term summaries that retell it (a summary
 names the messages it retells; its words cannot be told apart by message, so it goes
-whole, while the other messages it retells stay stored). Memories extracted from an
-episode's session stay: the extraction does not record which turn gave which memory.
-Each call leaves one :class:`AuditEntry` (ids and counts, never content).
+whole, while the other messages it retells stay stored), and the memories and knowledge
+points extracted from it: a recorded session's extraction names, in each item's
+metadata, the turns it comes from (those the LLM cites, else those that say its
+words). A purge of expired episodes keeps what was extracted from them: expiry ends the
+record of what was said, not what was learnt from it. Each call leaves one
+:class:`AuditEntry` (ids and counts, never content).
 :func:`purge_archived` applies the same to archived memories past a configured age.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -22,10 +25,11 @@ from pydantic import BaseModel
 
 from .builder import TIME_KEYS
 from .corrections import version_records
+from .errors import NotFoundError
 from .layers import MID_TERM_SPEAKER
-from .models import AuditEntry, Episode, KnowledgePoint, MemoryStatus, NodeType
+from .models import TOLD_BY_KEY, AuditEntry, Episode, KnowledgePoint, MemoryStatus, NodeType
 from .store import GraphStore, MemoryRecord
-from .textutil import has_cjk
+from .textutil import distinctive_terms, mentions
 
 __all__ = [
     "ForgetReport",
@@ -48,6 +52,9 @@ class ForgetReport(BaseModel):
     media_files: int = 0
     summaries: int = 0
     """Mid-term summaries forgotten with the episodes because they retell one."""
+    memories: list[str] = []
+    """Memories (every version) forgotten with the episodes because they were extracted
+    from one (:func:`extracted_from`)."""
     audit_id: str
 
 
@@ -58,13 +65,7 @@ def _terms(record: MemoryRecord) -> set[str]:
     if not parts:
         parts = [n.content for n in record.nodes if n.kind == NodeType.TOPIC]
     parts += [v for k, v in record.memory.attributes.items() if k.strip().lower() not in TIME_KEYS]
-    return {p.strip() for p in parts if len(p.strip()) >= (2 if has_cjk(p) else 3)}
-
-
-def _mentions(content: str, term: str) -> bool:
-    if has_cjk(term):
-        return term in content
-    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", content, re.IGNORECASE) is not None
+    return distinctive_terms(parts)
 
 
 def derived_knowledge(
@@ -78,7 +79,7 @@ def derived_knowledge(
     for version in store.knowledge_versions(user_id, limit=1_000_000):
         for point in version.points:
             named = set(point.metadata.get("memory_ids") or []) & ids
-            if named or any(_mentions(point.content, t) for t in terms):
+            if named or any(mentions(point.content, t) for t in terms):
                 found[point.id] = point
     return list(found.values())
 
@@ -96,7 +97,7 @@ def retelling_summaries(
     return [
         summary
         for summary in store.find_episodes(user_id, MID_TERM_SPEAKER, limit=1_000_000)
-        if ids & set(summary.metadata.get("episode_ids") or [])
+        if ids & set(summary.metadata.get(TOLD_BY_KEY) or [])
     ]
 
 
@@ -139,14 +140,53 @@ def forget_memory(
         NotFoundError: no such memory for this user.
     """
     records = version_records(store, user_id, memory_id)
-    points = derived_knowledge(store, user_id, records)
-    for record in records:
-        store.delete_memory(user_id, record.memory.id)
-    removed = store.delete_knowledge(user_id, [p.id for p in points])
-    ids = [r.memory.id for r in records]
+    ids, removed = _delete_memories(store, user_id, records)
     counts = {"memories": len(ids), "knowledge_points": removed}
     report = _audited(store, user_id, action, "memory", ids, actor, now, counts)
     return report.model_copy(update={"knowledge_points": removed})
+
+
+def _delete_memories(
+    store: GraphStore,
+    user_id: str,
+    records: Sequence[MemoryRecord],
+    points: Sequence[KnowledgePoint] = (),
+) -> tuple[list[str], int]:
+    """Delete the memories with the knowledge derived from them and ``points``; returns
+    the memory ids and how many knowledge points were deleted."""
+    derived = {p.id for p in [*derived_knowledge(store, user_id, records), *points]}
+    for record in records:
+        store.delete_memory(user_id, record.memory.id)
+    return [r.memory.id for r in records], store.delete_knowledge(user_id, sorted(derived))
+
+
+def extracted_from(
+    store: GraphStore, user_id: str, episodes: Sequence[Episode]
+) -> tuple[list[MemoryRecord], list[KnowledgePoint]]:
+    """The memories (with all their versions) and knowledge points extracted from the
+    episodes: those whose metadata names one (:data:`~.models.TOLD_BY_KEY`, written by
+    a recorded session's extraction). Every memory and knowledge version of the user is
+    read, as :func:`derived_knowledge` does: forgetting is rare."""
+    ids = {e.id for e in episodes}
+    if not ids:
+        return [], []
+    told: list[str] = []
+    offset = 0
+    while page := store.list_memories(user_id, limit=500, offset=offset):
+        offset += len(page)
+        told += [m.id for m in page if ids & set(m.metadata.get(TOLD_BY_KEY) or [])]
+    records: dict[str, MemoryRecord] = {}
+    for memory_id in told:
+        if memory_id not in records:
+            with suppress(NotFoundError):  # forgotten meanwhile
+                records |= {r.memory.id: r for r in version_records(store, user_id, memory_id)}
+    points = [
+        point
+        for version in store.knowledge_versions(user_id, limit=1_000_000)
+        for point in version.points
+        if ids & set(point.metadata.get(TOLD_BY_KEY) or [])
+    ]
+    return list(records.values()), points
 
 
 def forget_episodes(
@@ -160,22 +200,42 @@ def forget_episodes(
     action: Literal["forget", "purge"] = "forget",
 ) -> ForgetReport:
     """Delete episodes with the mid-term summaries that retell them (and, through
-    ``release_media``, media files no episode uses any more); audit it. Unknown ids are
-    ignored; the report lists what existed."""
+    ``release_media``, media files no episode uses any more); audit it. Forgotten (not
+    purged for their expiry), they and those summaries take along the memories and
+    knowledge points extracted or promoted from them (:func:`extracted_from`). Unknown
+    ids are ignored; the report lists what existed."""
     wanted = list(dict.fromkeys(episode_ids))
     existing = store.get_episodes(user_id, wanted)
     summaries = [s for s in retelling_summaries(store, user_id, existing) if s.id not in wanted]
     ids = [e.id for e in [*existing, *summaries]]
     store.delete_episodes(user_id, ids)
+    memories: list[str] = []
+    knowledge = 0
+    if action == "forget":  # after the episodes: an extraction under way then writes nothing
+        records, points = extracted_from(store, user_id, [*existing, *summaries])
+        memories, knowledge = _delete_memories(store, user_id, records, points)
     hashes = [
         str(e.metadata["media"]["sha256"])
         for e in existing
         if isinstance(e.metadata.get("media"), dict) and "sha256" in e.metadata["media"]
     ]
     files = release_media(user_id, hashes) if hashes else 0
-    counts = {"episodes": len(ids), "media_files": files, "summaries": len(summaries)}
+    counts = {
+        "episodes": len(ids),
+        "media_files": files,
+        "summaries": len(summaries),
+        "memories": len(memories),
+        "knowledge_points": knowledge,
+    }
     report = _audited(store, user_id, action, "episode", ids, actor, now, counts)
-    return report.model_copy(update={"media_files": files, "summaries": len(summaries)})
+    return report.model_copy(
+        update={
+            "media_files": files,
+            "summaries": len(summaries),
+            "memories": memories,
+            "knowledge_points": knowledge,
+        }
+    )
 
 
 def purge_expired(

@@ -18,7 +18,7 @@ from typing import Any
 from .errors import ConflictError
 from .layers import MID_TERM_SPEAKER, Summary
 from .llm import LLMClient
-from .models import Episode, MemoryStatus
+from .models import TOLD_BY_KEY, Episode, MemoryStatus
 from .retrieval.scoring import recency
 from .store import GraphStore
 
@@ -100,7 +100,7 @@ def summarize_episodes(
                     episodes[0].timestamp.isoformat(),
                     episodes[-1].timestamp.isoformat(),
                 ],
-                "episode_ids": [e.id for e in episodes],
+                TOLD_BY_KEY: [e.id for e in episodes],
             },
         )
         with suppress(ConflictError):  # a concurrent run wrote it first

@@ -26,6 +26,7 @@ from .privacy import is_sensitive
 __all__ = [
     "MAX_CONTENT_CHARS",
     "MAX_TEXT_CHARS",
+    "TOLD_BY_KEY",
     "AuditEntry",
     "ContentNode",
     "EdgeType",
@@ -475,6 +476,11 @@ class MemoryLink(_Model):
         if self.source_id == self.target_id:
             raise ValueError("a memory cannot be linked to itself")
         return self
+
+
+TOLD_BY_KEY = "episode_ids"
+"""The metadata key of what retells stored episodes (a mid-term summary, a memory or a
+knowledge point extracted from a session) naming them: forgetting one forgets it."""
 
 
 class Episode(_Model):

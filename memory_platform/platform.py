@@ -618,8 +618,9 @@ class MemoryPlatform:
 
     def forget(self, user_id: str, item_id: str, *, actor: str | None = None) -> ForgetReport:
         """Delete a memory (every version, its nodes no other memory uses, vectors, lexical
-        entries and derived knowledge) or an episode (with its media file) for good,
-        leaving an audit record without content. None of its words is left in the
+        entries and derived knowledge) or an episode (with its media file, the mid-term
+        summaries that retell it, and the memories and knowledge points extracted from
+        it) for good, leaving an audit record without content. None of its words is left in the
         embedded store's file either.
 
         Raises:
@@ -659,6 +660,7 @@ class MemoryPlatform:
             "kind": report.target_kind,
             "knowledge_points_removed": report.knowledge_points,
             "summaries_removed": report.summaries,
+            "memories_removed": len(report.memories),
             "audit_id": report.audit_id,
         }
 

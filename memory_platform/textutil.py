@@ -15,14 +15,17 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 __all__ = [
+    "distinctive_terms",
     "fts_query",
     "has_cjk",
     "in_dictionary",
     "leading_cjk_words",
     "lexical_tokens",
+    "mentions",
     "normalize_name",
     "opening_tag",
     "plain_transcript",
@@ -247,3 +250,17 @@ def user_token(user_id: str) -> str:
     """A lexical token standing for a user: hashed, so no two user ids collide, and made
     only of letters and digits, so every analyzer keeps it whole."""
     return "u" + hashlib.blake2b(user_id.encode(), digest_size=12).hexdigest()
+
+
+def distinctive_terms(parts: Iterable[str | None]) -> set[str]:
+    """The parts long enough to tell one memory from another when a text repeats them
+    (two Chinese characters, three other characters), stripped."""
+    return {p.strip() for p in parts if p and len(p.strip()) >= (2 if has_cjk(p) else 3)}
+
+
+def mentions(content: str, term: str) -> bool:
+    """Whether ``content`` says ``term``: as a substring in Chinese, as whole words,
+    ignoring case, otherwise."""
+    if has_cjk(term):
+        return term in content
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", content, re.IGNORECASE) is not None

@@ -132,7 +132,8 @@ def forget(
     db: DbOption = None,
 ) -> None:
     """Delete a memory (all versions, derived knowledge) or an episode (with the mid-term
-    summaries that retell it) for good; an audit record without content stays."""
+    summaries that retell it and what was extracted from it) for good; an audit record
+    without content stays."""
     if not yes and not typer.confirm(f"forget {description!r} of {user} for good?"):
         raise typer.Exit(code=1)
     with open_platform(db, existing=True) as mp:
@@ -140,10 +141,11 @@ def forget(
     if as_json or not result.get("success"):
         _report(result, as_json)  # the JSON, or the error with its candidates
         return
-    summaries = result["summaries_removed"]
+    summaries, memories = result["summaries_removed"], result["memories_removed"]
     console.print(
         f"forgotten {result['kind']} {', '.join(result['forgotten'])}; "
-        f"{result['knowledge_points_removed']} knowledge point(s) removed; "
+        + (f"{memories} memory(ies) extracted from it removed; " if memories else "")
+        + f"{result['knowledge_points_removed']} knowledge point(s) removed; "
         + (f"{summaries} mid-term summary(ies) that retold it removed; " if summaries else "")
         + f"audit record {result['audit_id']}",
         highlight=False,

@@ -13,18 +13,28 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from ..builder import TIME_KEYS
 from ..llm import LLMClient
 from ..models import KnowledgePoint, KnowledgeType, Message
 from ..privacy import SENSITIVE_KEY
+from ..textutil import distinctive_terms, mentions
 from ..tools.arguments import CreateMemoryArgs
 
-__all__ = ["ExtractionReport", "SessionExtractor", "Turn", "extraction_ids", "speaker_label"]
+__all__ = [
+    "Extraction",
+    "ExtractionReport",
+    "SessionExtractor",
+    "Sourced",
+    "Turn",
+    "extraction_ids",
+    "speaker_label",
+]
 
 _NAMESPACE = uuid.UUID("0b4c4a4e-2f4f-4a59-9a31-1f8b8f0f5e21")
 _MAX_TRANSCRIPT_CHARS = 60_000
@@ -43,16 +53,18 @@ _EARLIER_HEADINGS = {
 
 _PROMPT = {
     "zh": """你负责在一次对话结束后整理用户的长期记忆。阅读对话记录,只输出一个 JSON 对象:
-{"knowledge": [{"content": "一句完整的知识", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": 0-100 的整数, "sensitive": true/false}],
+{"knowledge": [{"content": "一句完整的知识", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": 0-100 的整数, "sensitive": true/false, "turns": [出处编号]}],
  "memories": [{"subject": "我/人名", "memory_type": "事件/事实/关系/观点", "topic": "主题", "object": "客体(可省略)",
-               "attributes": {"时间": "..."}, "importance": 0-1, "sensitive": true/false}]}
+               "attributes": {"时间": "..."}, "importance": 0-1, "sensitive": true/false, "turns": [出处编号]}]}
+turns 列出该条内容出自哪几句对话:每句开头括号里的编号,如 (3)。
 WorldModel=关于世界、领域或用户的稳定认知;ExperientialKnowledge=从交互中总结的方法和经验;OtherKnowledge=其他值得记住的信息。
 score 表示重要性:越重要越高。涉及健康、财务、账号密码、证件号码等隐私的条目标记 "sensitive": true。
 用户说出自己的名字或昵称时,记为 {"subject": "我", "memory_type": "事实", "topic": "名字"(或 "昵称"), "object": 名字本身}。没有可提取的内容时返回空列表。""",
     "en": """You maintain a user's long-term memory after a conversation ends. Read the transcript and output one JSON object:
-{"knowledge": [{"content": "one complete statement", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": integer 0-100, "sensitive": true/false}],
+{"knowledge": [{"content": "one complete statement", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": integer 0-100, "sensitive": true/false, "turns": [numbers]}],
  "memories": [{"subject": "I / a name", "memory_type": "event/fact/relation/opinion", "topic": "...", "object": "... (optional)",
-               "attributes": {"time": "..."}, "importance": 0-1, "sensitive": true/false}]}
+               "attributes": {"time": "..."}, "importance": 0-1, "sensitive": true/false, "turns": [numbers]}]}
+"turns" lists the turns each item comes from: the number in brackets that starts each turn, such as (3).
 WorldModel = stable beliefs about the world, a domain or the user; ExperientialKnowledge = methods and lessons learned
 from the interaction; OtherKnowledge = anything else worth remembering. score = importance, higher is more important.
 Mark items about health, finances, credentials or identity numbers "sensitive": true.
@@ -132,8 +144,11 @@ class Turn:
         """A chat message's turn (:func:`speaker_label`)."""
         return cls(speaker_label(message.role, message.name), message.content, message.timestamp)
 
-    def line(self) -> str:
-        return f"[{self.timestamp:%Y-%m-%d %H:%M}] {self.speaker}: {self.content}"
+    def line(self, number: int | None = None) -> str:
+        """The turn as the transcript shows it; ``number``: its number, which the LLM
+        cites as where an item comes from."""
+        said = f"[{self.timestamp:%Y-%m-%d %H:%M}] {self.speaker}: {self.content}"
+        return said if number is None else f"({number}) {said}"
 
 
 def _tail(lines: Sequence[str], limit: int) -> str:
@@ -157,6 +172,28 @@ def _brief(exc: ValidationError) -> str:
     )
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Sourced(Generic[T]):
+    """An extracted item and the indexes of the transcript's turns it comes from: those
+    the LLM cited, else the only turn there is, else (a memory) the turns that say its
+    distinctive words; none when nothing tells."""
+
+    item: T
+    turns: tuple[int, ...] = ()
+
+
+@dataclass
+class Extraction:
+    """What one extraction gave: valid items with their turns, and the rejected items."""
+
+    points: list[Sourced[KnowledgePoint]] = field(default_factory=list)
+    memories: list[Sourced[CreateMemoryArgs]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+
+
 class SessionExtractor:
     """Asks the LLM for a session's knowledge and memories and validates the answer."""
 
@@ -167,19 +204,17 @@ class SessionExtractor:
     def transcript(self, turns: Sequence[Turn], earlier: Sequence[Turn] = ()) -> str:
         """What the LLM is given: the turns' last :data:`_MAX_TRANSCRIPT_CHARS`, after
         the earlier turns' last :data:`_MAX_EARLIER_CHARS` under a heading of their own."""
-        new = _tail([t.line() for t in turns], _MAX_TRANSCRIPT_CHARS)
+        new = _tail([t.line(n) for n, t in enumerate(turns, start=1)], _MAX_TRANSCRIPT_CHARS)
         context = _tail([t.line() for t in earlier], _MAX_EARLIER_CHARS)
         if not context:
             return new
         before, since = _EARLIER_HEADINGS[self._lang]
         return f"{before}\n{context}\n\n{since}\n{new}"
 
-    def extract(
-        self, turns: Sequence[Turn], earlier: Sequence[Turn] = ()
-    ) -> tuple[list[KnowledgePoint], list[CreateMemoryArgs], list[dict[str, Any]]]:
-        """Valid knowledge points, valid memory arguments, and the rejected items, from
-        ``turns``; ``earlier`` (a resumed session's turns extracted before) is shown as
-        context only.
+    def extract(self, turns: Sequence[Turn], earlier: Sequence[Turn] = ()) -> Extraction:
+        """Valid knowledge points and memory arguments, each with the turns it comes
+        from, and the rejected items, from ``turns``; ``earlier`` (a resumed session's
+        turns extracted before) is shown as context only.
 
         Raises:
             ExtractionError: the LLM never returned a JSON object of the right shape.
@@ -192,31 +227,59 @@ class SessionExtractor:
             ],
             _Answer,
         )
-        points: list[KnowledgePoint] = []
-        memories: list[CreateMemoryArgs] = []
-        rejected: list[dict[str, Any]] = []
-        for index, item in enumerate(answer.knowledge):
+        out = Extraction()
+        whole = (0,) if len(turns) == 1 else ()  # what one turn gives comes from it
+        for index, given in enumerate(answer.knowledge):
+            cited, item = _cited(given, len(turns))
             try:
                 valid = _KnowledgeItem.model_validate(item)
             except ValidationError as exc:
-                rejected.append(
-                    {"kind": "knowledge", "index": index, "item": item, "error": _brief(exc)}
+                out.rejected.append(
+                    {"kind": "knowledge", "index": index, "item": given, "error": _brief(exc)}
                 )
                 continue
-            points.append(
-                KnowledgePoint(
-                    content=valid.content,
-                    type=KnowledgeType(valid.type),
-                    score=valid.score,
-                    metadata=valid.metadata
-                    | ({SENSITIVE_KEY: valid.sensitive} if valid.sensitive is not None else {}),
-                )
+            point = KnowledgePoint(
+                content=valid.content,
+                type=KnowledgeType(valid.type),
+                score=valid.score,
+                metadata=valid.metadata
+                | ({SENSITIVE_KEY: valid.sensitive} if valid.sensitive is not None else {}),
             )
-        for index, item in enumerate(answer.memories):
+            out.points.append(Sourced(point, cited or whole))
+        for index, given in enumerate(answer.memories):
+            cited, item = _cited(given, len(turns))
             try:
-                memories.append(CreateMemoryArgs.model_validate(item))
+                args = CreateMemoryArgs.model_validate(item)
             except ValidationError as exc:
-                rejected.append(
-                    {"kind": "memory", "index": index, "item": item, "error": _brief(exc)}
+                out.rejected.append(
+                    {"kind": "memory", "index": index, "item": given, "error": _brief(exc)}
                 )
-        return points, memories, rejected
+                continue
+            out.memories.append(Sourced(args, cited or whole or _saying(args, turns)))
+        return out
+
+
+def _cited(item: Any, count: int) -> tuple[tuple[int, ...], Any]:
+    """The turn indexes an item cites in ``turns`` (numbers from 1 to ``count``; others
+    are ignored), and the item without them."""
+    if not isinstance(item, dict) or "turns" not in item:
+        return (), item
+    rest = {k: v for k, v in item.items() if k != "turns"}
+    numbers = item["turns"] if isinstance(item["turns"], list) else [item["turns"]]
+    cited = {
+        int(n)
+        for n in numbers
+        if (isinstance(n, int) and not isinstance(n, bool)) or (isinstance(n, str) and n.isdigit())
+    }
+    return tuple(sorted(n - 1 for n in cited if 1 <= n <= count)), rest
+
+
+def _saying(args: CreateMemoryArgs, turns: Sequence[Turn]) -> tuple[int, ...]:
+    """The turns that say the most of a memory's distinctive words (its object, or its
+    topic without one, and its non-time attribute values); none when no turn says one."""
+    parts = [args.object or args.topic]
+    parts += [v for k, v in args.attributes.items() if k.strip().lower() not in TIME_KEYS]
+    terms = distinctive_terms(parts)
+    said = [sum(mentions(turn.content, term) for term in terms) for turn in turns]
+    most = max(said, default=0)
+    return tuple(i for i, count in enumerate(said) if count == most) if most else ()

@@ -28,7 +28,7 @@ from ..config import Settings
 from ..errors import ConflictError
 from ..layers import MID_TERM_SPEAKER
 from ..llm import LLMClient
-from ..models import MAX_ID_CHARS, Episode, KnowledgeVersion, Message
+from ..models import MAX_ID_CHARS, TOLD_BY_KEY, Episode, KnowledgeVersion, Message
 from ..privacy import SENSITIVE_KEY, with_sensitivity
 from ..store import GraphStore
 from ..store.base import memory_document
@@ -70,6 +70,14 @@ def extracted_before(
         if read > start:
             start, version = read, version_id
     return start, version
+
+
+def _told_by(turns: Sequence[int], sources: Sequence[str]) -> dict[str, list[str]]:
+    """The metadata naming the episodes an extracted item comes from (none when the
+    turns are no stored episodes: messages handed in)."""
+    if not sources or not turns:
+        return {}
+    return {TOLD_BY_KEY: sorted({sources[i] for i in turns})}
 
 
 def said(episode: Episode) -> Turn:
@@ -150,18 +158,21 @@ class SessionExtractions:
         ids = extraction_ids(user, session_id, episodes[-1].id)
         shown = [e.id for e in episodes]
         return self.run(
-            user, session_id, messages[start:], ids, earlier=messages[:start], shown=shown
-        )
+            user, session_id, messages[start:], ids, earlier=messages[:start], shown=shown,
+            sources=shown[start:],
+        )  # fmt: skip
 
     def given(
         self, user: str, session_id: str, messages: list[Message], shown: Sequence[str] = ()
     ) -> ExtractionReport:
         """Messages handed in, as one version of the whole session. ``shown``: the stored
-        episodes they are (a promoted summary); ``skipped``, with nothing written, when
-        one was forgotten while the LLM read it."""
+        episodes they are, one per message (a promoted summary), which the items name;
+        ``skipped``, with nothing written, when one was forgotten while the LLM read it."""
         turns = [Turn.of(m) for m in messages]
+        ids = extraction_ids(user, session_id)
+        sources = shown if len(shown) == len(turns) else ()
         try:
-            return self.run(user, session_id, turns, extraction_ids(user, session_id), shown=shown)
+            return self.run(user, session_id, turns, ids, shown=shown, sources=sources)
         except _TurnForgotten:
             return ExtractionReport(
                 user_id=user,
@@ -178,12 +189,15 @@ class SessionExtractions:
         ids: tuple[str, str],
         earlier: Sequence[Turn] = (),
         shown: Sequence[str] = (),
+        sources: Sequence[str] = (),
     ) -> ExtractionReport:
         """One extraction, written under the version id and memory id prefix ``ids``,
         once. ``earlier`` turns (of a resumed session, extracted before) are shown to the
         LLM as context only. ``shown``: the ids of the stored episodes the turns are;
         one forgotten by the time the LLM answers raises :class:`_TurnForgotten`, with
-        nothing written."""
+        nothing written. ``sources``: the episode of each of ``transcript``'s turns (a
+        recorded session), named in the metadata (``episode_ids``) of each item that
+        comes from it, so forgetting the turn forgets the item."""
         version_id, memory_prefix = ids
         if self._llm is None:
             log.info("extraction of %s/%s skipped: no LLM configured", user, session_id)
@@ -199,23 +213,27 @@ class SessionExtractions:
                 reason="this session was extracted before",
             )  # fmt: skip
         extractor = SessionExtractor(self._llm, self._settings.knowledge.prompt_language)
-        points, memories, rejected = extractor.extract(transcript, earlier)
+        extraction = extractor.extract(transcript, earlier)
         if shown and len(self._store.get_episodes(user, shown)) < len(set(shown)):
             raise _TurnForgotten
         categories = self._settings.privacy.memory_categories
-        for point in points:  # the LLM's flag wins; the rule list decides without one
+        points = []
+        for cited in extraction.points:  # the LLM's flag wins; the rule list decides without one
+            point = cited.item
             flag = point.metadata.pop(SENSITIVE_KEY, None)
             point.metadata = with_sensitivity(
                 point.metadata, point.content, flag if isinstance(flag, bool) else None, categories
-            )
+            ) | _told_by(cited.turns, sources)
+            points.append(point)
         reference = max((m.timestamp for m in transcript), default=None)
         memory_ids = []
-        for index, args in enumerate(memories):
+        for index, sourced in enumerate(extraction.memories):
+            args = sourced.item
             graph = build_memory(user, args, reference, session_id=session_id, source="extraction")
             graph.memory.id = f"{memory_prefix}{index:08x}"
             graph.memory.metadata = with_sensitivity(
                 graph.memory.metadata, memory_document(graph.memory), args.sensitive, categories
-            )
+            ) | _told_by(sourced.turns, sources)
             with suppress(ConflictError):  # written by an earlier, interrupted attempt
                 self._store.write_memory(graph)
             memory_ids.append(graph.memory.id)
@@ -236,5 +254,5 @@ class SessionExtractions:
             version_id=version_id,
             knowledge_points=len(points),
             memory_ids=memory_ids,
-            rejected=rejected,
+            rejected=extraction.rejected,
         )

@@ -7,7 +7,7 @@ import json
 import random
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,8 @@ from memory_platform import ExtractionError, MemoryPlatform, Settings
 from memory_platform.embeddings import Embedder
 from memory_platform.extraction import latest_points, sample_points
 from memory_platform.llm import LLMUnavailableError
-from memory_platform.models import KnowledgePoint, KnowledgeType, KnowledgeVersion
+from memory_platform.models import TOLD_BY_KEY, KnowledgePoint, KnowledgeType, KnowledgeVersion
+from memory_platform.tools.arguments import ForgetMemoryArgs
 from tests.support.jobs import meanwhile_held
 from tests.support.openai_stub import OpenAIStub
 
@@ -310,11 +311,11 @@ def test_who_said_what_reaches_the_llm_in_a_conversation_of_several_people(
     assert mp.extract_session(USER, "two")["status"] == "done"
     transcript = stub.requests[0]["body"]["messages"][1]["content"]
     assert transcript.splitlines() == [
-        "[2025-11-05 09:00] Caroline: I adopted a puppy last week",
-        "[2025-11-05 09:00] Melanie: Congratulations! What breed?",
-        "[2025-11-05 09:00] Caroline (user): A beagle",
-        "[2025-11-05 09:00] Helper (assistant): Noted.",
-        "[2025-11-05 09:00] assistant: Anything else?",
+        "(1) [2025-11-05 09:00] Caroline: I adopted a puppy last week",
+        "(2) [2025-11-05 09:00] Melanie: Congratulations! What breed?",
+        "(3) [2025-11-05 09:00] Caroline (user): A beagle",
+        "(4) [2025-11-05 09:00] Helper (assistant): Noted.",
+        "(5) [2025-11-05 09:00] assistant: Anything else?",
     ]
 
 
@@ -441,3 +442,110 @@ def test_weighted_sampling_prefers_high_scores_without_repeats() -> None:
     assert counts["p0"] > counts["p2"] > counts["q"]
     assert [p.content for p in latest_points(versions, 5, 20)] == ["p0", "p2"]
     assert sample_points(versions, 0, 20) == [] and latest_points([], 3, 0) == []
+
+
+# -- where each extracted item comes from, and forgetting it with its turn ------------
+
+TRIP_SAID = datetime(2025, 11, 5, 9, tzinfo=UTC)
+TRIP_TURNS = ["我下周要去成都出差", "顺便想去吃火锅", "对了,我女儿考上了大学"]
+
+
+def recorded_trip(mp: MemoryPlatform, session: str = "trip") -> list[str]:
+    """A recorded session of three turns, a minute apart; returns their episode ids."""
+    return mp.add_episodes(USER, [
+        {"text": text, "session_id": session, "timestamp": TRIP_SAID + timedelta(minutes=n)}
+        for n, text in enumerate(TRIP_TURNS)
+    ])  # fmt: skip
+
+
+def memory_item(topic: str, obj: str, **extra: object) -> dict[str, object]:
+    return {"subject": "我", "memory_type": "事件", "topic": topic, "object": obj, **extra}
+
+
+def extracted(mp: MemoryPlatform, stub: OpenAIStub, answer: dict[str, object]) -> list[str]:
+    stub.reply(json.dumps(answer, ensure_ascii=False))
+    report = mp.extract_session(USER, "trip")
+    assert report["status"] == "done" and not report["rejected"]
+    return list(report["memory_ids"])
+
+
+def test_each_turn_is_numbered_and_each_item_names_the_turns_it_cites(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    turns = recorded_trip(mp)
+    trip, daughter = extracted(mp, stub, {
+        "knowledge": [{"content": "用户的女儿刚考上大学", "type": "WorldModel", "score": 70,
+                       "turns": [3]}],
+        "memories": [memory_item("出差", "成都", turns=[1, 2]), memory_item("考上", "大学", turns=["3"])],
+    })  # fmt: skip
+
+    transcript = stub.requests[-1]["body"]["messages"][1]["content"].splitlines()
+    assert [line[:4] for line in transcript] == ["(1) ", "(2) ", "(3) "]
+    assert transcript[2].endswith("user: 对了,我女儿考上了大学")
+    told = {m: mp.get_memory(USER, m).memory.metadata[TOLD_BY_KEY] for m in (trip, daughter)}
+    assert told == {trip: sorted(turns[:2]), daughter: [turns[2]]}
+    [point] = mp.latest_knowledge(USER, min_score=0)
+    assert point.metadata[TOLD_BY_KEY] == [turns[2]]
+
+
+def test_forgetting_a_turn_forgets_what_was_extracted_from_it_and_nothing_else(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    turns = recorded_trip(mp)
+    trip, daughter = extracted(mp, stub, {
+        "knowledge": [
+            {"content": "用户的女儿刚考上大学", "type": "WorldModel", "score": 70, "turns": [3]},
+            {"content": "用户喜欢吃辣", "type": "WorldModel", "score": 60, "turns": [2]},
+        ],
+        "memories": [memory_item("出差", "成都", turns=[1]), memory_item("考上", "大学", turns=[3])],
+    })  # fmt: skip
+
+    result = mp.forget_tool(USER, ForgetMemoryArgs(memory_description=turns[2]))
+
+    assert result["success"] and result["memories_removed"] == 1
+    assert result["knowledge_points_removed"] == 1
+    assert [m.id for m in mp.list_memories(USER)] == [trip]
+    assert [p.content for p in mp.latest_knowledge(USER, min_score=0)] == ["用户喜欢吃辣"]
+    assert not mp.search(USER, "女儿考上大学", max_results=5)
+    [entry] = mp.audit_log(USER)
+    assert entry.counts["memories"] == 1 and entry.counts["knowledge_points"] == 1
+    assert daughter not in str(entry.model_dump())  # ids of the episode, counts of the rest
+
+
+def test_a_memory_the_llm_cites_no_turn_for_comes_from_the_turns_that_say_its_words(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """An LLM that ignores the instruction (or cites turns that do not exist): each
+    memory is tied to the turns saying its object or attribute values; one whose words
+    no turn says is tied to none, and forgetting a turn leaves it."""
+    turns = recorded_trip(mp)
+    hotpot, reunion = extracted(mp, stub, {
+        "knowledge": [],
+        "memories": [memory_item("想吃", "火锅", turns=[0, 7, True]), memory_item("计划", "家庭聚会")],
+    })  # fmt: skip
+
+    assert mp.get_memory(USER, hotpot).memory.metadata[TOLD_BY_KEY] == [turns[1]]
+    assert TOLD_BY_KEY not in mp.get_memory(USER, reunion).memory.metadata
+    for turn in turns:
+        mp.forget(USER, turn)
+    assert [m.id for m in mp.list_memories(USER)] == [reunion]
+
+
+def test_a_purge_of_expired_turns_keeps_what_was_learnt_from_them(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """Expiry ends the record of what was said: a deployment that keeps chat messages a
+    month must not lose every memory extracted from them a month later."""
+    ends = datetime.now(UTC) + timedelta(days=30)
+    turns = mp.add_episodes(USER, [
+        {"text": text, "session_id": "trip", "timestamp": TRIP_SAID + timedelta(minutes=n),
+         "expires_at": ends}
+        for n, text in enumerate(TRIP_TURNS)
+    ])  # fmt: skip
+    [trip] = extracted(
+        mp, stub, {"knowledge": [], "memories": [memory_item("出差", "成都", turns=[1])]}
+    )
+
+    assert mp.purge_expired(USER, now=ends + timedelta(days=1))["purged"] == len(turns)
+
+    assert [m.id for m in mp.list_memories(USER)] == [trip]

@@ -224,6 +224,26 @@ def summary_to_promote(mp: MemoryPlatform, stub: OpenAIStub, text: str) -> list[
     return ids
 
 
+def test_forgetting_a_message_forgets_what_its_summary_was_promoted_into(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """A promoted summary's memories and knowledge come from the summary; forgetting a
+    message it retells forgets the summary and them (before, they stayed searchable)."""
+    ids = summary_to_promote(mp, stub, "The user's PIN is 4471.")
+    stub.reply(json.dumps({
+        "knowledge": [{"content": "The user's PIN is 4471", "type": "WorldModel", "score": 90}],
+        "memories": [{"subject": "I", "memory_type": "fact", "topic": "PIN", "object": "4471"}],
+    }))  # fmt: skip
+    assert mp.promote_summaries(USER)["promoted"] == 1
+    assert mp.stats(USER).memories == 1
+
+    result = mp.forget_tool(USER, ForgetMemoryArgs(memory_description=ids[0]))
+
+    assert result["summaries_removed"] == 1 and result["memories_removed"] == 1
+    assert result["knowledge_points_removed"] == 1
+    assert mp.stats(USER).memories == 0 and mp.latest_knowledge(USER, min_score=0) == []
+
+
 def test_a_summary_forgotten_while_it_is_promoted_gives_no_memory(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
