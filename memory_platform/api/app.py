@@ -316,8 +316,9 @@ def _user_routes() -> APIRouter:
         user_id: User, args: ForgetMemoryArgs, mp: Platform, reference_time: ReferenceTime = None
     ) -> JSONResponse:
         """Deletes every version, derived knowledge, vectors and index entries (an
-        episode: with the mid-term summaries that retell it); leaves an audit record
-        without content. 422 with candidates when the description is ambiguous."""
+        episode: with the mid-term summaries that retell it and the memories and
+        knowledge extracted from it); leaves an audit record without content. 422 with
+        candidates when the description is ambiguous."""
         result = mp.forget_tool(user_id, args, reference_time=reference_time)
         return JSONResponse(result, status_code=200 if result.get("success") else 422)
 
