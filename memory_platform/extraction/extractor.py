@@ -2,11 +2,13 @@
 
 The transcript goes to the LLM with a prompt asking for one JSON object: knowledge
 points (WorldModel / ExperientialKnowledge / OtherKnowledge, each scored 0-100) and
-memories in the ``create_memory`` schema. The answer's shape is checked by the LLM
-client, which asks again on a malformed answer (up to ``llm_max_retries`` attempts); each
-item is then validated on its own (seed 001 §4.5) and every rejected item is reported
-with its reason, never dropped silently. Writing happens only after validation, under
-ids derived from the user and session, so extracting the same session twice writes once.
+memories in the ``create_memory`` schema, each citing the numbered turns it comes from
+(:class:`Sourced`: what forgetting a turn takes along). The answer's shape is checked by
+the LLM client, which asks again on a malformed answer (up to ``llm_max_retries``
+attempts); each item is then validated on its own (seed 001 §4.5) and every rejected
+item is reported with its reason, never dropped silently. Writing happens only after
+validation, under ids derived from the user and session, so extracting the same session
+twice writes once.
 """
 
 from __future__ import annotations
