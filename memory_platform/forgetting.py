@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from .builder import TIME_KEYS
 from .corrections import version_records
 from .errors import NotFoundError
-from .layers import MID_TERM_SPEAKER
+from .layers import MID_TERM_SPEAKER, promotion_session
 from .models import TOLD_BY_KEY, AuditEntry, Episode, KnowledgePoint, MemoryStatus, NodeType
 from .store import GraphStore, MemoryRecord
 from .textutil import distinctive_terms, mentions
@@ -165,11 +165,15 @@ def extracted_from(
 ) -> tuple[list[MemoryRecord], list[KnowledgePoint]]:
     """The memories (with all their versions) and knowledge points extracted from the
     episodes: those whose metadata names one (:data:`~.models.TOLD_BY_KEY`, written by
-    a recorded session's extraction). Every memory and knowledge version of the user is
-    read, as :func:`derived_knowledge` does: forgetting is rare."""
+    a recorded session's extraction). Unless no extraction read their sessions, every
+    memory and knowledge version of the user is read, as :func:`derived_knowledge` does:
+    forgetting is rare."""
     ids = {e.id for e in episodes}
-    if not ids:
-        return [], []
+    sessions = {e.session_id for e in episodes if e.session_id} | {
+        promotion_session(e.id) for e in episodes if e.speaker == MID_TERM_SPEAKER
+    }
+    if not any(store.session_read_through(user_id, s) for s in sorted(sessions)):
+        return [], []  # nothing was extracted from their sessions: no need to read it all
     told: list[str] = []
     offset = 0
     while page := store.list_memories(user_id, limit=500, offset=offset):

@@ -32,12 +32,18 @@ __all__ = [
     "RedisShortTerm",
     "ShortTermBuffer",
     "Summary",
+    "promotion_session",
     "recent_from_episodes",
     "short_term_buffer",
 ]
 
 MID_TERM_SPEAKER = "mid-term summary"
 """The speaker of mid-term summary episodes, by which they are found again."""
+
+
+def promotion_session(summary_id: str) -> str:
+    """The session a summary's promotion into the graph is extracted as."""
+    return f"promoted:{summary_id}"
 
 
 class BufferedMessage(BaseModel):

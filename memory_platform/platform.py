@@ -47,7 +47,13 @@ from .jobs import (
     fresh_job_id,
     stoppable,
 )
-from .layers import MID_TERM_SPEAKER, BufferedMessage, recent_from_episodes, short_term_buffer
+from .layers import (
+    MID_TERM_SPEAKER,
+    BufferedMessage,
+    promotion_session,
+    recent_from_episodes,
+    short_term_buffer,
+)
 from .linking import resolve_memory
 from .llm import LLMClient
 from .media import MediaFiles, MediaLibrary
@@ -1127,7 +1133,7 @@ class MemoryPlatform:
                 try:
                     report = self._extractions.given(
                         user,
-                        f"promoted:{summary.id}",
+                        promotion_session(summary.id),
                         [Message(role="user", content=summary.text, timestamp=summary.timestamp)],
                         shown=[summary.id],  # forgotten meanwhile (with a message it retells)
                     )
