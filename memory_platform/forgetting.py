@@ -73,8 +73,10 @@ def derived_knowledge(
 ) -> list[KnowledgePoint]:
     """Knowledge points derived from the memories: those whose metadata names one of them
     (``memory_ids``) and those that repeat one's object or attribute values."""
+    if not records:
+        return []  # nothing to derive from: no knowledge version need be read
     ids = {r.memory.id for r in records}
-    terms = set().union(*(_terms(r) for r in records)) if records else set()
+    terms = set().union(*(_terms(r) for r in records))
     found: dict[str, KnowledgePoint] = {}
     for version in store.knowledge_versions(user_id, limit=1_000_000):
         for point in version.points:
