@@ -26,8 +26,8 @@ from pydantic import BaseModel
 from .builder import TIME_KEYS
 from .corrections import version_records
 from .errors import NotFoundError
-from .layers import MID_TERM_SPEAKER, promotion_session
-from .models import TOLD_BY_KEY, AuditEntry, Episode, KnowledgePoint, MemoryStatus, NodeType
+from .layers import MID_TERM_SPEAKER
+from .models import AuditEntry, Episode, KnowledgePoint, MemoryStatus, NodeType, episodes_named
 from .store import GraphStore, MemoryRecord
 from .textutil import distinctive_terms, mentions
 
@@ -99,7 +99,7 @@ def retelling_summaries(
     return [
         summary
         for summary in store.find_episodes(user_id, MID_TERM_SPEAKER, limit=1_000_000)
-        if ids & set(summary.metadata.get(TOLD_BY_KEY) or [])
+        if ids & episodes_named(summary.metadata)
     ]
 
 
@@ -152,11 +152,11 @@ def _delete_memories(
     store: GraphStore,
     user_id: str,
     records: Sequence[MemoryRecord],
-    points: Sequence[KnowledgePoint] = (),
+    point_ids: Sequence[str] = (),
 ) -> tuple[list[str], int]:
-    """Delete the memories with the knowledge derived from them and ``points``; returns
-    the memory ids and how many knowledge points were deleted."""
-    derived = {p.id for p in [*derived_knowledge(store, user_id, records), *points]}
+    """Delete the memories with the knowledge derived from them and the knowledge points
+    ``point_ids``; returns the memory ids and how many knowledge points were deleted."""
+    derived = {p.id for p in derived_knowledge(store, user_id, records)} | set(point_ids)
     for record in records:
         store.delete_memory(user_id, record.memory.id)
     return [r.memory.id for r in records], store.delete_knowledge(user_id, sorted(derived))
@@ -164,35 +164,18 @@ def _delete_memories(
 
 def extracted_from(
     store: GraphStore, user_id: str, episodes: Sequence[Episode]
-) -> tuple[list[MemoryRecord], list[KnowledgePoint]]:
-    """The memories (with all their versions) and knowledge points extracted from the
-    episodes: those whose metadata names one (:data:`~.models.TOLD_BY_KEY`, written by
-    a recorded session's extraction). Unless no extraction read their sessions, every
-    memory and knowledge version of the user is read, as :func:`derived_knowledge` does:
-    forgetting is rare."""
-    ids = {e.id for e in episodes}
-    sessions = {e.session_id for e in episodes if e.session_id} | {
-        promotion_session(e.id) for e in episodes if e.speaker == MID_TERM_SPEAKER
-    }
-    if not any(store.session_read_through(user_id, s) for s in sorted(sessions)):
-        return [], []  # nothing was extracted from their sessions: no need to read it all
-    told: list[str] = []
-    offset = 0
-    while page := store.list_memories(user_id, limit=500, offset=offset):
-        offset += len(page)
-        told += [m.id for m in page if ids & set(m.metadata.get(TOLD_BY_KEY) or [])]
+) -> tuple[list[MemoryRecord], list[str]]:
+    """The memories (with all their versions) and the ids of the knowledge points
+    extracted or promoted from the episodes: those whose metadata names one
+    (:data:`~.models.TOLD_BY_KEY`, written by a recorded session's extraction), as the
+    store's index of them says (:meth:`~.store.GraphStore.told_by`)."""
+    told = store.told_by(user_id, [e.id for e in episodes])
     records: dict[str, MemoryRecord] = {}
-    for memory_id in told:
+    for memory_id in told.memory_ids:
         if memory_id not in records:
             with suppress(NotFoundError):  # forgotten meanwhile
                 records |= {r.memory.id: r for r in version_records(store, user_id, memory_id)}
-    points = [
-        point
-        for version in store.knowledge_versions(user_id, limit=1_000_000)
-        for point in version.points
-        if ids & set(point.metadata.get(TOLD_BY_KEY) or [])
-    ]
-    return list(records.values()), points
+    return list(records.values()), told.knowledge_ids
 
 
 def forget_episodes(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self, TypeVar
@@ -50,6 +51,7 @@ __all__ = [
     "UpdateAction",
     "VectorHit",
     "VectorKind",
+    "episodes_named",
     "invalid_input_from",
     "new_id",
     "utc",
@@ -481,6 +483,13 @@ class MemoryLink(_Model):
 TOLD_BY_KEY = "episode_ids"
 """The metadata key of what retells stored episodes (a mid-term summary, a memory or a
 knowledge point extracted from a session) naming them: forgetting one forgets it."""
+
+
+def episodes_named(metadata: Mapping[str, Any]) -> set[str]:
+    """The episodes an item's metadata names under :data:`TOLD_BY_KEY`: the strings of a
+    list there (anything else names none; the SQLite store's index reads it the same way)."""
+    value = metadata.get(TOLD_BY_KEY)
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
 class Episode(_Model):

@@ -53,6 +53,7 @@ __all__ = [
     "SeedQuery",
     "Seeds",
     "StoreStats",
+    "ToldItems",
     "check_supersession",
     "episode_document",
     "episode_embedding_text",
@@ -107,6 +108,13 @@ class LoadedCandidates(BaseModel):
     memory_similarity: dict[str, float] = Field(default_factory=dict)
     episode_similarity: dict[str, float] = Field(default_factory=dict)
     next_episode: dict[str, str] = Field(default_factory=dict)
+
+
+class ToldItems(BaseModel):
+    """The items extracted or promoted from some episodes (:meth:`GraphStore.told_by`)."""
+
+    memory_ids: list[str] = Field(default_factory=list)
+    knowledge_ids: list[str] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -729,6 +737,15 @@ class GraphStore(ABC):
     def delete_knowledge(self, user_id: str, point_ids: Sequence[str]) -> int:
         """Delete knowledge points (with their vectors and lexical entries) from whatever
         version holds them; returns how many existed."""
+
+    # -- provenance ----------------------------------------------------------------------
+
+    @abstractmethod
+    def told_by(self, user_id: str, episode_ids: Sequence[str]) -> ToldItems:
+        """The user's memories and knowledge points whose metadata names one of the
+        episodes (:func:`~memory_platform.models.episodes_named`): what forgetting those turns
+        takes along. Answered inside the store (SQLite keeps an index of the items by the
+        episodes they name), never by reading every item of the user into the process."""
 
     # -- audit ---------------------------------------------------------------------------
 

@@ -50,6 +50,7 @@ from ..models import (
     StructuralEdge,
     VectorHit,
     VectorKind,
+    episodes_named,
     utc,
 )
 from ..privacy import is_sensitive
@@ -66,6 +67,7 @@ from .base import (
     SeedQuery,
     Seeds,
     StoreStats,
+    ToldItems,
     check_supersession,
     episode_document,
     memory_document,
@@ -1399,6 +1401,22 @@ class Neo4jGraphStore(GraphStore):
             lambda tx: self._run(tx, "knowledge/delete_many", user_id=user, point_ids=ids)
         )
         return int(rows[0]["deleted"]) if rows else 0
+
+    # -- provenance ----------------------------------------------------------------------
+
+    def told_by(self, user_id: str, episode_ids: Sequence[str]) -> ToldItems:
+        user = self._check_user(user_id)
+        ids = set(episode_ids)
+        told = ToldItems()
+        if not ids:
+            return told
+        needles = [json.dumps(i, ensure_ascii=False) for i in sorted(ids)]  # as metadata_json
+        for row in self._read("provenance/told_by", user_id=user, needles=needles):
+            if episodes_named(json.loads(row["metadata"] or "{}")) & ids:
+                (told.memory_ids if row["kind"] == "memory" else told.knowledge_ids).append(
+                    row["id"]
+                )
+        return told
 
     # -- audit ---------------------------------------------------------------------------
 

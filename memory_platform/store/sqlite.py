@@ -56,6 +56,7 @@ from .base import (
     MemoryRecord,
     PendingEmbedding,
     StoreStats,
+    ToldItems,
     check_supersession,
     episode_document,
     memory_document,
@@ -606,6 +607,7 @@ class SQLiteGraphStore(GraphStore):
                 "episodes",
                 "knowledge_versions",
                 "knowledge",
+                "told_by",
                 "vectors",
                 "pending_vectors",
             ):
@@ -1371,6 +1373,24 @@ class SQLiteGraphStore(GraphStore):
                 self._unindex(conn, VectorKind.KNOWLEDGE, chunk)
                 self._delete_vectors(conn, VectorKind.KNOWLEDGE, chunk)
         return deleted
+
+    # -- provenance ----------------------------------------------------------------------
+
+    def told_by(self, user_id: str, episode_ids: Sequence[str]) -> ToldItems:
+        user = self._check_user(user_id)
+        ids = list(dict.fromkeys(episode_ids))
+        told = ToldItems()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            for kind, ref_id in self._read(
+                "SELECT DISTINCT kind, ref_id FROM told_by"
+                f" WHERE user_id = ? AND episode_id IN ({_placeholders(len(chunk))})",
+                (user, *chunk),
+            ):
+                (told.memory_ids if kind == "memory" else told.knowledge_ids).append(ref_id)
+        told.memory_ids = list(dict.fromkeys(told.memory_ids))
+        told.knowledge_ids = list(dict.fromkeys(told.knowledge_ids))
+        return told
 
     # -- audit ---------------------------------------------------------------------------
 

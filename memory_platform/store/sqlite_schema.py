@@ -384,8 +384,58 @@ _V13 = """
 ALTER TABLE knowledge_versions ADD COLUMN through REAL;
 """
 
+
+def _told_rows(kind: str, row: str, table: str | None = None) -> str:
+    """A SELECT of the (user, episode, kind, item) rows of ``told_by`` for the item
+    ``row`` (every row of ``table`` when given): one per string its metadata's
+    ``episode_ids`` list holds, as :func:`~memory_platform.models.episodes_named` reads it."""
+    source = f"{table} AS {row}, " if table else ""
+    return (
+        f"SELECT {row}.user_id, j.value, '{kind}', {row}.id"
+        f" FROM {source}json_each({row}.metadata, '$.episode_ids') AS j"
+        f" WHERE json_type({row}.metadata, '$.episode_ids') = 'array' AND j.type = 'text'"
+    )
+
+
+# v14: forgetting a turn finds the memories and knowledge points extracted from it (those
+# whose metadata names it in ``episode_ids``) by an index kept by triggers, where it read
+# every memory of the user (287 ms at 10,000 memories, seconds at 100,000). Items stored
+# before are indexed here.
+_V14 = f"""
+CREATE TABLE IF NOT EXISTS told_by (
+    user_id    TEXT NOT NULL,
+    episode_id TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    ref_id     TEXT NOT NULL,
+    PRIMARY KEY (user_id, episode_id, kind, ref_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS told_by_item ON told_by(kind, ref_id);
+CREATE TRIGGER IF NOT EXISTS memories_told AFTER INSERT ON memories BEGIN
+    INSERT OR IGNORE INTO told_by {_told_rows("memory", "new")};
+END;
+CREATE TRIGGER IF NOT EXISTS memories_retold AFTER UPDATE OF metadata ON memories BEGIN
+    DELETE FROM told_by WHERE kind = 'memory' AND ref_id = old.id;
+    INSERT OR IGNORE INTO told_by {_told_rows("memory", "new")};
+END;
+CREATE TRIGGER IF NOT EXISTS memories_untold AFTER DELETE ON memories BEGIN
+    DELETE FROM told_by WHERE kind = 'memory' AND ref_id = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS knowledge_told AFTER INSERT ON knowledge BEGIN
+    INSERT OR IGNORE INTO told_by {_told_rows("knowledge", "new")};
+END;
+CREATE TRIGGER IF NOT EXISTS knowledge_retold AFTER UPDATE OF metadata ON knowledge BEGIN
+    DELETE FROM told_by WHERE kind = 'knowledge' AND ref_id = old.id;
+    INSERT OR IGNORE INTO told_by {_told_rows("knowledge", "new")};
+END;
+CREATE TRIGGER IF NOT EXISTS knowledge_untold AFTER DELETE ON knowledge BEGIN
+    DELETE FROM told_by WHERE kind = 'knowledge' AND ref_id = old.id;
+END;
+INSERT OR IGNORE INTO told_by {_told_rows("memory", "m", "memories")};
+INSERT OR IGNORE INTO told_by {_told_rows("knowledge", "k", "knowledge")};
+"""
+
 MIGRATIONS: tuple[str, ...] = (
-    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13,
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14,
 )  # fmt: skip
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 

@@ -1202,6 +1202,42 @@ def test_a_sessions_versions_say_up_to_when_they_read_it(store: GraphStore, user
     assert kept[spans.version_id] == REF and kept[whole.version_id] is None
 
 
+def told(store: GraphStore, user: str, episode_ids: list[str]) -> tuple[set[str], set[str]]:
+    found = store.told_by(user, episode_ids)
+    return set(found.memory_ids), set(found.knowledge_ids)
+
+
+def test_items_are_found_by_the_episodes_their_metadata_names(store: GraphStore, users) -> None:
+    """What forgetting a turn takes along: memories and knowledge points naming it in
+    ``episode_ids``, the user's only, as their metadata says now."""
+    user, other = users(), users()
+    quoted = 'turn "3" \\ 第三'  # an id JSON escapes: found as well as a plain one
+    one = write(store, user, "我", "事件", "去", "成都")
+    two = write(store, user, "我", "事件", "吃", "火锅")
+    unnamed = write(store, user, "我", "事件", "看", "熊猫")
+    foreign = write(store, other, "我", "事件", "去", "成都")
+    for graph, named in ((one, ["t1"]), (two, ["t1", quoted]), (foreign, ["t1"])):
+        owner = other if graph is foreign else user
+        store.update_memory(owner, graph.memory.id, metadata={"episode_ids": named})
+    store.update_memory(user, unnamed.memory.id, metadata={"episode_ids": "t1", "t1": ["t1"]})
+    point = KnowledgePoint(content="喜欢火锅", type=KnowledgeType.EXPERIENTIAL, score=0.8,
+                           metadata={"episode_ids": [quoted]})  # fmt: skip
+    loose = KnowledgePoint(content="在成都", type=KnowledgeType.WORLD_MODEL, score=0.8)
+    store.add_knowledge_version(KnowledgeVersion(user_id=user, points=[point, loose]))
+
+    assert told(store, user, ["t1"]) == ({one.memory.id, two.memory.id}, set())
+    assert told(store, user, [quoted, "t1"]) == ({one.memory.id, two.memory.id}, {point.id})
+    assert told(store, user, [quoted]) == ({two.memory.id}, {point.id})
+    assert told(store, other, [quoted, "t1"]) == ({foreign.memory.id}, set())
+    assert told(store, user, ["t2"]) == told(store, user, []) == (set(), set())
+
+    store.update_memory(user, one.memory.id, metadata={"episode_ids": ["t2"]})  # re-told
+    store.delete_memory(user, two.memory.id)
+    store.delete_knowledge(user, [point.id])
+    assert told(store, user, [quoted, "t1"]) == (set(), set())
+    assert told(store, user, ["t2"]) == ({one.memory.id}, set())
+
+
 def test_episodes_added_in_place_of_others_replace_them_in_one_call(
     store: GraphStore, users
 ) -> None:

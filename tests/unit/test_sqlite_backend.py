@@ -132,8 +132,53 @@ def test_upgrading_a_version_4_file_embeds_turns_again_with_the_turns_around_the
     store.close()
 
 
+def _back_to_version_13(conn: sqlite3.Connection) -> None:
+    """Undo version 14 (the index of items by the episodes they name, and its triggers)."""
+    for (trigger,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%told_by%'"
+    ).fetchall():
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("DROP TABLE told_by")
+    conn.execute("UPDATE meta SET value = '13' WHERE key = 'schema_version'")
+
+
+def test_upgrading_a_version_13_file_indexes_the_items_its_metadata_says_are_told_by(
+    tmp_path: Path,
+) -> None:
+    """Memories and knowledge points extracted before the index are found by the turns
+    they name once the file is upgraded, and the index follows later writes."""
+    from memory_platform.models import KnowledgePoint, KnowledgeType, KnowledgeVersion
+
+    path = tmp_path / "v13.db"
+    store = SQLiteGraphStore(path, SIGNATURE)
+    args = CreateMemoryArgs(subject="我", memory_type="事件", topic="去", object="成都")
+    graph = build_memory("u", args, reference_time=REF)
+    graph.memory.metadata = {"episode_ids": ["t1", "t2"]}
+    store.write_memory(graph)
+    point = KnowledgePoint(content="去过成都", type=KnowledgeType.EXPERIENTIAL, score=0.7,
+                           metadata={"episode_ids": ["t2"]})  # fmt: skip
+    store.add_knowledge_version(KnowledgeVersion(user_id="u", points=[point]))
+    store.close()
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        _back_to_version_13(conn)
+        assert (
+            conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'told_by'").fetchone()[0]
+            == 0
+        )
+
+    store = SQLiteGraphStore(path, SIGNATURE)
+    assert schema_version(store._conn()) == len(MIGRATIONS)
+    found = store.told_by("u", ["t2"])
+    assert (found.memory_ids, found.knowledge_ids) == ([graph.memory.id], [point.id])
+    assert store.told_by("u", ["t1"]).memory_ids == [graph.memory.id]
+    store.delete_memory("u", graph.memory.id)
+    assert store.told_by("u", ["t1"]).memory_ids == []
+    store.close()
+
+
 def _back_to_version_12(conn: sqlite3.Connection) -> None:
-    """Undo version 13 (the knowledge versions' ``through`` column)."""
+    """Undo versions 14 and 13 (13: the knowledge versions' ``through`` column)."""
+    _back_to_version_13(conn)
     conn.execute("ALTER TABLE knowledge_versions DROP COLUMN through")
     conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
 
@@ -164,7 +209,7 @@ def test_upgrading_a_version_12_file_keeps_its_knowledge_versions_without_throug
 
 
 def _back_to_version_10(conn: sqlite3.Connection) -> None:
-    """Undo versions 13 to 11 (11: the episodes' expiry column and its index)."""
+    """Undo versions 14 to 11 (11: the episodes' expiry column and its index)."""
     _back_to_version_12(conn)
     conn.execute("DROP INDEX episodes_expiry")
     conn.execute("ALTER TABLE episodes DROP COLUMN expires_at")
