@@ -271,9 +271,10 @@ def test_a_resumed_session_shows_only_its_last_earlier_turns_as_context(
     stub.reply(json.dumps(GOOD, ensure_ascii=False))
     stub.reply(json.dumps(GOOD, ensure_ascii=False))
     start = datetime(2025, 11, 5, 9, tzinfo=UTC)
-    long_chat = [
-        {"text": f"第{n}轮:" + "闲聊" * 100, "session_id": "long", "timestamp": start.replace(minute=n)}
-        for n in range(40)
+    long_chat = [  # twelve turns of 700 characters, more than the context holds, in few
+        # tokens: the platform embeds each turn with its neighbours before it closes
+        {"text": f"第{n}轮:" + " chat" * 140, "session_id": "long", "timestamp": start.replace(minute=n)}
+        for n in range(12)
     ]  # fmt: skip
     mp.add_episodes(USER, long_chat)
     assert mp.extract_session(USER, "long")["status"] == "done"
@@ -283,8 +284,8 @@ def test_a_resumed_session_shows_only_its_last_earlier_turns_as_context(
     assert mp.extract_session(USER, "long")["status"] == "done"
     earlier, since = stub.requests[-1]["body"]["messages"][1]["content"].split("新的对话")
     shown = [line for line in earlier.splitlines()[1:] if line]
-    assert 0 < len(shown) < 40 and all(line.endswith("闲聊") for line in shown)
-    assert shown[-1].startswith("[2025-11-05 09:39] user: 第39轮") and "最后一句" in since
+    assert 0 < len(shown) < 12 and all(line.endswith("chat") for line in shown)
+    assert shown[-1].startswith("[2025-11-05 09:11] user: 第11轮") and "最后一句" in since
     assert len(earlier) < 8_000
 
 
