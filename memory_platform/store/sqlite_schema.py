@@ -397,6 +397,21 @@ def _told_rows(kind: str, row: str, table: str | None = None) -> str:
     )
 
 
+def _told_triggers(table: str, kind: str) -> str:
+    """The triggers that keep ``told_by`` following ``table``'s rows (items of ``kind``):
+    their insert, the update of their metadata and their delete."""
+    return f"""CREATE TRIGGER IF NOT EXISTS {table}_told AFTER INSERT ON {table} BEGIN
+    INSERT OR IGNORE INTO told_by {_told_rows(kind, "new")};
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_retold AFTER UPDATE OF metadata ON {table} BEGIN
+    DELETE FROM told_by WHERE kind = '{kind}' AND ref_id = old.id;
+    INSERT OR IGNORE INTO told_by {_told_rows(kind, "new")};
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_untold AFTER DELETE ON {table} BEGIN
+    DELETE FROM told_by WHERE kind = '{kind}' AND ref_id = old.id;
+END;"""
+
+
 # v14: forgetting a turn finds the memories and knowledge points extracted from it (those
 # whose metadata names it in ``episode_ids``) by an index kept by triggers, where it read
 # every memory of the user (287 ms at 10,000 memories, seconds at 100,000). Items stored
@@ -410,26 +425,8 @@ CREATE TABLE IF NOT EXISTS told_by (
     PRIMARY KEY (user_id, episode_id, kind, ref_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS told_by_item ON told_by(kind, ref_id);
-CREATE TRIGGER IF NOT EXISTS memories_told AFTER INSERT ON memories BEGIN
-    INSERT OR IGNORE INTO told_by {_told_rows("memory", "new")};
-END;
-CREATE TRIGGER IF NOT EXISTS memories_retold AFTER UPDATE OF metadata ON memories BEGIN
-    DELETE FROM told_by WHERE kind = 'memory' AND ref_id = old.id;
-    INSERT OR IGNORE INTO told_by {_told_rows("memory", "new")};
-END;
-CREATE TRIGGER IF NOT EXISTS memories_untold AFTER DELETE ON memories BEGIN
-    DELETE FROM told_by WHERE kind = 'memory' AND ref_id = old.id;
-END;
-CREATE TRIGGER IF NOT EXISTS knowledge_told AFTER INSERT ON knowledge BEGIN
-    INSERT OR IGNORE INTO told_by {_told_rows("knowledge", "new")};
-END;
-CREATE TRIGGER IF NOT EXISTS knowledge_retold AFTER UPDATE OF metadata ON knowledge BEGIN
-    DELETE FROM told_by WHERE kind = 'knowledge' AND ref_id = old.id;
-    INSERT OR IGNORE INTO told_by {_told_rows("knowledge", "new")};
-END;
-CREATE TRIGGER IF NOT EXISTS knowledge_untold AFTER DELETE ON knowledge BEGIN
-    DELETE FROM told_by WHERE kind = 'knowledge' AND ref_id = old.id;
-END;
+{_told_triggers("memories", "memory")}
+{_told_triggers("knowledge", "knowledge")}
 INSERT OR IGNORE INTO told_by {_told_rows("memory", "m", "memories")};
 INSERT OR IGNORE INTO told_by {_told_rows("knowledge", "k", "knowledge")};
 """
