@@ -181,7 +181,8 @@ T = TypeVar("T")
 class Sourced(Generic[T]):
     """An extracted item and the indexes of the transcript's turns it comes from: those
     the LLM cited, else the only turn there is, else (a memory) the turns that say its
-    distinctive words; none when nothing tells."""
+    distinctive words; none when nothing tells. A memory whose cited turns say none of
+    its distinctive words while another turn does comes from both (:func:`_sources`)."""
 
     item: T
     turns: tuple[int, ...] = ()
@@ -257,7 +258,7 @@ class SessionExtractor:
                     {"kind": "memory", "index": index, "item": given, "error": _brief(exc)}
                 )
                 continue
-            out.memories.append(Sourced(args, cited or whole or _saying(args, turns)))
+            out.memories.append(Sourced(args, _sources(cited or whole, args, turns)))
         return out
 
 
@@ -276,12 +277,30 @@ def _cited(item: Any, count: int) -> tuple[tuple[int, ...], Any]:
     return tuple(sorted(n - 1 for n in cited if 1 <= n <= count)), rest
 
 
-def _saying(args: CreateMemoryArgs, turns: Sequence[Turn]) -> tuple[int, ...]:
-    """The turns that say the most of a memory's distinctive words (its object, or its
-    topic without one, and its non-time attribute values); none when no turn says one."""
+def _sources(
+    cited: tuple[int, ...], args: CreateMemoryArgs, turns: Sequence[Turn]
+) -> tuple[int, ...]:
+    """The turns a memory comes from: those cited, joined by the turns that say its
+    distinctive words when none of the cited does (an LLM that cites the question for
+    what the answer said); with none cited, the turns that say them.
+
+    Forgetting a turn takes along what names it, so a memory tied to the wrong turn would
+    outlive "forget what I said". Joining, not replacing, keeps every turn either side
+    points at: forgetting any of them forgets the memory."""
+    said = _said(args, turns)
+    most = max(said, default=0)
+    saying = tuple(i for i, count in enumerate(said) if count == most) if most else ()
+    if not cited:
+        return saying
+    if most and not any(said[i] for i in cited):
+        return tuple(sorted({*cited, *saying}))
+    return cited
+
+
+def _said(args: CreateMemoryArgs, turns: Sequence[Turn]) -> list[int]:
+    """For each turn, how many of a memory's distinctive words it says (its object, or its
+    topic without one, and its non-time attribute values)."""
     parts = [args.object or args.topic]
     parts += [v for k, v in args.attributes.items() if k.strip().lower() not in TIME_KEYS]
     terms = distinctive_terms(parts)
-    said = [sum(mentions(turn.content, term) for term in terms) for turn in turns]
-    most = max(said, default=0)
-    return tuple(i for i, count in enumerate(said) if count == most) if most else ()
+    return [sum(mentions(turn.content, term) for term in terms) for turn in turns]

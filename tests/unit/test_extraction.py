@@ -532,6 +532,24 @@ def test_a_memory_the_llm_cites_no_turn_for_comes_from_the_turns_that_say_its_wo
     assert [m.id for m in mp.list_memories(USER)] == [reunion]
 
 
+def test_a_memory_cited_to_turns_that_do_not_say_it_comes_from_the_turn_that_does_too(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """An LLM that cites the wrong turn (the question, say, for what the answer said):
+    the turn that says the memory's object is named beside it, so forgetting that turn
+    forgets the memory. A citation that says it is kept as given."""
+    turns = recorded_trip(mp)
+    daughter, trip = extracted(mp, stub, {
+        "knowledge": [],
+        "memories": [memory_item("考上", "大学", turns=[1]), memory_item("出差", "成都", turns=[1])],
+    })  # fmt: skip
+
+    told = {m: mp.get_memory(USER, m).memory.metadata[TOLD_BY_KEY] for m in (daughter, trip)}
+    assert told == {daughter: sorted([turns[0], turns[2]]), trip: [turns[0]]}
+    mp.forget(USER, turns[2])
+    assert [m.id for m in mp.list_memories(USER)] == [trip]
+
+
 def test_a_purge_of_expired_turns_keeps_what_was_learnt_from_them(
     mp: MemoryPlatform, stub: OpenAIStub
 ) -> None:
