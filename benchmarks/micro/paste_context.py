@@ -1,19 +1,24 @@
-"""Microbenchmark: what a turn's neighbours do to its vector when they are long, and
-whether cutting them would help (measured, not shipped).
+"""Microbenchmark: what a turn's long neighbours do to its vector, and two answers to it
+that were measured and not adopted.
 
 An episode is embedded between the whole turns before and after it
 (``episode_embedding_text``). A short statement between a long assistant reply and a
-pasted page is then embedded mostly as them. The rule measured here cuts each neighbour
-to the part nearest the turn, at most as long as the turn or ``floor`` characters,
-whichever is more (its end before, its beginning after).
+pasted page is then embedded mostly as them. Answers measured:
+
+- **fold**: a turn of conversational length (at most 500 characters) beside a longer one
+  is embedded as itself too, the two unit vectors summed and scaled back to unit length
+  (weight 1, or 0.5 for the turn's own);
+- **cut**: each neighbour cut to the part nearest the turn, at most as long as the turn or
+  ``floor`` characters, whichever is more (its end before, its beginning after).
 
 Eight short statements (four English, four Chinese), each after a reply of about 1,200
 characters and before a page of about 3,000, and a question about each, with the default
-embedder. Per floor: the mean cosine of the question to the statement's vector, its rank
+embedder. Per rule: the mean cosine of the question to the statement's vector, its rank
 among the conversation's 24 turns (the turns next to it hold it as context too, so 2 is
 as good as 1), the characters embedded and the seconds, and how many of the dev sets'
-turns the cut would change (with none changed, the dev figures stand). The cosine to the
-statement embedded alone is the reference. Results: ``results/paste_context.md``.
+turns the rule changes (with none changed, the dev figures stand). The cosine to the
+statement embedded alone is the reference. What the fold does to a whole conversation
+(recall, off-topic) is ``long_neighbours.py``'s. Results: ``results/paste_context.md``.
 
     .venv/bin/python benchmarks/micro/paste_context.py   # ~5 minutes
 """
@@ -22,14 +27,17 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from memory_platform.bench.locomo import load_locomo
 from memory_platform.bench.madial import load_madial
-from memory_platform.embeddings import default_ensemble, embed_queries
+from memory_platform.embeddings import default_ensemble, embed_queries, normalize_rows
 from memory_platform.models import Episode
 from memory_platform.store.base import spoken_line
 
@@ -112,6 +120,46 @@ def dev_turns(floor: int) -> tuple[int, int]:
     return changed, total
 
 
+def folded_lines(turns: list[Episode]) -> list[str | None]:
+    """Per turn, its own line where the fold embeds it as itself too (at most
+    ``CONVERSATIONAL`` characters beside a longer neighbour), else None."""
+    lines = [spoken_line(t) for t in turns]
+    out: list[str | None] = []
+    for i, own in enumerate(lines):
+        neighbours = [lines[j] for j in (i - 1, i + 1) if 0 <= j < len(lines)]
+        longer = any(len(n) > CONVERSATIONAL for n in neighbours)
+        out.append(own if longer and len(own) <= CONVERSATIONAL else None)
+    return out
+
+
+def fold(
+    embedder: Any, texts: list[str], lines: list[str | None], weight: float
+) -> npt.NDArray[np.float32]:
+    """The contextual vectors, each with its turn's own line folded in where it has one."""
+    vectors = np.array(embedder.embed(texts), dtype=np.float32)
+    at = [i for i, line in enumerate(lines) if line is not None]
+    if at:
+        alone = embedder.embed([lines[i] or "" for i in at])
+        vectors[at] = normalize_rows(vectors[at] + weight * alone)
+    return vectors
+
+
+def dev_turns_folded() -> tuple[int, int]:
+    """Of the dev sets' turns, how many the fold embeds as themselves too."""
+    folded = total = 0
+    for data in (load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json")):
+        for items in data.episodes.values():
+            turns = [Episode(user_id="u", text=item["text"], speaker=item.get("speaker"))
+                     for item in items]  # fmt: skip
+            folded += sum(line is not None for line in folded_lines(turns))
+            total += len(turns)
+    return folded, total
+
+
+CONVERSATIONAL = 500
+"""Characters of a conversational turn: above every dev turn (LoCoMo's longest spoken line
+is 444, MADial's 66), so the fold changes none of them."""
+
 FLOORS = (None, 500, 300, 200, 100, 50, 0)
 
 
@@ -128,17 +176,32 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|")
     print(f"| none: the statement alone (reference) | {reference:.3f} | – | – | – | – |")
+    whole = composed(turns, None)
+    lines = folded_lines(turns)
+    folded_chars = sum(map(len, whole)) + sum(len(line or "") for line in lines)
+    dev_folded = "{} of {}".format(*dev_turns_folded())
+    rows: list[tuple[str, Callable[[], Any], int, str]] = [
+        (f"whole, the turn's own line folded in at weight {weight} (not adopted)",
+         lambda weight=weight: fold(embedder, whole, lines, weight), folded_chars, dev_folded)
+        for weight in (1.0, 0.5)
+    ]  # fmt: skip
     for floor in FLOORS:
         texts = composed(turns, floor)
+        rows.append((
+            "whole (shipped)" if floor is None
+            else f"cut to max(turn, {floor}) characters (not adopted)",
+            lambda texts=texts: embedder.embed(texts),
+            sum(map(len, texts)),
+            "–" if floor is None else "{} of {}".format(*dev_turns(floor)),
+        ))  # fmt: skip
+    for rule, embed, characters, changed in rows:
         started = time.perf_counter()
-        vectors = embedder.embed(texts)
+        vectors = embed()
         seconds = time.perf_counter() - started
         facts = vectors[1::3]
         cosine = statistics.mean(float(q @ v) for q, v in zip(questions, facts, strict=True))
         ranks = [1 + int(np.sum(vectors @ q > q @ facts[i])) for i, q in enumerate(questions)]
-        rule = "whole (shipped)" if floor is None else f"cut to max(turn, {floor}) characters"
-        changed = "–" if floor is None else "{} of {}".format(*dev_turns(floor))
-        print(f"| {rule} | {cosine:.3f} | {' '.join(map(str, ranks))} | {sum(map(len, texts)):,}"
+        print(f"| {rule} | {cosine:.3f} | {' '.join(map(str, ranks))} | {characters:,}"
               f" | {seconds:.1f} | {changed} |")  # fmt: skip
 
 
