@@ -2,7 +2,7 @@
 long assistant replies between the user's short statements.
 
 Into each of the first conversations (``--limit``, default 2), after every ``--every``-th
-turn (default 4), a turn of about 400 to 1,400 characters is inserted as the assistant's:
+turn (default 4), a turn of about 300 to 1,000 characters is inserted as the assistant's:
 a session summary of another dev conversation (other people, no gold evidence). The
 questions are LoCoMo's own, asked through ``mp.search`` with its defaults, as
 ``memory-platform eval`` does (recall@10 of categories 1-4, off-topic direct results per
