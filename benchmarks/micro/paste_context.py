@@ -29,6 +29,7 @@ import statistics
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +183,7 @@ def main() -> None:
     dev_folded = "{} of {}".format(*dev_turns_folded())
     rows: list[tuple[str, Callable[[], Any], int, str]] = [
         (f"whole, the turn's own line folded in at weight {weight} (not adopted)",
-         lambda weight=weight: fold(embedder, whole, lines, weight), folded_chars, dev_folded)
+         partial(fold, embedder, whole, lines, weight), folded_chars, dev_folded)
         for weight in (1.0, 0.5)
     ]  # fmt: skip
     for floor in FLOORS:
@@ -190,7 +191,7 @@ def main() -> None:
         rows.append((
             "whole (shipped)" if floor is None
             else f"cut to max(turn, {floor}) characters (not adopted)",
-            lambda texts=texts: embedder.embed(texts),
+            partial(embedder.embed, texts),
             sum(map(len, texts)),
             "–" if floor is None else "{} of {}".format(*dev_turns(floor)),
         ))  # fmt: skip
