@@ -29,7 +29,7 @@ import statistics
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -107,18 +107,26 @@ def composed(turns: list[Episode], floor: int | None) -> list[str]:
     return out
 
 
+@cache
+def dev_conversations() -> list[list[Episode]]:
+    """Each dev user's turns in order (LoCoMo and MADial), sessions run together: every
+    real pair of neighbours is in them."""
+    sets = (load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json"))
+    return [
+        [Episode(user_id="u", text=item["text"], speaker=item.get("speaker")) for item in items]
+        for data in sets
+        for items in data.episodes.values()
+    ]
+
+
 def dev_turns(floor: int) -> tuple[int, int]:
-    """Of the dev sets' turns, how many the cut would change, and how many there are (each
-    user's turns in order, sessions run together: every real pair of neighbours is in it)."""
-    changed = total = 0
-    for data in (load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json")):
-        for items in data.episodes.values():
-            turns = [Episode(user_id="u", text=item["text"], speaker=item.get("speaker"))
-                     for item in items]  # fmt: skip
-            pairs = zip(composed(turns, floor), composed(turns, None), strict=True)
-            changed += sum(cut != whole for cut, whole in pairs)
-            total += len(turns)
-    return changed, total
+    """Of the dev sets' turns, how many the cut would change, and how many there are."""
+    changed = sum(
+        cut != whole
+        for turns in dev_conversations()
+        for cut, whole in zip(composed(turns, floor), composed(turns, None), strict=True)
+    )
+    return changed, sum(map(len, dev_conversations()))
 
 
 def folded_lines(turns: list[Episode]) -> list[str | None]:
@@ -147,14 +155,8 @@ def fold(
 
 def dev_turns_folded() -> tuple[int, int]:
     """Of the dev sets' turns, how many the fold embeds as themselves too."""
-    folded = total = 0
-    for data in (load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json")):
-        for items in data.episodes.values():
-            turns = [Episode(user_id="u", text=item["text"], speaker=item.get("speaker"))
-                     for item in items]  # fmt: skip
-            folded += sum(line is not None for line in folded_lines(turns))
-            total += len(turns)
-    return folded, total
+    folded = sum(line is not None for turns in dev_conversations() for line in folded_lines(turns))
+    return folded, sum(map(len, dev_conversations()))
 
 
 CONVERSATIONAL = 500
