@@ -28,8 +28,10 @@ from memory_platform.bench.retrieval_eval import EvalSet, evaluate_set
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo_dev.json"
 
 
-def with_long_turns(data: EvalSet, summaries: list[str], every: int) -> EvalSet:
-    """The set with a long assistant turn after every ``every``-th turn of each session."""
+def with_long_turns(
+    data: EvalSet, summaries: list[str], every: int, speaker: str = "assistant"
+) -> EvalSet:
+    """The set with a long turn of ``speaker`` after every ``every``-th turn of each session."""
     texts = cycle(summaries)
     episodes = {}
     for user, items in data.episodes.items():
@@ -37,7 +39,7 @@ def with_long_turns(data: EvalSet, summaries: list[str], every: int) -> EvalSet:
         for n, item in enumerate(items, start=1):
             out.append(item)
             if n % every == 0:
-                out.append({**item, "text": next(texts), "speaker": "assistant",
+                out.append({**item, "text": next(texts), "speaker": speaker,
                             "metadata": {"gold_id": f"long-{user}-{n}"}})  # fmt: skip
         episodes[user] = out
     return EvalSet(data.name, episodes, data.questions, data.categories,
@@ -48,11 +50,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=2)
     parser.add_argument("--every", type=int, default=4)
+    parser.add_argument(
+        "--speaker",
+        default="assistant",
+        help="who says the inserted turns: an assistant's turns leave the memory's owner "
+        "unnamed, so names are no evidence (a named speaker, e.g. Sam, keeps them)",
+    )
     args = parser.parse_args()
     data = load_locomo(DATA, limit=args.limit)
     raw = json.loads(DATA.read_text(encoding="utf-8"))
     summaries = [text for conv in raw[args.limit :] for text in conv["session_summary"].values()]
-    longer = with_long_turns(data, summaries, args.every)
+    longer = with_long_turns(data, summaries, args.every, args.speaker)
     with tempfile.TemporaryDirectory() as folder:
         mp = MemoryPlatform(Settings(sqlite_path=Path(folder) / "m.db", _env_file=None))
         report = evaluate_set(mp, longer, progress=print)
