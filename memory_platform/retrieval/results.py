@@ -49,8 +49,9 @@ class SearchResult(BaseModel):
     ``metadata`` is exactly the metadata stored with the item; ``layer`` says whether it
     matched the query directly or was reached through the graph (seed 004 §2.4).
     ``score`` orders the results of one search; ``relevance`` is the calibrated
-    probability, in [0, 1], that the item is what was asked for, and means the same for
-    every query and user (direct matches are at least ``retrieval.relevance_floor``).
+    probability, in [0, 1], that the item is a real match rather than the best of an
+    unrelated memory, and means the same for every query and user (direct matches are at
+    least ``retrieval.relevance_floor``).
     ``sensitive`` items are only returned when the search asked for them. For a media
     memory, ``matched_modality`` says what matched: ``text`` (its description) or the
     medium's own vector (``image``, ``audio``).
