@@ -120,7 +120,10 @@ class UserBusy(TransientStorageError):
 
 class JobStopped(MemoryPlatformError):
     """A job of a user being deleted stopped at its next step (an LLM call) instead of
-    going on with work the deletion removes; it is not retried."""
+    going on with work the deletion removes. The job runners queue a stopped job again,
+    to run once the deletion is over: it runs nothing if the user was deleted, and its
+    work if the deletion failed. Work called directly (an import, ``mp.consolidate``)
+    raises it to the caller."""
 
 
 class QueueUnavailable(MemoryPlatformError):

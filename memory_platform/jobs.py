@@ -557,12 +557,19 @@ class InProcessJobs:
 
     def _attempts(self, job_id: str, handler: Any, args: list[Any]) -> Any:
         owner = self.owner(job_id)
-        for attempt in range(self._max_retries + 1):
+        attempt = 0
+        while True:
             try:  # a job of a user holds the user's lock, as a worker's task does
                 if owner is None:
                     return handler(*args)
                 with self.exclusive(owner), stoppable(owner, lambda: self.stop_requested(owner)):
+                    if self._deleted(owner):  # since the job was queued: nothing to work on
+                        raise JobStopped(f"user {owner} was deleted; the job was dropped")
                     return handler(*args)
+            except JobStopped:
+                if not self._after_deletion(owner):
+                    raise  # its user is deleted: the job is dropped with them
+                continue  # the deletion failed: run again, as the job was never stopped
             except MemoryPlatformError as exc:
                 if not exc.is_retryable() or attempt == self._max_retries:
                     raise
@@ -575,7 +582,22 @@ class InProcessJobs:
                     self._retrying.pop(job_id, None)
                 if closing:
                     raise
-        raise AssertionError("unreachable: the last attempt returns or raises")
+                attempt += 1
+
+    def _after_deletion(self, owner: str | None) -> bool:
+        """Wait until no deletion of ``owner`` asks their job to stop any more; whether the
+        user is still there (the deletion failed, or gave up waiting), so that the job a
+        deletion stopped runs again rather than being lost. Closing the runner gives up
+        the wait (False)."""
+        while owner is not None and self.stop_requested(owner):
+            if self._closing.wait(0.05):
+                return False
+        return owner is not None and not self._deleted(owner)
+
+    def _deleted(self, owner: str) -> bool:
+        """Whether the user was deleted while a job of theirs was queued or running."""
+        with self._lock:
+            return owner in self._forgotten
 
     def owner(self, job_id: str) -> str | None:
         with self._lock:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,6 +23,7 @@ from memory_platform import (
     QueueUnavailable,
     TransientStorageError,
 )
+from memory_platform.errors import JobStopped
 from memory_platform.jobs import (
     MAX_RETRIES,
     RETRY_BACKOFF,
@@ -33,6 +34,7 @@ from memory_platform.jobs import (
     TASK_MAINTAIN,
     TASK_MAINTAIN_ALL,
     TASK_SUMMARIZE,
+    dropped_job_key,
     fresh_job_id,
     record_job_owner,
     redis_answers,
@@ -75,34 +77,63 @@ def user_lock(user_id: str) -> Iterator[None]:
     """Serialise the work of one user across all workers, and with the user's deletion
     (the user's Redis lock, :func:`memory_platform.jobs.redis_user_lock`); a deletion
     waiting for the lock asks the task to stop at its next LLM call
-    (:func:`memory_platform.jobs.stoppable`). The job is recorded as the user's first, if
-    whoever queued it did not (a Celery client in another language), so deleting the user
-    deletes its result too."""
+    (:func:`memory_platform.jobs.stoppable`).
+
+    Under the lock, the job is recorded as the user's, if whoever queued it did not (a
+    Celery client in another language), so deleting the user deletes its result too: a
+    deletion holds the same lock, so it cannot run between the check and the record. A
+    job whose user was deleted since it was queued (or since a deletion stopped it) runs
+    nothing: :class:`JobDropped`."""
     settings = platform().settings.worker
     client = app.backend.client  # the result backend's Redis connection
     job_id = current_task.request.id if current_task else None
-    if job_id:
-        with redis_answers("recording whose job it is"):
-            record_job_owner(client, job_id, user_id, queued=False)
     with (
         redis_user_lock(client, user_id, settings.lock_timeout, settings.lock_wait),
         stoppable(user_id, lambda: stop_requested_in(client, user_id)),
     ):
+        if job_id:
+            with redis_answers("recording whose job it is"):
+                if client.exists(dropped_job_key(job_id)):
+                    raise JobDropped(f"user {user_id} was deleted; the job was dropped")
+                record_job_owner(client, job_id, user_id, queued=False)
         yield
+
+
+class JobDropped(Exception):
+    """The job's user was deleted after it was queued: there is nothing left to work on,
+    and its result would not be stored."""
+
+
+def as_user(task: Any, user_id: str, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run ``work`` under the user's lock (:func:`user_lock`). A task a deletion of its
+    user stopped (:class:`JobStopped`) is queued again, to run once the deletion is over:
+    it then finds itself dropped if the user was deleted, and does its work if the
+    deletion failed (nothing was deleted), so no job is lost to a deletion that did not
+    happen. A stop is queued again however many retries the task has had."""
+    try:
+        with user_lock(user_id):
+            return work()
+    except JobDropped:
+        log.info("job of deleted user %s dropped", user_id)
+        return {"status": "dropped"}
+    except JobStopped as exc:
+        raise task.retry(
+            exc=exc,
+            countdown=RETRY_BACKOFF,
+            max_retries=(task.request.retries or 0) + 1,
+        ) from exc
 
 
 @app.task(name=TASK_EXTRACT, **_RETRY)
 def extract_session(self: Any, user_id: str, session_id: str) -> dict[str, Any]:
     """Session end: knowledge version and memories from the recorded messages."""
-    with user_lock(user_id):
-        return platform().extract_session(user_id, session_id)
+    return as_user(self, user_id, lambda: platform().extract_session(user_id, session_id))
 
 
 @app.task(name=TASK_CONSOLIDATE, **_RETRY)
 def consolidate_user(self: Any, user_id: str) -> dict[str, Any]:
     """Merge, link and resolve a user's staged memories."""
-    with user_lock(user_id):
-        return platform().consolidate(user_id)
+    return as_user(self, user_id, lambda: platform().consolidate(user_id))
 
 
 @app.task(name=TASK_CONSOLIDATE_ALL, bind=True)
@@ -116,15 +147,15 @@ def summarize_messages(
     self: Any, user_id: str, session_id: str, episode_ids: list[str]
 ) -> dict[str, Any]:
     """Short-term overflow: summarise the batch into a mid-term episode."""
-    with user_lock(user_id):
-        return platform().summarize_messages(user_id, session_id, episode_ids)
+    return as_user(
+        self, user_id, lambda: platform().summarize_messages(user_id, session_id, episode_ids)
+    )
 
 
 @app.task(name=TASK_MAINTAIN, **_RETRY)
 def daily_maintenance(self: Any, user_id: str) -> dict[str, Any]:
     """Decay refresh and promotion of often-recalled summaries, for one user."""
-    with user_lock(user_id):
-        return platform().daily_maintenance(user_id)
+    return as_user(self, user_id, lambda: platform().daily_maintenance(user_id))
 
 
 @app.task(name=TASK_MAINTAIN_ALL, bind=True)

@@ -4,19 +4,29 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from memory_platform import InvalidInputError, MemoryPlatform, Settings, UserBusy
+from memory_platform import (
+    InvalidInputError,
+    MemoryPlatform,
+    Settings,
+    TransientStorageError,
+    UserBusy,
+)
 from memory_platform.builder import build_memory
 from memory_platform.embeddings import Embedder
 from memory_platform.errors import JobStopped
 from memory_platform.jobs import InProcessJobs, UserLocks, stop_if_asked, stoppable
 from memory_platform.llm import LLMUnavailableError
 from memory_platform.store import open_store
+from memory_platform.store.base import EmbeddingSignature
+from memory_platform.store.sqlite import SQLiteGraphStore
+from memory_platform.store.sqlite_driver import sqlite3
 from memory_platform.tools.arguments import CreateMemoryArgs
 from memory_platform.transfer import dump_line, export_user, import_records, parse_lines
 from tests.support.jobs import wait_for, wait_until
@@ -245,10 +255,19 @@ def staged_moods(mp: MemoryPlatform, user: str) -> None:
 
 def delete_once_asked_to_stop(
     mp: MemoryPlatform, user: str, asked: Callable[[], bool], release: threading.Event
-) -> None:
+) -> Exception | None:
     """Delete ``user`` while the LLM holds a call of their job: once the deletion has asked
-    the job to stop (``asked()``), let the call go; the deletion then finishes."""
-    deletion = threading.Thread(target=mp.delete_user, args=(user,))
+    the job to stop (``asked()``), let the call go; the deletion then finishes. Returns
+    what the deletion raised, if anything."""
+    raised: list[Exception] = []
+
+    def delete() -> None:
+        try:
+            mp.delete_user(user)
+        except Exception as exc:
+            raised.append(exc)
+
+    deletion = threading.Thread(target=delete)
     try:
         deletion.start()
         assert wait_until(asked, timeout=180)
@@ -256,6 +275,7 @@ def delete_once_asked_to_stop(
         release.set()
     deletion.join(180)
     assert not deletion.is_alive()
+    return raised[0] if raised else None
 
 
 def test_deleting_a_user_stops_their_running_job_at_its_next_llm_call(
@@ -283,7 +303,10 @@ def test_deleting_a_user_stops_their_running_job_at_its_next_llm_call(
         stub.holding.clear()
         mp.enqueue_consolidation(USER)
         assert stub.holding.wait(180)  # the job is asking about its first pair
-        delete_once_asked_to_stop(mp, USER, lambda: mp._jobs.stop_requested(USER), release)
+        assert (
+            delete_once_asked_to_stop(mp, USER, lambda: mp._jobs.stop_requested(USER), release)
+            is None
+        )
 
         assert stub.chat_requests() == whole_job + 1  # the held call, and no other
         stats = mp.stats(USER)
@@ -292,12 +315,15 @@ def test_deleting_a_user_stops_their_running_job_at_its_next_llm_call(
 
 
 def test_a_stop_request_reaches_the_job_of_its_user_alone() -> None:
-    """Deleting alice stops alice's running job at its next step; bob's job, running
+    """Deleting alice stops alice's running job at its next step, and the job goes with
+    her (it is not run again: there is nothing left to work on); bob's job, running
     beside it, and code outside any job (a search asking its planner) go on."""
     go = threading.Event()
     started = {"alice": threading.Event(), "bob": threading.Event()}
+    runs: Counter[str] = Counter()
 
     def step(user: str) -> str:
+        runs[user] += 1
         started[user].set()
         go.wait(180)
         stop_if_asked()  # where a job would ask the LLM
@@ -308,9 +334,9 @@ def test_a_stop_request_reaches_the_job_of_its_user_alone() -> None:
         ids = {user: jobs.submit("t", [user], f"job-{user}", owner=user) for user in started}
         assert all(event.wait(180) for event in started.values())
 
-        def delete_alice() -> None:
+        def delete_alice() -> None:  # as MemoryPlatform.delete_user does
             with jobs.exclusive("alice", stop_running=True):
-                pass
+                jobs.forget_owner("alice")
 
         deletion = threading.Thread(target=delete_alice)
         deletion.start()
@@ -323,9 +349,126 @@ def test_a_stop_request_reaches_the_job_of_its_user_alone() -> None:
         deletion.join(180)
         jobs.wait()
         alice, bob = jobs.status(ids["alice"]), jobs.status(ids["bob"])
-        assert alice["state"] == "FAILURE" and "alice is being deleted" in alice["error"]
+        assert alice["state"] == "UNKNOWN"  # her job's record went with her
         assert bob["state"] == "SUCCESS" and bob["result"] == "done"
+        assert runs == {"alice": 1, "bob": 1}
         assert not jobs.stop_requested("alice")  # the request went with the deletion
+    finally:
+        jobs.close()
+
+
+def test_a_job_stopped_by_a_deletion_that_fails_runs_again_once_it_is_over() -> None:
+    """A deletion asks alice's running job to stop, and the job stops at its next step;
+    the deletion then fails (the store did not answer) and deleted nothing. The job is
+    not lost: once the deletion is over it runs again, and finishes."""
+    go, started = threading.Event(), threading.Event()
+    runs: list[int] = []
+
+    def step() -> str:
+        runs.append(1)
+        started.set()
+        go.wait(180)
+        stop_if_asked()
+        return "done"
+
+    jobs = InProcessJobs({"t": step})
+    try:
+        job = jobs.submit("t", [], "job-1", owner="alice")
+        assert started.wait(180)
+        failed: list[BaseException] = []
+
+        def failing_deletion() -> None:
+            try:
+                with jobs.exclusive("alice", stop_running=True):
+                    raise TransientStorageError("database busy: the deletion wrote nothing")
+            except TransientStorageError as exc:
+                failed.append(exc)
+
+        deletion = threading.Thread(target=failing_deletion)
+        deletion.start()
+        try:
+            assert wait_until(lambda: jobs.stop_requested("alice"), timeout=180)
+        finally:
+            go.set()
+        deletion.join(180)
+        jobs.wait()
+        assert len(failed) == 1
+        status = jobs.status(job)
+        assert (status["state"], status["result"]) == ("SUCCESS", "done"), status
+        assert len(runs) == 2  # stopped once, then run whole
+    finally:
+        jobs.close()
+
+
+def test_a_consolidation_stopped_by_a_deletion_that_failed_is_not_lost(
+    tmp_path: Path, embedder: Embedder, stub: OpenAIStub
+) -> None:
+    """The user's consolidation asks the LLM about pair after pair; a deletion of the user
+    asks it to stop, and it stops. The deletion then finds the file locked by another
+    writer past its busy wait and deletes nothing (``TransientStorageError``). The job
+    runs again once the deletion is over and consolidates the memories: the user's
+    memories are all there, consolidated, none left staged."""
+    settings = Settings(sqlite_path=tmp_path / "m.db", llm_base_url=stub.base_url, _env_file=None)
+    signature = EmbeddingSignature(model=settings.embedding_model, dimension=settings.embedding_dim)
+    store = SQLiteGraphStore(settings.sqlite_path, signature, busy_timeout_ms=100)
+    with MemoryPlatform(settings, embedder=embedder, store=store) as mp:
+        release = threading.Event()
+        stub.reply(JUDGED, hold=release)
+        for _ in range(80):  # the stopped run's pairs and the whole run's again
+            stub.reply(JUDGED)
+        staged_moods(mp, USER)
+        job = mp.enqueue_consolidation(USER)
+        assert stub.holding.wait(180)  # the job asks about its first pair
+        writer = sqlite3.connect(settings.sqlite_path, isolation_level=None)
+        writer.execute("BEGIN IMMEDIATE")  # another writer holds the file
+        try:
+            failed = delete_once_asked_to_stop(
+                mp, USER, lambda: mp._jobs.stop_requested(USER), release
+            )
+        finally:
+            writer.execute("ROLLBACK")
+            writer.close()
+        assert isinstance(failed, TransientStorageError) and "busy" in str(failed)
+
+        status = wait_for(lambda: mp.job_status(job, USER), {"SUCCESS", "FAILURE"})
+        assert status["state"] == "SUCCESS", status
+        assert status["result"]["memories"] == 5
+        stats = mp.stats(USER)
+        assert (stats.memories, stats.staged) == (5, 0)
+
+
+def test_a_job_queued_before_its_users_deletion_runs_nothing() -> None:
+    """Alice's second job waits behind her first; she is deleted meanwhile. The waiting
+    job does not run on what is left (nothing), and its record goes with her."""
+    go, started = threading.Event(), threading.Event()
+    runs: list[str] = []
+
+    def step(name: str) -> str:
+        runs.append(name)
+        started.set()
+        go.wait(180)
+        return name
+
+    jobs = InProcessJobs({"t": step})
+    try:
+        first = jobs.submit("t", ["first"], "job-1", owner="alice")
+        assert started.wait(180)
+        second = jobs.submit("t", ["second"], "job-2", owner="alice")
+
+        def delete_alice() -> None:
+            with jobs.exclusive("alice", stop_running=True):
+                jobs.forget_owner("alice")
+
+        deletion = threading.Thread(target=delete_alice)
+        deletion.start()
+        try:
+            assert wait_until(lambda: jobs.stop_requested("alice"), timeout=180)
+        finally:
+            go.set()  # the first job has no step left to stop at: it finishes
+        deletion.join(180)
+        jobs.wait()
+        assert runs == ["first"]
+        assert jobs.status(first)["state"] == jobs.status(second)["state"] == "UNKNOWN"
     finally:
         jobs.close()
 
@@ -389,7 +532,10 @@ def test_a_consolidation_called_directly_is_serialised_and_stopped_as_a_job_is(
         direct = threading.Thread(target=consolidate)
         direct.start()
         assert stub.holding.wait(180)  # the consolidation asks about its first pair
-        delete_once_asked_to_stop(mp, USER, lambda: mp._jobs.stop_requested(USER), release)
+        assert (
+            delete_once_asked_to_stop(mp, USER, lambda: mp._jobs.stop_requested(USER), release)
+            is None
+        )
         direct.join(180)
         [stopped] = outcome
         assert isinstance(stopped, JobStopped) and "being deleted" in str(stopped)

@@ -19,8 +19,17 @@ from pathlib import Path
 import pytest
 import redis
 
-from memory_platform import MemoryPlatform, NotFoundError, Settings, UserBusy
+from memory_platform import (
+    MemoryPlatform,
+    NotFoundError,
+    Settings,
+    TransientStorageError,
+    UserBusy,
+)
 from memory_platform.jobs import stop_key
+from memory_platform.store.base import EmbeddingSignature
+from memory_platform.store.sqlite import SQLiteGraphStore
+from memory_platform.store.sqlite_driver import sqlite3
 from tests.support.files import stored_bytes
 from tests.support.jobs import wait_for
 from tests.support.openai_stub import OpenAIStub
@@ -325,20 +334,75 @@ def test_deleting_a_user_stops_a_workers_task_of_theirs_at_its_next_llm_call(
         stub.reply(JUDGED)
     staged_moods(client, "alice")
     stub.holding.clear()
-    client.enqueue_consolidation("alice")
+    job = client.enqueue_consolidation("alice")
     assert stub.holding.wait(180)  # the worker's task asks about its first pair
     results = redis.Redis.from_url(client.settings.redis_url or "")
 
     def asked() -> bool:  # the deletion's request, in Redis for every worker to read
         return bool(results.exists(stop_key("alice")))
 
-    delete_once_asked_to_stop(client, "alice", asked, release)
+    assert delete_once_asked_to_stop(client, "alice", asked, release) is None
 
+    # the stopped task is queued again, to run once the deletion is over: it finds its
+    # user deleted and runs nothing (its "dropped" answer is not stored either)
+    assert finished_runs_of(worker, job) == 1
     assert stub.chat_requests() == whole_job + 1  # the held call, and no other
     stats = client.stats("alice")
     assert (stats.memories, stats.episodes) == (0, 0)
     assert not results.exists(stop_key("alice"))  # the request went with the deletion
+    assert not results.exists(f"celery-task-meta-{job}")
     assert client.stats("control").memories == 5
+
+
+def finished_runs_of(worker: Worker, job: str, deadline: float = 180) -> int:
+    """How many runs of the job succeeded, once one has (the deadline only turns a task
+    that never finishes into a failure)."""
+    give_up = time.monotonic() + deadline
+    while not worker.finished_runs(job):
+        assert worker.proc is not None and worker.proc.poll() is None, worker.log_tail()
+        assert time.monotonic() < give_up, worker.log_tail()
+        time.sleep(0.1)
+    return len(worker.finished_runs(job))
+
+
+def test_a_workers_task_stopped_by_a_deletion_that_failed_runs_again_and_finishes(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    """A deletion of alice asks the worker's consolidation to stop, and it stops at its
+    next LLM call; the deletion then finds the file locked by another writer past its busy
+    wait and deletes nothing. The task is queued again and, once the deletion is over,
+    consolidates alice's memories: nothing is lost to a deletion that did not happen."""
+    release = threading.Event()
+    stub.reply(JUDGED, hold=release)
+    for _ in range(80):
+        stub.reply(JUDGED)
+    staged_moods(client, "alice")
+    job = client.enqueue_consolidation("alice")
+    assert stub.holding.wait(180)  # the worker's task asks about its first pair
+    settings = client.settings
+    signature = EmbeddingSignature(model=settings.embedding_model, dimension=settings.embedding_dim)
+    impatient = MemoryPlatform(  # deletes through a store that waits 0.1 s for the file
+        settings,
+        embedder=client.embedder,
+        store=SQLiteGraphStore(settings.sqlite_path, signature, busy_timeout_ms=100),
+    )
+    writer = sqlite3.connect(settings.sqlite_path or "", isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")  # another writer holds the file
+        results = redis.Redis.from_url(settings.redis_url or "")
+        failed = delete_once_asked_to_stop(
+            impatient, "alice", lambda: bool(results.exists(stop_key("alice"))), release
+        )
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+        impatient.close()
+    assert isinstance(failed, TransientStorageError) and "busy" in str(failed)
+
+    status = wait_for(lambda: client.job_status(job, "alice"), {"SUCCESS", "FAILURE"}, 180)
+    assert status["state"] == "SUCCESS" and status["result"]["memories"] == 5, status
+    stats = client.stats("alice")
+    assert (stats.memories, stats.staged) == (5, 0)
 
 
 def test_a_deleted_users_results_of_jobs_beat_queued_are_deleted_too(
