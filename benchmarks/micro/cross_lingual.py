@@ -1,0 +1,150 @@
+"""Cross-lingual questions: a fact said in English, asked in Chinese, and the other way.
+
+A bilingual user tells the agent something in one language and later asks in the other.
+Neither dev set has such a question (LoCoMo is English throughout, MADial-Bench Chinese),
+so here are 24 first-person facts written in both languages, each with a question in both,
+and 12 questions in both languages that none of them answers. The English facts are one
+user's memory, the Chinese ones another's; each fact is a one-turn session (``add_messages``)
+and each question goes through ``mp.search`` with its defaults.
+
+Four directions: English questions of the English memory and Chinese of the Chinese (the
+same-language controls), Chinese questions of the English memory and English of the
+Chinese. Reported per direction: how often the fact is the first direct result (recall@1)
+and among the first three (hit@3), the other direct results per answerable question, the
+fact's mean relevance, and the direct results per unanswerable question. The sentences are
+hand-written (a translation pair per fact), so the set checks a behaviour; it is too small,
+and too regular, to choose a constant with. ::
+
+    .venv/bin/python benchmarks/micro/cross_lingual.py   # about 1 minute
+"""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from memory_platform import MemoryPlatform
+from memory_platform.config import load_settings
+
+FACTS: tuple[tuple[str, str, str, str], ...] = (
+    # (English fact, Chinese fact, English question, Chinese question)
+    ("I work as a nurse at the city hospital.", "我在市医院当护士。",
+     "What is my job?", "我是做什么工作的？"),
+    ("My sister Anna lives in Berlin.", "我姐姐安娜住在柏林。",
+     "Where does my sister live?", "我姐姐住在哪里？"),
+    ("I'm allergic to peanuts.", "我对花生过敏。", "What am I allergic to?", "我对什么过敏？"),
+    ("Our cat is called Mochi.", "我们的猫叫麻薯。",
+     "What is our cat's name?", "我们的猫叫什么名字？"),
+    ("I started learning the piano last month.", "我上个月开始学钢琴。",
+     "Which instrument am I learning?", "我在学什么乐器？"),
+    ("My favourite food is spicy hotpot.", "我最喜欢吃麻辣火锅。",
+     "What is my favourite food?", "我最喜欢吃什么？"),
+    ("I run five kilometres every morning.", "我每天早上跑五公里。",
+     "How far do I run in the morning?", "我每天早上跑多远？"),
+    ("My son broke his arm playing football.", "我儿子踢足球时摔断了胳膊。",
+     "How did my son get hurt?", "我儿子是怎么受伤的？"),
+    ("We are moving to a new flat in June.", "我们六月份要搬到新公寓。",
+     "When are we moving?", "我们什么时候搬家？"),
+    ("I can't sleep because of the noise from the construction site.", "工地的噪音吵得我睡不着。",
+     "Why can't I sleep?", "我为什么睡不着？"),
+    ("My grandmother taught me to make dumplings.", "我奶奶教我包饺子。",
+     "Who taught me to make dumplings?", "谁教我包饺子的？"),
+    ("I drive an old blue Toyota.", "我开一辆旧的蓝色丰田车。", "What car do I drive?", "我开什么车？"),
+    ("I'm saving money for a trip to Japan.", "我在攒钱去日本旅行。",
+     "What am I saving money for?", "我在为什么攒钱？"),
+    ("My best friend from college is a lawyer now.", "我大学最好的朋友现在是律师。",
+     "What does my college friend do now?", "我大学的好朋友现在做什么工作？"),
+    ("I have been feeling anxious about my exam next week.", "我对下周的考试感到很焦虑。",
+     "Why am I anxious?", "我为什么焦虑？"),
+    ("I volunteer at an animal shelter on Saturdays.", "我每周六在动物收容所做志愿者。",
+     "What do I do on Saturdays?", "我周六做什么？"),
+    ("My husband snores loudly.", "我老公打呼噜很响。", "Who snores?", "谁打呼噜？"),
+    ("I quit coffee because it made my heart race.", "我戒了咖啡，因为喝了心跳太快。",
+     "Why did I stop drinking coffee?", "我为什么戒咖啡？"),
+    ("My daughter wants a bicycle for her birthday.", "我女儿生日想要一辆自行车。",
+     "What does my daughter want for her birthday?", "我女儿生日想要什么？"),
+    ("I grew up in a small village near the sea.", "我在海边的一个小村子长大。",
+     "Where did I grow up?", "我在哪里长大的？"),
+    ("I broke up with my boyfriend last winter.", "去年冬天我和男朋友分手了。",
+     "When did I break up with my boyfriend?", "我什么时候和男朋友分手的？"),
+    ("I am reading a book about the history of Rome.", "我在读一本关于罗马历史的书。",
+     "What book am I reading?", "我在看什么书？"),
+    ("My knee hurts when I climb stairs.", "我爬楼梯的时候膝盖疼。",
+     "When does my knee hurt?", "我什么时候膝盖疼？"),
+    ("I bought a new laptop for work.", "我买了一台新的工作用笔记本电脑。",
+     "What did I buy for work?", "我为工作买了什么？"),
+)  # fmt: skip
+UNANSWERED: tuple[tuple[str, str], ...] = (
+    ("What is my dog's name?", "我的狗叫什么名字？"),
+    ("What is my favourite movie?", "我最喜欢的电影是什么？"),
+    ("Where did I go on my honeymoon?", "我蜜月去了哪里？"),
+    ("What is my brother's job?", "我哥哥是做什么的？"),
+    ("Which football team do I support?", "我支持哪个足球队？"),
+    ("What did I eat for breakfast yesterday?", "我昨天早餐吃了什么？"),
+    ("When is my wedding anniversary?", "我的结婚纪念日是哪天？"),
+    ("What language am I learning?", "我在学什么语言？"),
+    ("How much is my rent?", "我的房租是多少？"),
+    ("What is my blood type?", "我是什么血型？"),
+    ("Which city did my parents move to?", "我父母搬到了哪个城市？"),
+    ("What instrument does my son play?", "我儿子弹什么乐器？"),
+)
+DIRECTIONS = (
+    # (label, whose memory: 0 English / 1 Chinese, question language: 0 English / 1 Chinese)
+    ("English asked of English", 0, 0),
+    ("Chinese asked of Chinese", 1, 1),
+    ("Chinese asked of English", 0, 1),
+    ("English asked of Chinese", 1, 0),
+)
+USERS = ("english-facts", "chinese-facts")
+
+
+def measure(mp: MemoryPlatform, memory: int, language: int) -> dict[str, float]:
+    """One direction's figures (see the module's docstring)."""
+    user = USERS[memory]
+    first = three = others = 0
+    relevance = 0.0
+    for fact in FACTS:
+        gold = fact[memory]
+        results = mp.search(user, fact[2 + language], record_access=False)
+        direct = [r.text for r in results if r.layer == "direct"]
+        first += direct[:1] == [gold]
+        three += gold in direct[:3]
+        others += sum(text != gold for text in direct)
+        relevance += next((r.relevance for r in results if r.text == gold), 0.0)
+    unanswered = sum(
+        r.layer == "direct"
+        for question in UNANSWERED
+        for r in mp.search(user, question[language], record_access=False)
+    )
+    n = len(FACTS)
+    return {
+        "recall@1": first / n,
+        "hit@3": three / n,
+        "other direct": others / n,
+        "fact's relevance": relevance / n,
+        "direct, unanswerable": unanswered / len(UNANSWERED),
+    }
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(backend="sqlite", sqlite_path=Path(tmp) / "cross.db")
+        with MemoryPlatform(settings) as mp:
+            start = datetime(2026, 1, 5, 9, tzinfo=UTC)
+            for memory, user in enumerate(USERS):
+                for i, fact in enumerate(FACTS):
+                    said = {"role": "user", "content": fact[memory],
+                            "timestamp": start + timedelta(days=i)}  # fmt: skip
+                    mp.add_messages(user, f"s{i}", [said])
+            mp.wait_for_indexing(timeout=3600)
+            rows = [(label, measure(mp, memory, lang)) for label, memory, lang in DIRECTIONS]
+    names = list(rows[0][1])
+    print("| direction | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for label, figures in rows:
+        print(f"| {label} | " + " | ".join(f"{figures[n]:.2f}" for n in names) + " |")
+
+
+if __name__ == "__main__":
+    main()
