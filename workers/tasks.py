@@ -72,6 +72,11 @@ def platform() -> MemoryPlatform:
         return _platform
 
 
+class JobDropped(Exception):
+    """The job's user was deleted after it was queued: there is nothing left to work on,
+    and its result would not be stored."""
+
+
 @contextmanager
 def user_lock(user_id: str) -> Iterator[None]:
     """Serialise the work of one user across all workers, and with the user's deletion
@@ -97,11 +102,6 @@ def user_lock(user_id: str) -> Iterator[None]:
                     raise JobDropped(f"user {user_id} was deleted; the job was dropped")
                 record_job_owner(client, job_id, user_id, queued=False)
         yield
-
-
-class JobDropped(Exception):
-    """The job's user was deleted after it was queued: there is nothing left to work on,
-    and its result would not be stored."""
 
 
 def as_user(task: Any, user_id: str, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
