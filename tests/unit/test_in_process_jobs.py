@@ -314,6 +314,37 @@ def test_deleting_a_user_stops_their_running_job_at_its_next_llm_call(
         assert mp.stats("control").memories == 5
 
 
+def delete_from_pool(
+    jobs: InProcessJobs,
+    user: str,
+    go: threading.Event,
+    deletion: Callable[[], None],
+    meanwhile: Callable[[], None] = lambda: None,
+) -> Exception | None:
+    """Run ``deletion`` as a deletion of ``user`` runs (holding the user's lock, asking
+    their running job to stop) while the job waits for ``go``; once the deletion asks,
+    run ``meanwhile`` and let the job go on. Returns what the deletion raised, if anything."""
+    raised: list[Exception] = []
+
+    def delete() -> None:
+        try:
+            with jobs.exclusive(user, stop_running=True):
+                deletion()
+        except Exception as exc:
+            raised.append(exc)
+
+    thread = threading.Thread(target=delete)
+    thread.start()
+    try:
+        assert wait_until(lambda: jobs.stop_requested(user), timeout=180)
+        meanwhile()
+    finally:
+        go.set()
+    thread.join(180)
+    assert not thread.is_alive()
+    return raised[0] if raised else None
+
+
 def test_a_stop_request_reaches_the_job_of_its_user_alone() -> None:
     """Deleting alice stops alice's running job at its next step, and the job goes with
     her (it is not run again: there is nothing left to work on); bob's job, running
@@ -334,19 +365,13 @@ def test_a_stop_request_reaches_the_job_of_its_user_alone() -> None:
         ids = {user: jobs.submit("t", [user], f"job-{user}", owner=user) for user in started}
         assert all(event.wait(180) for event in started.values())
 
-        def delete_alice() -> None:  # as MemoryPlatform.delete_user does
-            with jobs.exclusive("alice", stop_running=True):
-                jobs.forget_owner("alice")
-
-        deletion = threading.Thread(target=delete_alice)
-        deletion.start()
-        try:
-            assert wait_until(lambda: jobs.stop_requested("alice"), timeout=180)
+        def meanwhile() -> None:
             assert not jobs.stop_requested("bob")
             stop_if_asked()  # outside a job: nothing to stop
-        finally:
-            go.set()
-        deletion.join(180)
+
+        # as MemoryPlatform.delete_user does: forget the user's jobs under the lock
+        assert delete_from_pool(jobs, "alice", go, lambda: jobs.forget_owner("alice"),
+                                meanwhile) is None  # fmt: skip
         jobs.wait()
         alice, bob = jobs.status(ids["alice"]), jobs.status(ids["bob"])
         assert alice["state"] == "UNKNOWN"  # her job's record went with her
@@ -375,24 +400,13 @@ def test_a_job_stopped_by_a_deletion_that_fails_runs_again_once_it_is_over() -> 
     try:
         job = jobs.submit("t", [], "job-1", owner="alice")
         assert started.wait(180)
-        failed: list[BaseException] = []
 
         def failing_deletion() -> None:
-            try:
-                with jobs.exclusive("alice", stop_running=True):
-                    raise TransientStorageError("database busy: the deletion wrote nothing")
-            except TransientStorageError as exc:
-                failed.append(exc)
+            raise TransientStorageError("database busy: the deletion wrote nothing")
 
-        deletion = threading.Thread(target=failing_deletion)
-        deletion.start()
-        try:
-            assert wait_until(lambda: jobs.stop_requested("alice"), timeout=180)
-        finally:
-            go.set()
-        deletion.join(180)
+        failed = delete_from_pool(jobs, "alice", go, failing_deletion)
         jobs.wait()
-        assert len(failed) == 1
+        assert isinstance(failed, TransientStorageError)
         status = jobs.status(job)
         assert (status["state"], status["result"]) == ("SUCCESS", "done"), status
         assert len(runs) == 2  # stopped once, then run whole
@@ -438,37 +452,29 @@ def test_a_consolidation_stopped_by_a_deletion_that_failed_is_not_lost(
 
 
 def test_a_job_queued_before_its_users_deletion_runs_nothing() -> None:
-    """Alice's second job waits behind her first; she is deleted meanwhile. The waiting
-    job does not run on what is left (nothing), and its record goes with her."""
-    go, started = threading.Event(), threading.Event()
+    """Alice's job is queued while her deletion holds her lock, and waits for it; the
+    deletion forgets her jobs and lets go. The job then does not run on what is left
+    (nothing), and its record goes with her."""
     runs: list[str] = []
-
-    def step(name: str) -> str:
-        runs.append(name)
-        started.set()
-        go.wait(180)
-        return name
-
-    jobs = InProcessJobs({"t": step})
+    holding, queued = threading.Event(), threading.Event()
+    jobs = InProcessJobs({"t": runs.append})
     try:
-        first = jobs.submit("t", ["first"], "job-1", owner="alice")
-        assert started.wait(180)
-        second = jobs.submit("t", ["second"], "job-2", owner="alice")
 
-        def delete_alice() -> None:
+        def delete_alice() -> None:  # as MemoryPlatform.delete_user does
             with jobs.exclusive("alice", stop_running=True):
+                holding.set()
+                assert queued.wait(180)
                 jobs.forget_owner("alice")
 
         deletion = threading.Thread(target=delete_alice)
         deletion.start()
-        try:
-            assert wait_until(lambda: jobs.stop_requested("alice"), timeout=180)
-        finally:
-            go.set()  # the first job has no step left to stop at: it finishes
+        assert holding.wait(180)
+        job = jobs.submit("t", ["job"], "job-1", owner="alice")  # waits for the lock
+        queued.set()
         deletion.join(180)
         jobs.wait()
-        assert runs == ["first"]
-        assert jobs.status(first)["state"] == jobs.status(second)["state"] == "UNKNOWN"
+        assert runs == []
+        assert jobs.status(job)["state"] == "UNKNOWN"
     finally:
         jobs.close()
 
