@@ -365,6 +365,25 @@ def finished_runs_of(worker: Worker, job: str, deadline: float = 180) -> int:
     return len(worker.finished_runs(job))
 
 
+def test_a_task_queued_before_its_users_deletion_runs_nothing(
+    client: MemoryPlatform, worker: Worker, stub: OpenAIStub
+) -> None:
+    """Alice's consolidation is queued while her deletion holds her lock; the deletion
+    marks her jobs dropped and lets go. The worker's task then runs nothing (no LLM call,
+    nothing written) and its answer is not stored."""
+    staged_moods(client, "alice")
+    results = redis.Redis.from_url(client.settings.redis_url or "")
+    with client._jobs.exclusive("alice", stop_running=True):  # as delete_user holds it
+        job = client.enqueue_consolidation("alice")
+        client.store.delete_user("alice")
+        client._jobs.forget_owner("alice")
+    assert finished_runs_of(worker, job) == 1
+    assert "'dropped'" in worker.finished_runs(job)[0]
+    assert stub.chat_requests() == 0
+    assert client.stats("alice").memories == 0
+    assert not results.exists(f"celery-task-meta-{job}")
+
+
 def test_a_workers_task_stopped_by_a_deletion_that_failed_runs_again_and_finishes(
     client: MemoryPlatform, worker: Worker, stub: OpenAIStub
 ) -> None:
