@@ -826,7 +826,7 @@ class SQLiteGraphStore(GraphStore):
             return []
         self.counters["vector_exact"] += 1  # an exact scan of the user's cached matrix
         with self._translate():
-            ids, scores = self._cache.scores(self._conn(), user, VectorKind(kind).value, query)
+            ids, scores = self._cache.top(self._conn(), user, VectorKind(kind).value, query, k)
         if not ids:
             return []
         k = min(k, len(ids))

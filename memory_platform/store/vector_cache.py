@@ -8,6 +8,11 @@ row, so a search multiplies each distinct vector once.
 Several processes may share the file: each keeps its own cache and sees the others'
 writes through the counter.
 
+A search asks for its ``k`` best (:meth:`VectorCache.top`). A matrix of 64 MB or more
+(a user with tens of thousands of memories) gets a prefilter, fitted on another thread
+from its second search on, which rules out most rows without reading them in full; the
+answer stays the exact top k (:mod:`.vector_prefilter`).
+
 The cache is bounded: past ``max_bytes`` the least recently searched (user, kind)
 matrices are dropped and reloaded from the file when next needed, so a process that
 serves many users does not grow without end.
@@ -15,6 +20,7 @@ serves many users does not grow without end.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
@@ -28,8 +34,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .sqlite_driver import sqlite3
+from .vector_prefilter import PREFILTER_FROM_BYTES, Prefilter, PrefilterView
 
 __all__ = ["VectorCache", "decode_vector", "scan_scores"]
+
+_log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=1)
@@ -123,6 +132,8 @@ class _Matrix:
     row_of: npt.NDArray[np.int32] | None = None  # per id, its row (when ``shared``)
     by_blob: dict[int, int] = field(default_factory=dict)  # hash of a stored blob -> row
     positions: dict[str, int] | None = None
+    prefilter: Prefilter | None = None  # once the matrix is big (see vector_prefilter)
+    big_scans: int = 0  # scans since the matrix grew big enough for a prefilter
 
     def append(self, ids: list[str], blobs: list[bytes], dim: int) -> None:
         if not ids:
@@ -177,7 +188,8 @@ class _Matrix:
     @property
     def nbytes(self) -> int:
         rows = 0 if self.rows is None else int(self.rows.nbytes)
-        return rows + (0 if self.row_of is None else int(self.row_of.nbytes))
+        prefilter = 0 if self.prefilter is None else self.prefilter.nbytes
+        return rows + prefilter + (0 if self.row_of is None else int(self.row_of.nbytes))
 
     def dense(self, dim: int) -> npt.NDArray[np.float32]:
         """The distinct vectors."""
@@ -200,6 +212,31 @@ def _grown(array: npt.NDArray[np.int32] | None, needed: int) -> npt.NDArray[np.i
     if array is not None:
         grown[: array.shape[0]] = array
     return grown
+
+
+def _ids_of_best_rows(
+    ids: list[str],
+    index: npt.NDArray[np.int32],
+    positions: npt.NDArray[np.intp] | None,
+    scores: npt.NDArray[np.float32],
+    row_count: int,
+    k: int,
+) -> tuple[list[str], npt.NDArray[np.float32]]:
+    """Where ids share rows: ``k`` ids of the best-scoring rows, best row first (which ids
+    of a row that only some fit are taken is left open, as a tie). ``scores`` are those
+    of the rows at ``positions`` (of every row when None)."""
+    at = np.arange(row_count) if positions is None else positions
+    if not len(at):
+        return [], np.zeros(0, dtype=np.float32)
+    order = np.argsort(-scores, kind="stable")
+    ids_per_row = np.bincount(index, minlength=row_count)[at[order]]
+    enough = int(np.searchsorted(np.cumsum(ids_per_row), k))  # rows up to k ids
+    rank = np.full(row_count, -1, dtype=np.int32)
+    rank[at[order[: enough + 1]]] = np.arange(min(enough + 1, len(order)), dtype=np.int32)
+    of_id = rank[index]
+    found = np.flatnonzero(of_id >= 0)
+    found = found[np.argsort(of_id[found], kind="stable")[:k]]
+    return [ids[i] for i in found.tolist()], scores[order][of_id[found]]
 
 
 def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
@@ -232,6 +269,7 @@ class VectorCache:
         self._entries: OrderedDict[tuple[str, str], _Matrix] = OrderedDict()
         self._lock = threading.Lock()
         self._helper: ThreadPoolExecutor | None = None  # the second half of big scans
+        self._builder: ThreadPoolExecutor | None = None  # fits prefilters
 
     @property
     def nbytes(self) -> int:
@@ -278,22 +316,86 @@ class VectorCache:
         at = found if index is None else index[found].tolist()
         return {entry.ids[i]: rows[row] for i, row in zip(found, at, strict=True)}
 
-    def scores(
+    def top(
         self,
         conn: sqlite3.Connection,
         user_id: str,
         kind: str,
         query: npt.NDArray[np.float32],
+        k: int,
     ) -> tuple[list[str], npt.NDArray[np.float32]]:
-        """The user's ids and each one's dot product with ``query``, current as of this
-        call; each distinct vector is multiplied once."""
+        """Ids that may be among the ``k`` nearest to ``query``, each with its exact dot
+        product, current as of this call: every id of a small matrix; of a big one, the
+        few that its prefilter cannot rule out (:mod:`.vector_prefilter`). Each distinct
+        vector is multiplied once; where ids share rows, only the ids of the best rows
+        (enough of them for ``k``) are returned."""
         with self._lock:
             entry = self._current(conn, user_id, kind)
             # a snapshot: appends after this only write past these lengths
-            ids, rows, index = entry.ids[:], entry.dense(self._dim), entry.row_index()
+            count, rows, index = len(entry.ids), entry.dense(self._dim), entry.row_index()
+            view = self._prefilter_view(user_id, kind, entry)
         big = rows.nbytes >= _SPLIT_SCAN_BYTES  # a helper thread only where it is used
-        scores = scan_scores(rows, query, self._scan_helper() if big else None)
-        return ids, scores if index is None else scores[index]
+        helper = self._scan_helper() if big else None
+
+        def scan(matrix: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]) -> Any:
+            return scan_scores(matrix, vector, helper)
+
+        found = None if view is None else view.candidates(rows, query, k, scan)
+        if found is None:
+            positions, scores = None, scan(rows, query)
+        else:
+            positions, scores = found
+        ids = entry.ids  # appended to only: its first ``count`` are this snapshot's
+        if index is None:  # one row per id
+            if positions is None:
+                return ids[:count], scores
+            return [ids[i] for i in positions.tolist()], scores
+        return _ids_of_best_rows(ids, index, positions, scores, len(rows), k)
+
+    def _prefilter_view(self, user_id: str, kind: str, entry: _Matrix) -> PrefilterView | None:
+        """The entry's prefilter brought up to date (under the lock). A big matrix without
+        one has it fitted on another thread from its second scan on, and is scanned in
+        full until then: the fit takes about a second of one core at 100,000 vectors, which
+        a process's first search (loading the matrix) should not share its cores with."""
+        if entry.prefilter is not None:
+            before = entry.prefilter.nbytes
+            entry.prefilter.extend(entry.dense(self._dim))
+            self._bytes += entry.prefilter.nbytes - before
+            return entry.prefilter.view()
+        if entry.distinct * self._dim * 4 >= PREFILTER_FROM_BYTES:
+            entry.big_scans += 1
+            if entry.big_scans == 2:  # once: a fit that failed is not tried again
+                self._prefilter_builder().submit(self._fit_prefilter, (user_id, kind), entry)
+        return None
+
+    def _fit_prefilter(self, key: tuple[str, str], entry: _Matrix) -> None:
+        with self._lock:
+            rows = entry.dense(self._dim)
+        try:
+            with _one_blas_thread():
+                prefilter = Prefilter.fit(rows)
+        except Exception:  # pragma: no cover - e.g. out of memory: searches scan in full
+            _log.exception("vector prefilter for %s could not be fitted; exact scans go on", key)
+            return
+        with self._lock:
+            if self._entries.get(key) is not entry:  # dropped or reloaded meanwhile
+                return
+            entry.prefilter = prefilter
+            self._bytes += prefilter.nbytes
+            self._evict(keep=key)
+
+    def join_prefilters(self) -> None:
+        """Wait until the prefilters being fitted are in place (benchmarks and tests)."""
+        with self._lock:
+            builder = self._builder
+        if builder is not None:
+            builder.submit(lambda: None).result()
+
+    def _prefilter_builder(self) -> ThreadPoolExecutor:
+        """(Under the lock.) The thread that fits prefilters, one at a time."""
+        if self._builder is None:
+            self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-prefilter")
+        return self._builder
 
     def _scan_helper(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -306,8 +408,10 @@ class VectorCache:
         self.clear()
         with self._lock:
             helper, self._helper = self._helper, None
-        if helper is not None:
-            helper.shutdown(wait=True)
+            builder, self._builder = self._builder, None
+        for pool in (builder, helper):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=pool is builder)
 
     def _current(self, conn: sqlite3.Connection, user_id: str, kind: str) -> _Matrix:
         """The entry of (user, kind) brought up to date with the file (under the lock)."""

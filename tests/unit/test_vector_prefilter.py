@@ -1,0 +1,191 @@
+"""The prefilter of big vector matrices: the answer stays the exact top k, whatever it skips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from memory_platform.builder import build_memory
+from memory_platform.models import NodeType, VectorKind
+from memory_platform.store import EmbeddingSignature
+from memory_platform.store.sqlite import SQLiteGraphStore
+from memory_platform.store.vector_prefilter import Prefilter
+from memory_platform.tools.arguments import CreateMemoryArgs
+
+DIM = 384
+SIGNATURE = EmbeddingSignature(model="all-MiniLM-L6-v2", dimension=DIM)
+
+
+def _unit_rows(matrix: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
+    return (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).astype(np.float32)
+
+
+class _Sentences:
+    """Unit vectors around a few topics, with a common direction, as sentence embeddings
+    are: what a projection onto a few directions describes well (the noise leaves about
+    as much out of it as real sentence vectors do, ``benchmarks/results/vector_prefilter.md``)."""
+
+    def __init__(self, seed: int, topics: int = 24) -> None:
+        self._rng = np.random.default_rng(seed)
+        self._centres = self._rng.standard_normal((topics, DIM))
+        self._common = self._rng.standard_normal(DIM)
+
+    def sample(self, count: int) -> npt.NDArray[np.float32]:
+        mix = self._rng.dirichlet(np.full(len(self._centres), 0.3), size=count)
+        noise = 0.5 * self._rng.standard_normal((count, DIM))
+        return _unit_rows(2.0 * self._common + mix @ self._centres * 3.0 + noise)
+
+
+def _matmul(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    return matrix @ vector
+
+
+def _exact_top(rows: np.ndarray, query: np.ndarray, k: int) -> list[int]:
+    return np.argsort(-(rows @ query), kind="stable")[:k].tolist()
+
+
+def _top_of(found: tuple[np.ndarray, np.ndarray], k: int) -> list[int]:
+    positions, scores = found
+    return positions[np.argsort(-scores, kind="stable")[:k]].tolist()
+
+
+def test_the_rows_it_keeps_hold_the_exact_top_k_and_few_others() -> None:
+    sentences = _Sentences(7)
+    rows = sentences.sample(6000)
+    view = Prefilter.fit(rows).view()
+    kept_share = []
+    queries = [*sentences.sample(40), *rows[:10]]  # unseen questions, and stored rows
+    for query in queries:
+        found = view.candidates(rows, query, 20, _matmul)
+        assert found is not None  # pruned: the bound rules most rows out
+        positions, scores = found
+        assert _top_of(found, 20) == _exact_top(rows, query, 20)
+        assert np.allclose(scores, rows[positions] @ query, atol=1e-6)  # exact scores
+        kept_share.append(len(positions) / len(rows))
+    assert np.mean(kept_share) < 0.25
+
+
+def test_rows_added_after_the_fit_are_bounded_too_even_unlike_the_fitted_ones() -> None:
+    rng = np.random.default_rng(8)
+    sentences = _Sentences(8)
+    fitted = sentences.sample(4000)
+    prefilter = Prefilter.fit(fitted)
+    # new rows in directions the fit never saw: their bound is loose, never wrong
+    strangers = _unit_rows(rng.standard_normal((300, DIM)))
+    rows = np.vstack([fitted, strangers])
+    prefilter.extend(rows)
+    view = prefilter.view()
+    for query in [*strangers[:20], *sentences.sample(20)]:
+        found = view.candidates(rows, query, 10, _matmul)
+        exact = _exact_top(rows, query, 10)
+        assert found is None or _top_of(found, 10) == exact
+
+
+def test_where_the_bound_rules_out_too_little_it_leaves_the_scan_to_the_caller() -> None:
+    rng = np.random.default_rng(9)
+    rows = _unit_rows(rng.standard_normal((4000, DIM)))  # no direction is special
+    view = Prefilter.fit(rows).view()
+    query = _unit_rows(rng.standard_normal((1, DIM)))[0]
+    assert view.candidates(rows, query, 10, _matmul) is None
+    # and a k so big that scoring its candidates would cost as much as the scan
+    assert Prefilter.fit(rows[:200]).view().candidates(rows[:200], query, 20, _matmul) is None
+
+
+def test_a_view_taken_before_rows_were_added_does_not_answer_for_more_rows() -> None:
+    rows = _Sentences(10).sample(3000)
+    prefilter = Prefilter.fit(rows[:2000])
+    view = prefilter.view()
+    assert view.candidates(rows, rows[0], 10, _matmul) is None  # rows it has not projected
+
+
+def _memories(store: SQLiteGraphStore, user: str, vectors: np.ndarray) -> list[str]:
+    graphs = [
+        build_memory(user, CreateMemoryArgs(subject="我", memory_type="事件", topic=f"t{i}"))
+        for i in range(len(vectors))
+    ]
+    store.write_memories(graphs)
+    ids = [g.memory.id for g in graphs]
+    store.set_embeddings(user, VectorKind.MEMORY, dict(zip(ids, vectors, strict=True)))
+    return ids
+
+
+def _hit_ids(store: SQLiteGraphStore, user: str, query: np.ndarray, k: int = 10) -> list[str]:
+    return [h.ref_id for h in store.vector_search(user, VectorKind.MEMORY, query, k=k)]
+
+
+def test_a_big_users_search_answers_exactly_before_and_after_its_prefilter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_platform.store import vector_cache
+
+    monkeypatch.setattr(vector_cache, "PREFILTER_FROM_BYTES", 1 << 20)  # 683 vectors
+    store = SQLiteGraphStore(tmp_path / "big.db", SIGNATURE)
+    sentences = _Sentences(11)
+    ids = _memories(store, "u", sentences.sample(1500))
+    _memories(store, "other", sentences.sample(50))
+    queries = sentences.sample(12)
+
+    def expected(query: np.ndarray) -> list[str]:
+        stored = store.get_vectors("u", VectorKind.MEMORY, ids)  # float16 as stored
+        matrix = np.vstack([stored[i] for i in ids])
+        return [ids[i] for i in _exact_top(matrix, query, 10)]
+
+    before = [_hit_ids(store, "u", q) for q in queries]  # the second scan starts the fit
+    store._cache.join_prefilters()
+    entry = store._cache._entries[("u", "memory")]
+    assert entry.prefilter is not None and entry.prefilter.rows == 1500
+    assert store._cache.nbytes == sum(e.nbytes for e in store._cache._entries.values())
+    assert [_hit_ids(store, "u", q) for q in queries] == before == [expected(q) for q in queries]
+
+    added = _memories(store, "u", queries[:3])  # new memories: projected, then found
+    ids += added
+    for query, memory_id in zip(queries[:3], added, strict=True):
+        assert _hit_ids(store, "u", query)[0] == memory_id
+    assert entry.prefilter.rows == 1503
+
+    deleted, ids = ids[:100], ids[100:]
+    for memory_id in deleted:  # a deletion reloads the matrix; the new one answers too
+        store.delete_memory("u", memory_id)
+    assert [_hit_ids(store, "u", q) for q in queries] == [expected(q) for q in queries]
+    store._cache.join_prefilters()
+    assert store._cache._entries[("u", "memory")].prefilter is not None  # fitted again
+    assert [_hit_ids(store, "u", q) for q in queries] == [expected(q) for q in queries]
+    assert not set(deleted) & {i for q in queries for i in _hit_ids(store, "u", q, 50)}
+    store.close()
+
+
+def _topic_nodes(store: SQLiteGraphStore, user: str, count: int) -> list[str]:
+    graphs = [
+        build_memory(user, CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
+        for _ in range(count)
+    ]
+    store.write_memories(graphs)
+    nodes = [g.node(NodeType.TOPIC) for g in graphs]
+    return [n.id for n in nodes if n is not None]
+
+
+def test_nodes_sharing_a_vector_fill_k_from_the_best_vector_down(tmp_path: Path) -> None:
+    store = SQLiteGraphStore(tmp_path / "n.db", SIGNATURE)
+    rng = np.random.default_rng(12)
+    best, second, third = _unit_rows(rng.standard_normal((3, DIM)))
+    nodes = _topic_nodes(store, "u", 60)
+    query = _unit_rows((best + 0.3 * second)[None, :].astype(np.float64))[0]
+    store.set_embeddings(
+        "u",
+        VectorKind.TOPIC,
+        {n: best for n in nodes[:30]}
+        | {n: second for n in nodes[30:50]}
+        | {n: third for n in nodes[50:]},
+    )
+    hits = store.vector_search("u", VectorKind.TOPIC, query, k=40)
+    assert [h.ref_id for h in hits[:30]] == sorted(nodes[:30])  # ties by id
+    assert {h.ref_id for h in hits[30:]} <= set(nodes[30:50]) and len(hits) == 40
+    assert hits[0].score > hits[30].score == hits[39].score
+    assert len(store.vector_search("u", VectorKind.TOPIC, query, k=100)) == 60
+    assert {h.ref_id for h in store.vector_search("u", VectorKind.TOPIC, query, k=5)} <= set(
+        nodes[:30]
+    )
+    store.close()
