@@ -189,3 +189,56 @@ def test_nodes_sharing_a_vector_fill_k_from_the_best_vector_down(tmp_path: Path)
         nodes[:30]
     )
     store.close()
+
+
+def test_memories_written_while_a_big_user_searches_are_found_once_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from memory_platform.store import vector_cache
+
+    monkeypatch.setattr(vector_cache, "PREFILTER_FROM_BYTES", 1 << 20)
+    store = SQLiteGraphStore(tmp_path / "busy.db", SIGNATURE)
+    sentences = _Sentences(13)
+    _memories(store, "u", sentences.sample(1200))
+    first = sentences.sample(2)
+    for query in first:  # the second search starts the fit
+        _hit_ids(store, "u", query)
+    store._cache.join_prefilters()
+    assert store._cache._entries[("u", "memory")].prefilter is not None
+
+    written: list[tuple[str, np.ndarray]] = []
+    more = threading.Condition()
+    new = sentences.sample(200)
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            for start in range(0, len(new), 10):
+                batch = new[start : start + 10]
+                ids = _memories(store, "u", batch)
+                with more:
+                    written.extend(zip(ids, batch, strict=True))
+                    more.notify()
+        except BaseException as error:  # pragma: no cover - reported below
+            failures.append(error)
+        finally:
+            with more:
+                more.notify()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    checked = 0
+    while checked < len(new) and not failures:
+        with more:  # the next memory written before this search began
+            more.wait_for(lambda seen=checked: seen < len(written) or not writer.is_alive())
+            if checked == len(written):
+                break
+            memory_id, vector = written[checked]
+        assert _hit_ids(store, "u", vector, k=1) == [memory_id]
+        checked += 1
+    writer.join()
+    assert not failures and checked == len(new)
+    assert store._cache._entries[("u", "memory")].prefilter.rows == 1400
+    store.close()
