@@ -11,6 +11,10 @@ bound keeps on real sentence vectors, and what it saves at 100,000 memories.
    populates one, about 5 minutes): a memory vector search and a whole search at depth 2
    (``mp.search``, its query embedded each time), with the prefilter and with the full
    scan in the same process, in alternating rounds. Medians and p95 in milliseconds.
+3. **A fresh process.** What a process that has just started gives: its first depth-2
+   search (which loads the matrices and fits the prefilter) and the 30
+   after it, with the prefilter and without (its size threshold set out of reach), in
+   alternating processes, three of each.
 
     .venv/bin/python benchmarks/micro/vector_prefilter.py [--store bench-100k.db]
 """
@@ -20,6 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
+import sys
 import tempfile
 from datetime import date
 from functools import partial
@@ -114,9 +120,7 @@ def _at_scale(mp: MemoryPlatform, user: str) -> list[str]:
     store: Any = mp.store
     queries = list(QUERIES) + _locomo_texts()[1][:30]
     vectors = embed_queries(mp.embedder, queries)
-    for vector in vectors[:2]:  # loads the matrix; the second scan starts the fit
-        store.vector_search(user, VectorKind.MEMORY, vector, k=K)
-    store._cache.join_prefilters()
+    store.vector_search(user, VectorKind.MEMORY, vectors[0], k=K)  # loads it, fits its prefilter
     entry = store._cache._entries[(user, VectorKind.MEMORY.value)]
     fitted = entry.prefilter
     assert fitted is not None, "the matrix is below the prefilter's size"
@@ -160,6 +164,59 @@ def _at_scale(mp: MemoryPlatform, user: str) -> list[str]:
     return lines
 
 
+_FRESH = """
+import sys, time
+from pathlib import Path
+from memory_platform import MemoryPlatform
+from memory_platform.bench.workload import QUERIES
+from memory_platform.config import Settings
+from memory_platform.store import vector_cache
+if sys.argv[3] == "full scan":
+    vector_cache.PREFILTER_FROM_BYTES = 1 << 62
+settings = Settings(backend="sqlite", sqlite_path=Path(sys.argv[1]), _env_file=None)
+with MemoryPlatform(settings) as mp:
+    mp.warm_up()
+    started = time.perf_counter()
+    mp.search(sys.argv[2], "warm", expand_depth=2, mode="deep", record_access=False)
+    print((time.perf_counter() - started) * 1000)
+    for _ in range(3):
+        for query in QUERIES:
+            mp.clear_query_cache()
+            started = time.perf_counter()
+            mp.search(sys.argv[2], query, expand_depth=2, mode="deep", record_access=False)
+            print((time.perf_counter() - started) * 1000)
+"""
+
+
+def _fresh_processes(path: Path, user: str) -> list[str]:
+    runs: dict[str, list[list[float]]] = {"full scan": [], "prefilter": []}
+    for _ in range(3):
+        for name, processes in runs.items():
+            out = subprocess.run(
+                [sys.executable, "-c", _FRESH, str(path), user, name],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            processes.append([float(line) for line in out.split()])
+    lines = [
+        "",
+        "A fresh process, three of each alternating: its first search, then the 30 after it.",
+        "",
+        "| | first search s | next 30: median / p95 ms, each process | mean of the first 15 ms |",
+        "|---|---|---|---|",
+    ]
+    for name, processes in runs.items():
+        first = ", ".join(f"{p[0] / 1000:.2f}" for p in processes)
+        after = ", ".join(
+            f"{statistics.median(p[1:]):.1f} / {np.quantile(p[1:], 0.95):.1f}" for p in processes
+        )
+        early = ", ".join(f"{statistics.mean(p[1:16]):.1f}" for p in processes)
+        lines.append(f"| {name} | {first} | {after} | {early} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, help="a store of `memory-platform bench`")
@@ -172,6 +229,7 @@ def main() -> None:
         if args.store is None:
             populate(mp.store, mp.embedder, 100_000, user_id=args.user)
         lines += _at_scale(mp, args.user)
+    lines += _fresh_processes(path, args.user)
     machine = machine_description()
     where = f"{machine.get('cpu', machine['processor'])}, {machine['cpus']} CPUs"
     header = [__doc__.split("\n\n")[0], "", f"Measured {date.today()} on {where}.", ""]

@@ -9,9 +9,10 @@ Several processes may share the file: each keeps its own cache and sees the othe
 writes through the counter.
 
 A search asks for its ``k`` best (:meth:`VectorCache.top`). A matrix of 64 MB or more
-(a user with tens of thousands of memories) gets a prefilter, fitted on another thread
-from its second search on, which rules out most rows without reading them in full; the
-answer stays the exact top k (:mod:`.vector_prefilter`).
+(a user with tens of thousands of memories) gets a prefilter, fitted in its first
+search, which rules out most rows without reading them in full; the answer stays the
+exact top k (:mod:`.vector_prefilter`). A reload after a deletion keeps the projections
+of the rows still there.
 
 The cache is bounded: past ``max_bytes`` the least recently searched (user, kind)
 matrices are dropped and reloaded from the file when next needed, so a process that
@@ -28,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +40,8 @@ from .vector_prefilter import PREFILTER_FROM_BYTES, Prefilter, PrefilterView
 __all__ = ["VectorCache", "decode_vector", "scan_scores"]
 
 _log = logging.getLogger(__name__)
+
+_Array = TypeVar("_Array", npt.NDArray[np.int32], npt.NDArray[np.int64])
 
 
 @lru_cache(maxsize=1)
@@ -132,15 +135,20 @@ class _Matrix:
     row_of: npt.NDArray[np.int32] | None = None  # per id, its row (when ``shared``)
     by_blob: dict[int, int] = field(default_factory=dict)  # hash of a stored blob -> row
     positions: dict[str, int] | None = None
+    rowids: npt.NDArray[np.int64] | None = None  # per id, its row in the file (not ``shared``)
     prefilter: Prefilter | None = None  # once the matrix is big (see vector_prefilter)
-    big_scans: int = 0  # scans since the matrix grew big enough for a prefilter
+    prefilter_asked: bool = False  # a fit was started (or failed: not tried again)
 
-    def append(self, ids: list[str], blobs: list[bytes], dim: int) -> None:
+    def append(self, ids: list[str], blobs: list[bytes], dim: int, rowids: list[int]) -> None:
+        """Add stored vectors, in the file's row order (``rowids`` ascending)."""
         if not ids:
             return
         decoded = decode_vectors(blobs, dim)
         if not self.shared:
             self._add_rows(decoded)
+            count = len(self.ids)
+            self.rowids = _grown(self.rowids, count + len(ids), np.int64)
+            self.rowids[count : count + len(ids)] = rowids
             self.ids.extend(ids)
             return
         rows_of_new = np.empty(len(ids), dtype=np.int32)
@@ -158,7 +166,7 @@ class _Matrix:
             rows_of_new[clash] = self.distinct + np.arange(clash.size, dtype=np.int32)
             self._add_rows(decoded[clash])
         count = len(self.ids)
-        self.row_of = _grown(self.row_of, count + len(ids))
+        self.row_of = _grown(self.row_of, count + len(ids), np.int32)
         self.row_of[count : count + len(ids)] = rows_of_new
         self.ids.extend(ids)
 
@@ -176,7 +184,13 @@ class _Matrix:
         return np.concatenate(out)
 
     def _add_rows(self, rows: npt.NDArray[np.float32]) -> None:
+        """Append decoded rows (the caller's array, not used by it afterwards)."""
         needed = self.distinct + len(rows)
+        if self.rows is None and len(rows) >= 64 and rows.flags.c_contiguous and rows.flags.owndata:
+            # a whole matrix loaded at once: its decoded block becomes the buffer, without
+            # a second copy (at 100,000 x 896, 0.5 s of a reload went to that copy)
+            self.rows, self.distinct = rows, needed
+            return
         if self.rows is None or self.rows.shape[0] < needed:
             grown = np.zeros((max(needed, 2 * self.distinct, 64), rows.shape[1]), np.float32)
             if self.rows is not None:
@@ -204,14 +218,31 @@ class _Matrix:
         return self.row_of[: len(self.ids)]
 
 
-def _grown(array: npt.NDArray[np.int32] | None, needed: int) -> npt.NDArray[np.int32]:
+def _grown(array: _Array | None, needed: int, dtype: type[np.integer[Any]] = np.int32) -> _Array:
     if array is not None and array.shape[0] >= needed:
         return array
     size = max(needed, 2 * (0 if array is None else array.shape[0]), 64)
-    grown = np.zeros(size, dtype=np.int32)
+    grown: _Array = np.zeros(size, dtype=dtype)
     if array is not None:
         grown[: array.shape[0]] = array
     return grown
+
+
+def _carried_prefilter(old: _Matrix, new: _Matrix, dim: int) -> Prefilter | None:
+    """The prefilter of ``new``, a reload of ``old`` after a deletion: the rows of ``old``
+    still in the file keep their projection (None where ``old`` had no prefilter, or where
+    rows are shared: that one is fitted again). A row is the same row where its row id
+    is: the file never reuses one, and a vector written again is a new row."""
+    if old.prefilter is None or old.rowids is None or new.rowids is None:
+        return None
+    before = old.rowids[: old.prefilter.rows]
+    now = new.rowids[: len(new.ids)]
+    previous = np.full(len(now), -1, dtype=np.intp)
+    if len(before):
+        at = np.minimum(np.searchsorted(before, now), len(before) - 1)
+        found = before[at] == now
+        previous[found] = at[found]
+    return old.prefilter.carried_over(new.dense(dim), previous)
 
 
 def _ids_of_best_rows(
@@ -269,7 +300,6 @@ class VectorCache:
         self._entries: OrderedDict[tuple[str, str], _Matrix] = OrderedDict()
         self._lock = threading.Lock()
         self._helper: ThreadPoolExecutor | None = None  # the second half of big scans
-        self._builder: ThreadPoolExecutor | None = None  # fits prefilters
 
     @property
     def nbytes(self) -> int:
@@ -333,7 +363,9 @@ class VectorCache:
             entry = self._current(conn, user_id, kind)
             # a snapshot: appends after this only write past these lengths
             count, rows, index = len(entry.ids), entry.dense(self._dim), entry.row_index()
-            view = self._prefilter_view(user_id, kind, entry)
+            view, fit = self._prefilter_view(entry)
+        if fit:
+            view = self._fit_prefilter((user_id, kind), entry, rows)
         big = rows.nbytes >= _SPLIT_SCAN_BYTES  # a helper thread only where it is used
         helper = self._scan_helper() if big else None
 
@@ -352,50 +384,44 @@ class VectorCache:
             return [ids[i] for i in positions.tolist()], scores
         return _ids_of_best_rows(ids, index, positions, scores, len(rows), k)
 
-    def _prefilter_view(self, user_id: str, kind: str, entry: _Matrix) -> PrefilterView | None:
-        """The entry's prefilter brought up to date (under the lock). A big matrix without
-        one has it fitted on another thread from its second scan on, and is scanned in
-        full until then: the fit takes about a second of one core at 100,000 vectors, which
-        a process's first search (loading the matrix) should not share its cores with."""
+    def _prefilter_view(self, entry: _Matrix) -> tuple[PrefilterView | None, bool]:
+        """(Under the lock.) The entry's prefilter brought up to date, and whether this
+        caller is to fit one: the first to scan a big matrix without one does, before its
+        scan; others scan in full meanwhile."""
         if entry.prefilter is not None:
             before = entry.prefilter.nbytes
             entry.prefilter.extend(entry.dense(self._dim))
             self._bytes += entry.prefilter.nbytes - before
-            return entry.prefilter.view()
-        if entry.distinct * self._dim * 4 >= PREFILTER_FROM_BYTES:
-            entry.big_scans += 1
-            if entry.big_scans == 2:  # once: a fit that failed is not tried again
-                self._prefilter_builder().submit(self._fit_prefilter, (user_id, kind), entry)
-        return None
+            return entry.prefilter.view(), False
+        if entry.prefilter_asked or entry.distinct * self._dim * 4 < PREFILTER_FROM_BYTES:
+            return None, False
+        entry.prefilter_asked = True
+        return None, True
 
-    def _fit_prefilter(self, key: tuple[str, str], entry: _Matrix) -> None:
-        with self._lock:
-            rows = entry.dense(self._dim)
+    def _fit_prefilter(
+        self, key: tuple[str, str], entry: _Matrix, rows: npt.NDArray[np.float32]
+    ) -> PrefilterView | None:
+        """Fit the entry's prefilter on ``rows`` (outside the lock) and attach it; its view
+        of ``rows``, or None where it could not be fitted or the entry was dropped.
+
+        This happens in the search that first finds the matrix big: in a process, the
+        first search of a big user, which loads the matrix and builds the lexical index
+        (seconds at 100,000 memories), so the fit (about 1.2 s of one core there) adds to a
+        search already slow and to no other. Fitted on another thread instead, it took
+        the cores from the searches that came next (``docs/architecture.md``)."""
         try:
             with _one_blas_thread():
                 prefilter = Prefilter.fit(rows)
         except Exception:  # pragma: no cover - e.g. out of memory: searches scan in full
             _log.exception("vector prefilter for %s could not be fitted; exact scans go on", key)
-            return
+            return None
         with self._lock:
             if self._entries.get(key) is not entry:  # dropped or reloaded meanwhile
-                return
+                return None
             entry.prefilter = prefilter
             self._bytes += prefilter.nbytes
             self._evict(keep=key)
-
-    def join_prefilters(self) -> None:
-        """Wait until the prefilters being fitted are in place (benchmarks and tests)."""
-        with self._lock:
-            builder = self._builder
-        if builder is not None:
-            builder.submit(lambda: None).result()
-
-    def _prefilter_builder(self) -> ThreadPoolExecutor:
-        """(Under the lock.) The thread that fits prefilters, one at a time."""
-        if self._builder is None:
-            self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-prefilter")
-        return self._builder
+            return prefilter.view()  # of ``rows``; later appends are projected when asked
 
     def _scan_helper(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -408,10 +434,8 @@ class VectorCache:
         self.clear()
         with self._lock:
             helper, self._helper = self._helper, None
-            builder, self._builder = self._builder, None
-        for pool in (builder, helper):
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=pool is builder)
+        if helper is not None:
+            helper.shutdown(wait=True)
 
     def _current(self, conn: sqlite3.Connection, user_id: str, kind: str) -> _Matrix:
         """The entry of (user, kind) brought up to date with the file (under the lock)."""
@@ -423,9 +447,11 @@ class VectorCache:
         version, deletes = (0, 0) if row is None else (int(row[0]), int(row[1]))
         key = (user_id, kind)
         entry = self._entries.get(key)
+        reloaded: _Matrix | None = None  # the entry a deletion made stale
         if entry is None or entry.deletes != deletes:
             if entry is not None:
                 self._bytes -= entry.nbytes
+                reloaded = entry
             entry = _Matrix(shared=kind in self._shared_kinds)
             self._entries[key] = entry
         self._entries.move_to_end(key)
@@ -437,10 +463,15 @@ class VectorCache:
                 (user_id, kind, entry.max_rowid),
             ).fetchall()
             if rows:
-                entry.append([r[1] for r in rows], [r[2] for r in rows], self._dim)
+                entry.append(
+                    [r[1] for r in rows], [r[2] for r in rows], self._dim, [r[0] for r in rows]
+                )
                 entry.max_rowid = int(rows[-1][0])
             entry.version = version
             entry.deletes = deletes
+        if reloaded is not None:
+            entry.prefilter = _carried_prefilter(reloaded, entry, self._dim)
+            entry.prefilter_asked = entry.prefilter is not None
         self._bytes += entry.nbytes - before
         self._evict(keep=key)
         return entry

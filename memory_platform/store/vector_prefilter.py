@@ -17,10 +17,11 @@ bound (on LoCoMo's turns and observations, 7% on average), and a query for which
 by the full scan.
 
 The directions are fitted once, on a sample of the rows, once a matrix has grown past
-:data:`PREFILTER_FROM_BYTES` (by the vector cache, on a thread of its own); rows added later
-are projected onto the same directions. A later row the directions fit less well only
-loosens its bound, never breaks it. The projection costs a third of the matrix's memory
-again.
+:data:`PREFILTER_FROM_BYTES` (by the vector cache, in the search that first finds it so);
+rows added later are projected onto the same directions, and a matrix reloaded after a
+deletion keeps the projections of the rows still there (:meth:`Prefilter.carried_over`).
+A later row the directions fit less well only loosens its bound, never breaks it. The
+projection costs a third of the matrix's memory again.
 """
 
 from __future__ import annotations
@@ -134,14 +135,37 @@ class Prefilter:
             projected[: self.rows] = self._projected[: self.rows]
             residual[: self.rows] = self._residual[: self.rows]
             self._projected, self._residual = projected, residual
-        for start in range(0, len(new), 8192):  # bounded temporaries
-            chunk = new[start : start + 8192]
+        self._project(new, np.arange(self.rows, needed))
+        self.rows = needed
+
+    def carried_over(
+        self, rows: npt.NDArray[np.float32], previous: npt.NDArray[np.intp]
+    ) -> Prefilter:
+        """The prefilter of a matrix reloaded from the file (after a deletion): ``rows``
+        is the new matrix, and ``previous[i]`` the position in this prefilter of an
+        unchanged row ``i`` (-1 for a row that is new or changed). Unchanged rows keep
+        their projection, the others are projected now: a reload of 100,000 vectors does
+        not fit the directions again."""
+        carried = Prefilter(self.basis)
+        carried._projected = np.zeros((len(rows), self.basis.shape[1]), dtype=np.float32)
+        carried._residual = np.zeros(len(rows), dtype=np.float32)
+        kept = np.flatnonzero(previous >= 0)
+        carried._projected[kept] = self._projected[previous[kept]]
+        carried._residual[kept] = self._residual[previous[kept]]
+        fresh = np.flatnonzero(previous < 0)
+        carried._project(rows[fresh], fresh)
+        carried.rows = len(rows)
+        return carried
+
+    def _project(self, rows: npt.NDArray[np.float32], at: npt.NDArray[np.intp]) -> None:
+        """Store the projections and residual norms of ``rows`` at positions ``at``."""
+        for start in range(0, len(rows), 8192):  # bounded temporaries
+            chunk = rows[start : start + 8192]
             reduced = chunk @ self.basis
             squared = np.einsum("ij,ij->i", chunk, chunk) - np.einsum("ij,ij->i", reduced, reduced)
-            at = self.rows + start
-            self._projected[at : at + len(chunk)] = reduced
-            self._residual[at : at + len(chunk)] = np.sqrt(np.maximum(squared, 0.0))
-        self.rows = needed
+            where = at[start : start + 8192]
+            self._projected[where] = reduced
+            self._residual[where] = np.sqrt(np.maximum(squared, 0.0))
 
     def view(self) -> PrefilterView:
         return PrefilterView(self.basis, self._projected[: self.rows], self._residual[: self.rows])

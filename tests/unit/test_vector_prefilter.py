@@ -116,12 +116,17 @@ def _hit_ids(store: SQLiteGraphStore, user: str, query: np.ndarray, k: int = 10)
     return [h.ref_id for h in store.vector_search(user, VectorKind.MEMORY, query, k=k)]
 
 
-def test_a_big_users_search_answers_exactly_before_and_after_its_prefilter(
+def test_a_big_users_search_answers_exactly_through_its_prefilter_as_it_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memory_platform.store import vector_cache
 
     monkeypatch.setattr(vector_cache, "PREFILTER_FROM_BYTES", 1 << 20)  # 683 vectors
+    fits = []
+    real_fit = Prefilter.fit
+    monkeypatch.setattr(
+        vector_cache.Prefilter, "fit", lambda rows: fits.append(len(rows)) or real_fit(rows)
+    )
     store = SQLiteGraphStore(tmp_path / "big.db", SIGNATURE)
     sentences = _Sentences(11)
     ids = _memories(store, "u", sentences.sample(1500))
@@ -133,12 +138,13 @@ def test_a_big_users_search_answers_exactly_before_and_after_its_prefilter(
         matrix = np.vstack([stored[i] for i in ids])
         return [ids[i] for i in _exact_top(matrix, query, 10)]
 
-    before = [_hit_ids(store, "u", q) for q in queries]  # the second scan starts the fit
-    store._cache.join_prefilters()
+    assert _hit_ids(store, "u", queries[0]) == expected(queries[0])  # fitted, then used
     entry = store._cache._entries[("u", "memory")]
-    assert entry.prefilter is not None and entry.prefilter.rows == 1500
+    assert fits == [1500] and entry.prefilter is not None and entry.prefilter.rows == 1500
     assert store._cache.nbytes == sum(e.nbytes for e in store._cache._entries.values())
-    assert [_hit_ids(store, "u", q) for q in queries] == before == [expected(q) for q in queries]
+    assert [_hit_ids(store, "u", q) for q in queries] == [expected(q) for q in queries]
+    assert len(_hit_ids(store, "other", queries[0], k=100)) == 50  # a small matrix: none
+    assert store._cache._entries[("other", "memory")].prefilter is None and fits == [1500]
 
     added = _memories(store, "u", queries[:3])  # new memories: projected, then found
     ids += added
@@ -147,12 +153,15 @@ def test_a_big_users_search_answers_exactly_before_and_after_its_prefilter(
     assert entry.prefilter.rows == 1503
 
     deleted, ids = ids[:100], ids[100:]
-    for memory_id in deleted:  # a deletion reloads the matrix; the new one answers too
+    for memory_id in deleted:  # a deletion reloads the matrix, keeping the projections
         store.delete_memory("u", memory_id)
+    moved = sentences.sample(1)[0]  # and a vector written again is projected again
+    store.set_embeddings("u", VectorKind.MEMORY, {ids[0]: moved})
     assert [_hit_ids(store, "u", q) for q in queries] == [expected(q) for q in queries]
-    store._cache.join_prefilters()
-    assert store._cache._entries[("u", "memory")].prefilter is not None  # fitted again
-    assert [_hit_ids(store, "u", q) for q in queries] == [expected(q) for q in queries]
+    assert _hit_ids(store, "u", moved, k=1) == [ids[0]] == expected(moved)[:1]
+    reloaded = store._cache._entries[("u", "memory")]
+    assert reloaded is not entry and reloaded.prefilter is not None
+    assert reloaded.prefilter.rows == len(ids) and fits == [1500]  # not fitted again
     assert not set(deleted) & {i for q in queries for i in _hit_ids(store, "u", q, 50)}
     store.close()
 
@@ -202,10 +211,7 @@ def test_memories_written_while_a_big_user_searches_are_found_once_written(
     store = SQLiteGraphStore(tmp_path / "busy.db", SIGNATURE)
     sentences = _Sentences(13)
     _memories(store, "u", sentences.sample(1200))
-    first = sentences.sample(2)
-    for query in first:  # the second search starts the fit
-        _hit_ids(store, "u", query)
-    store._cache.join_prefilters()
+    _hit_ids(store, "u", sentences.sample(1)[0])  # fits the prefilter
     assert store._cache._entries[("u", "memory")].prefilter is not None
 
     written: list[tuple[str, np.ndarray]] = []
