@@ -318,7 +318,7 @@ class Settings(BaseSettings):
         ge=1,
         description="per-process cache of users' vectors; least recently used out. Unset: "
         "1024 per 384 dimensions, room for about 700,000 vectors whatever the model "
-        "(560,000 of big users, whose prefilter adds a quarter)",
+        "(525,000 of big users, whose prefilter adds a third)",
     )
 
     neo4j_uri: str | None = None
