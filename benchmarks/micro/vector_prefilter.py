@@ -11,6 +11,8 @@ bound keeps on real sentence vectors, and what it saves at 100,000 memories.
    populates one, about 5 minutes): a memory vector search and a whole search at depth 2
    (``mp.search``, its query embedded each time), with the prefilter and with the full
    scan in the same process, in alternating rounds. Medians and p95 in milliseconds.
+   Then the first vector search after a deletion, rows marked dead against the matrix
+   loaded afresh (this deletes six of the user's memories).
 3. **A fresh process.** What a process that has just started gives: its first depth-2
    search (which loads the matrices and fits the prefilter) and the 30
    after it, with the prefilter and without (its size threshold set out of reach), in
@@ -42,6 +44,7 @@ from memory_platform.bench.workload import QUERIES, populate
 from memory_platform.config import Settings
 from memory_platform.embeddings import embed_queries
 from memory_platform.models import VectorKind
+from memory_platform.store import vector_cache
 from memory_platform.store.vector_prefilter import Prefilter, PrefilterView
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.json"
@@ -161,7 +164,36 @@ def _at_scale(mp: MemoryPlatform, user: str) -> list[str]:
             cells.append(f"{statistics.median(times):.1f} / {np.quantile(times, 0.95):.1f}")
         lines.append(f"| {call} | {cells[0]} | {cells[1]} |")
         print(lines[-1], flush=True)
-    return lines
+    return lines + _after_deletions(mp, user, vectors[0])
+
+
+def _after_deletions(mp: MemoryPlatform, user: str, vector: np.ndarray) -> list[str]:
+    """The first memory vector search after one memory is deleted: its rows marked dead
+    (the shipped way), against the matrix loaded afresh at each deletion (the way before,
+    with the prefilter carried over), three deletions each, alternating."""
+    store: Any = mp.store
+    times: dict[str, list[float]] = {"loaded afresh": [], "rows marked dead": []}
+    for _ in range(3):
+        for name, share in (("loaded afresh", 0.0), ("rows marked dead", 0.25)):
+            vector_cache.REBUILD_WHEN_DEAD = share
+            victim = store.vector_search(user, VectorKind.MEMORY, vector, k=K)[-1].ref_id
+            store.delete_memory(user, victim)
+            times[name] += milliseconds(
+                partial(store.vector_search, user, VectorKind.MEMORY, vector, k=K), 1
+            )
+    vector_cache.REBUILD_WHEN_DEAD = 0.25
+    cells = " | ".join(", ".join(f"{t:.0f}" for t in times[name]) for name in times)
+    line = f"| {cells} |"
+    print(line, flush=True)
+    return [
+        "",
+        "The first memory vector search after a deletion (ms; this deletes six of the "
+        "user's memories):",
+        "",
+        "| matrix loaded afresh | deleted rows marked dead |",
+        "|---|---|",
+        line,
+    ]
 
 
 _FRESH = """

@@ -74,17 +74,23 @@ class PrefilterView:
         query: npt.NDArray[np.float32],
         k: int,
         scan: Callable[[npt.NDArray[np.float32], npt.NDArray[np.float32]], npt.NDArray[np.float32]],
+        live: npt.NDArray[np.intp] | None = None,
     ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]] | None:
         """Positions of the rows that may be among the ``k`` best for ``query``, with their
         exact scores; None where the full scan is the cheaper answer. ``rows`` is the full
-        matrix this view was taken with; ``scan`` multiplies a matrix by a vector."""
+        matrix this view was taken with; ``scan`` multiplies a matrix by a vector; ``live``,
+        where given, the only positions that may be answered (the others are deleted)."""
         count = len(self.residual)
         best_count = _OVERSAMPLE * k
-        if count != len(rows) or best_count * 4 > count:
+        if count != len(rows) or best_count * 4 > (count if live is None else len(live)):
             return None
         reduced_query = query @ self.basis
         left_out = float(np.sqrt(max(0.0, float(query @ query - reduced_query @ reduced_query))))
         approximate = scan(self.projected, reduced_query)
+        if live is not None:  # deleted rows neither set tau nor pass the bound
+            hidden = np.full(count, -np.inf, dtype=np.float32)
+            hidden[live] = approximate[live]
+            approximate = hidden
         best = np.argpartition(-approximate, best_count - 1)[:best_count]
         exact_best = rows[best] @ query
         tau = float(np.partition(exact_best, best_count - k)[best_count - k])

@@ -153,17 +153,48 @@ def test_a_big_users_search_answers_exactly_through_its_prefilter_as_it_changes(
     assert entry.prefilter.rows == 1503
 
     deleted, ids = ids[:100], ids[100:]
-    for memory_id in deleted:  # a deletion reloads the matrix, keeping the projections
+    for memory_id in deleted:  # deletions mark rows dead: no reload, no fit
         store.delete_memory("u", memory_id)
-    moved = sentences.sample(1)[0]  # and a vector written again is projected again
+    moved = sentences.sample(1)[0]  # and a vector written again is a new row
     store.set_embeddings("u", VectorKind.MEMORY, {ids[0]: moved})
     assert [_hit_ids(store, "u", q) for q in queries] == [expected(q) for q in queries]
     assert _hit_ids(store, "u", moved, k=1) == [ids[0]] == expected(moved)[:1]
+    assert store._cache._entries[("u", "memory")] is entry and entry.dead == 101
+    everything = _hit_ids(store, "u", queries[0], k=5000)
+    assert sorted(everything) == sorted(ids) and fits == [1500]  # each once, none deleted
+    assert set(store.get_vectors("u", VectorKind.MEMORY, deleted + ids[:5])) == set(ids[:5])
+
+    deleted, ids = ids[:400], ids[400:]  # past a quarter dead: loaded afresh
+    for memory_id in deleted:
+        store.delete_memory("u", memory_id)
+    assert [_hit_ids(store, "u", q) for q in queries] == [expected(q) for q in queries]
     reloaded = store._cache._entries[("u", "memory")]
-    assert reloaded is not entry and reloaded.prefilter is not None
-    assert reloaded.prefilter.rows == len(ids) and fits == [1500]  # not fitted again
-    assert not set(deleted) & {i for q in queries for i in _hit_ids(store, "u", q, 50)}
+    assert reloaded is not entry and reloaded.dead == 0 and reloaded.prefilter is not None
+    assert reloaded.prefilter.rows == len(ids) and fits == [1500]  # carried, not fitted
+    assert sorted(_hit_ids(store, "u", queries[1], k=5000)) == sorted(ids)
     store.close()
+
+
+def test_a_deletion_in_another_process_is_never_answered_from_a_matrix_in_memory(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "shared.db"
+    store, other = SQLiteGraphStore(path, SIGNATURE), SQLiteGraphStore(path, SIGNATURE)
+    sentences = _Sentences(14)
+    vectors = sentences.sample(30)
+    ids = _memories(store, "u", vectors)
+    assert sorted(_hit_ids(store, "u", vectors[0], k=100)) == sorted(ids)  # held in memory
+    entry = store._cache._entries[("u", "memory")]
+    for memory_id in ids[:5]:
+        other.delete_memory("u", memory_id)  # another store on the file, as a worker
+    assert sorted(_hit_ids(store, "u", vectors[0], k=100)) == sorted(ids[5:])
+    assert _hit_ids(store, "u", vectors[1], k=1) != [ids[1]]  # its own vector: gone
+    assert store._cache._entries[("u", "memory")] is entry and entry.dead == 5
+    assert set(store.get_vectors("u", VectorKind.MEMORY, ids)) == set(ids[5:])
+    added = _memories(other, "u", vectors[:2])  # written elsewhere after: found
+    assert _hit_ids(store, "u", vectors[1], k=1) == [added[1]]
+    store.close()
+    other.close()
 
 
 def _topic_nodes(store: SQLiteGraphStore, user: str, count: int) -> list[str]:
