@@ -260,8 +260,7 @@ def _drop_deleted(conn: sqlite3.Connection, user_id: str, kind: str, entry: _Mat
         ),
         dtype=np.int64,
     )
-    at = np.minimum(np.searchsorted(stored, held), max(len(stored) - 1, 0))
-    live = stored[at] == held if len(stored) else np.zeros(count, dtype=bool)
+    live = _positions_in(stored, held) >= 0
     dead = count - int(np.count_nonzero(live))
     if dead > REBUILD_WHEN_DEAD * count:
         return False
@@ -285,14 +284,20 @@ def _carried_prefilter(old: _Matrix, new: _Matrix, dim: int) -> Prefilter | None
     is: the file never reuses one, and a vector written again is a new row."""
     if old.prefilter is None or old.rowids is None or new.rowids is None:
         return None
-    before = old.rowids[: old.prefilter.rows]
-    now = new.rowids[: len(new.ids)]
-    previous = np.full(len(now), -1, dtype=np.intp)
-    if len(before):
-        at = np.minimum(np.searchsorted(before, now), len(before) - 1)
-        found = before[at] == now
-        previous[found] = at[found]
+    previous = _positions_in(old.rowids[: old.prefilter.rows], new.rowids[: len(new.ids)])
     return old.prefilter.carried_over(new.dense(dim), previous)
+
+
+def _positions_in(
+    rowids: npt.NDArray[np.int64], wanted: npt.NDArray[np.int64]
+) -> npt.NDArray[np.intp]:
+    """Where each of ``wanted`` is in ``rowids`` (ascending), -1 where it is not."""
+    out = np.full(len(wanted), -1, dtype=np.intp)
+    if len(rowids):
+        at = np.minimum(np.searchsorted(rowids, wanted), len(rowids) - 1)
+        found = rowids[at] == wanted
+        out[found] = at[found]
+    return out
 
 
 def _ids_of_best_rows(
