@@ -11,8 +11,9 @@ bound keeps on real sentence vectors, and what it saves at 100,000 memories.
    populates one, about 5 minutes): a memory vector search and a whole search at depth 2
    (``mp.search``, its query embedded each time), with the prefilter and with the full
    scan in the same process, in alternating rounds. Medians and p95 in milliseconds.
-   Then the first vector search after a deletion, rows marked dead against the matrix
-   loaded afresh (this deletes six of the user's memories).
+   Then the first vector search of each kind (memories, topics, objects) after a
+   deletion, rows marked dead against the matrices loaded afresh (this deletes six of
+   the user's memories).
 3. **A fresh process.** What a process that has just started gives: its first depth-2
    search (which loads the matrices and fits the prefilter) and the 30
    after it, with the prefilter and without (its size threshold set out of reach), in
@@ -168,32 +169,41 @@ def _at_scale(mp: MemoryPlatform, user: str) -> list[str]:
 
 
 def _after_deletions(mp: MemoryPlatform, user: str, vector: np.ndarray) -> list[str]:
-    """The first memory vector search after one memory is deleted: its rows marked dead
-    (the shipped way), against the matrix loaded afresh at each deletion (the way before,
-    with the prefilter carried over), three deletions each, alternating."""
+    """The first vector search of each kind after one memory is deleted (with its topic
+    and object nodes, which no other memory holds): the deleted rows marked dead (the
+    shipped way), against each matrix loaded afresh at each deletion (the way before, with
+    the memory matrix's prefilter carried over), three deletions each, alternating."""
     store: Any = mp.store
-    times: dict[str, list[float]] = {"loaded afresh": [], "rows marked dead": []}
+    kinds = (VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT)
+    for kind in kinds:  # every matrix in memory before the first deletion
+        store.vector_search(user, kind, vector, k=K)
+    times: dict[str, dict[VectorKind, list[float]]] = {
+        "loaded afresh": {kind: [] for kind in kinds},
+        "rows marked dead": {kind: [] for kind in kinds},
+    }
     for _ in range(3):
         for name, share in (("loaded afresh", 0.0), ("rows marked dead", 0.25)):
             vector_cache.REBUILD_WHEN_DEAD = share
             victim = store.vector_search(user, VectorKind.MEMORY, vector, k=K)[-1].ref_id
             store.delete_memory(user, victim)
-            times[name] += milliseconds(
-                partial(store.vector_search, user, VectorKind.MEMORY, vector, k=K), 1
-            )
+            for kind in kinds:
+                times[name][kind] += milliseconds(
+                    partial(store.vector_search, user, kind, vector, k=K), 1
+                )
     vector_cache.REBUILD_WHEN_DEAD = 0.25
-    cells = " | ".join(", ".join(f"{t:.0f}" for t in times[name]) for name in times)
-    line = f"| {cells} |"
-    print(line, flush=True)
-    return [
+    lines = [
         "",
-        "The first memory vector search after a deletion (ms; this deletes six of the "
-        "user's memories):",
+        "The first vector search of each kind after a deletion (ms; this deletes six of the "
+        "user's memories and their topic and object nodes):",
         "",
-        "| matrix loaded afresh | deleted rows marked dead |",
-        "|---|---|",
-        line,
+        "| | memory | topic | object |",
+        "|---|---|---|---|",
     ]
+    for name, of_kind in times.items():
+        cells = " | ".join(", ".join(f"{t:.0f}" for t in of_kind[kind]) for kind in kinds)
+        lines.append(f"| {name} | {cells} |")
+        print(lines[-1], flush=True)
+    return lines
 
 
 _FRESH = """

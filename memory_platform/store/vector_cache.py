@@ -135,13 +135,14 @@ class _Matrix:
     rows: npt.NDArray[np.float32] | None = None  # distinct vectors, ``distinct`` of them
     distinct: int = 0
     row_of: npt.NDArray[np.int32] | None = None  # per id, its row (when ``shared``)
+    one_row_each: bool = True  # whether id i is row i (as where no vector repeats)
     by_blob: dict[int, int] = field(default_factory=dict)  # hash of a stored blob -> row
     positions: dict[str, int] | None = None  # of live ids, as of ``positions_count`` ids
     positions_count: int = 0
     live: npt.NDArray[np.bool_] | None = None  # per id, whether still stored (None: all);
     # ids appended after it was made are past its end, and live. Replaced, never changed.
     dead: int = 0
-    rowids: npt.NDArray[np.int64] | None = None  # per id, its row in the file (not ``shared``)
+    rowids: npt.NDArray[np.int64] | None = None  # per id, its row in the file
     prefilter: Prefilter | None = None  # once the matrix is big (see vector_prefilter)
     prefilter_asked: bool = False  # a fit was started (or failed: not tried again)
 
@@ -150,11 +151,11 @@ class _Matrix:
         if not ids:
             return
         decoded = decode_vectors(blobs, dim)
+        count = len(self.ids)
+        self.rowids = _grown(self.rowids, count + len(ids), np.int64)
+        self.rowids[count : count + len(ids)] = rowids
         if not self.shared:
             self._add_rows(decoded)
-            count = len(self.ids)
-            self.rowids = _grown(self.rowids, count + len(ids), np.int64)
-            self.rowids[count : count + len(ids)] = rowids
             self.ids.extend(ids)
             return
         rows_of_new = np.empty(len(ids), dtype=np.int32)
@@ -171,9 +172,11 @@ class _Matrix:
         if clash.size:  # a 64-bit hash collision: those vectors get rows of their own
             rows_of_new[clash] = self.distinct + np.arange(clash.size, dtype=np.int32)
             self._add_rows(decoded[clash])
-        count = len(self.ids)
         self.row_of = _grown(self.row_of, count + len(ids), np.int32)
         self.row_of[count : count + len(ids)] = rows_of_new
+        self.one_row_each = self.one_row_each and bool(
+            np.array_equal(rows_of_new, np.arange(count, count + len(ids)))
+        )
         self.ids.extend(ids)
 
     def _mismatches(
@@ -209,8 +212,8 @@ class _Matrix:
     def nbytes(self) -> int:
         rows = 0 if self.rows is None else int(self.rows.nbytes)
         prefilter = 0 if self.prefilter is None else self.prefilter.nbytes
-        live = 0 if self.live is None else int(self.live.nbytes)
-        return rows + prefilter + live + (0 if self.row_of is None else int(self.row_of.nbytes))
+        index = sum(int(a.nbytes) for a in (self.live, self.row_of, self.rowids) if a is not None)
+        return rows + prefilter + index
 
     def dense(self, dim: int) -> npt.NDArray[np.float32]:
         """The distinct vectors."""
@@ -220,7 +223,7 @@ class _Matrix:
 
     def row_index(self) -> npt.NDArray[np.int32] | None:
         """Per id, its row in :meth:`dense` (None when each id has its own row)."""
-        if self.row_of is None or self.distinct == len(self.ids):
+        if self.row_of is None or self.one_row_each:
             return None
         return self.row_of[: len(self.ids)]
 
@@ -236,15 +239,15 @@ def _grown(array: _Array | None, needed: int, dtype: type[np.integer[Any]] = np.
 
 
 REBUILD_WHEN_DEAD = 0.25
-"""Share of a matrix's rows deleted from the file after which it is loaded afresh (until
+"""Share of a matrix's ids deleted from the file after which it is loaded afresh (until
 then deleted rows keep their memory and are skipped by every search)."""
 
 
 def _drop_deleted(conn: sqlite3.Connection, user_id: str, kind: str, entry: _Matrix) -> bool:
     """Mark the rows of ``entry`` the file no longer holds as deleted, from one read of the
     row ids (an index-only read: tens of milliseconds at 100,000 vectors, where reloading
-    them took 0.6-2 s); False where the matrix is to be loaded afresh instead (shared rows,
-    or too many deleted)."""
+    them took 0.6-2 s); False where the matrix is to be loaded afresh instead (too many
+    deleted). Where ids share rows, a row stays while any of its ids is stored."""
     if entry.rowids is None or not entry.ids:
         return False
     count = len(entry.ids)
@@ -282,7 +285,7 @@ def _carried_prefilter(old: _Matrix, new: _Matrix, dim: int) -> Prefilter | None
     still in the file keep their projection (None where ``old`` had no prefilter, or where
     rows are shared: that one is fitted again). A row is the same row where its row id
     is: the file never reuses one, and a vector written again is a new row."""
-    if old.prefilter is None or old.rowids is None or new.rowids is None:
+    if old.prefilter is None or old.shared or old.rowids is None or new.rowids is None:
         return None
     previous = _positions_in(old.rowids[: old.prefilter.rows], new.rowids[: len(new.ids)])
     return old.prefilter.carried_over(new.dense(dim), previous)
@@ -307,22 +310,35 @@ def _ids_of_best_rows(
     scores: npt.NDArray[np.float32],
     row_count: int,
     k: int,
+    members: npt.NDArray[np.intp] | None = None,
 ) -> tuple[list[str], npt.NDArray[np.float32]]:
     """Where ids share rows: ``k`` ids of the best-scoring rows, best row first (which ids
     of a row that only some fit are taken is left open, as a tie). ``scores`` are those
-    of the rows at ``positions`` (of every row when None)."""
+    of the rows at ``positions`` (of every row when None); ``members``, where given, the
+    positions of the only ids that may be answered (the others are deleted)."""
     at = np.arange(row_count) if positions is None else positions
     if not len(at):
         return [], np.zeros(0, dtype=np.float32)
+    of_member = index if members is None else index[members]
     order = np.argsort(-scores, kind="stable")
-    ids_per_row = np.bincount(index, minlength=row_count)[at[order]]
+    ids_per_row = np.bincount(of_member, minlength=row_count)[at[order]]
     enough = int(np.searchsorted(np.cumsum(ids_per_row), k))  # rows up to k ids
     rank = np.full(row_count, -1, dtype=np.int32)
     rank[at[order[: enough + 1]]] = np.arange(min(enough + 1, len(order)), dtype=np.int32)
-    of_id = rank[index]
+    of_id = rank[of_member]
     found = np.flatnonzero(of_id >= 0)
     found = found[np.argsort(of_id[found], kind="stable")[:k]]
-    return [ids[i] for i in found.tolist()], scores[order][of_id[found]]
+    chosen = found if members is None else members[found]
+    return [ids[i] for i in chosen.tolist()], scores[order][of_id[found]]
+
+
+def _rows_of(
+    index: npt.NDArray[np.int32], members: npt.NDArray[np.intp], row_count: int
+) -> npt.NDArray[np.intp]:
+    """The rows (ascending) that at least one of the ids at ``members`` points at."""
+    held = np.zeros(row_count, dtype=np.bool_)
+    held[index[members]] = True
+    return np.flatnonzero(held)
 
 
 def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
@@ -421,8 +437,11 @@ class VectorCache:
             entry = self._current(conn, user_id, kind)
             # a snapshot: appends after this only write past these lengths
             count, rows, index = len(entry.ids), entry.dense(self._dim), entry.row_index()
-            live = _live_positions(entry.live, count)  # None: every id is
+            members = _live_positions(entry.live, count)  # ids still stored (None: all)
             view, fit = self._prefilter_view(entry)
+        live = members  # the rows still stored (None: all)
+        if members is not None and index is not None:  # a row goes with its last id
+            live = _rows_of(index, members, len(rows))
         if fit:
             view = self._fit_prefilter((user_id, kind), entry, rows)
         big = rows.nbytes >= _SPLIT_SCAN_BYTES  # a helper thread only where it is used
@@ -443,7 +462,7 @@ class VectorCache:
             if positions is None:
                 return ids[:count], scores
             return [ids[i] for i in positions.tolist()], scores
-        return _ids_of_best_rows(ids, index, positions, scores, len(rows), k)
+        return _ids_of_best_rows(ids, index, positions, scores, len(rows), k, members)
 
     def _prefilter_view(self, entry: _Matrix) -> tuple[PrefilterView | None, bool]:
         """(Under the lock.) The entry's prefilter brought up to date, and whether this
@@ -508,6 +527,7 @@ class VectorCache:
         version, deletes = (0, 0) if row is None else (int(row[0]), int(row[1]))
         key = (user_id, kind)
         entry = self._entries.get(key)
+        before = 0 if entry is None else entry.nbytes
         reloaded: _Matrix | None = None  # the entry a deletion made stale
         if (
             entry is not None
@@ -517,12 +537,12 @@ class VectorCache:
             entry.deletes = deletes  # deleted rows marked; new ones are appended below
         elif entry is None or entry.deletes != deletes:
             if entry is not None:
-                self._bytes -= entry.nbytes
+                self._bytes -= before
                 reloaded = entry
             entry = _Matrix(shared=kind in self._shared_kinds)
             self._entries[key] = entry
+            before = 0
         self._entries.move_to_end(key)
-        before = entry.nbytes
         if entry.version != version:
             rows = conn.execute(
                 "SELECT rowid, ref_id, embedding FROM vectors "

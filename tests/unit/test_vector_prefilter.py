@@ -279,3 +279,91 @@ def test_memories_written_while_a_big_user_searches_are_found_once_written(
     assert not failures and checked == len(new)
     assert store._cache._entries[("u", "memory")].prefilter.rows == 1400
     store.close()
+
+
+def test_deleting_nodes_that_share_vectors_marks_them_without_reloading(tmp_path: Path) -> None:
+    """Topic and object matrices keep one row per distinct vector; a deletion marks its ids
+    gone (a row goes with its last id) instead of loading the matrix again, which took
+    0.8-1.7 s per kind at 100,000 nodes (``benchmarks/results/vector_prefilter.md``)."""
+    store = SQLiteGraphStore(tmp_path / "nodes.db", SIGNATURE)
+    rng = np.random.default_rng(21)
+    best, second, third = _unit_rows(rng.standard_normal((3, DIM)))
+    graphs = [
+        build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
+        for _ in range(80)
+    ]
+    store.write_memories(graphs)
+    nodes = [node.id for g in graphs if (node := g.node(NodeType.TOPIC)) is not None]
+    store.set_embeddings(
+        "u",
+        VectorKind.TOPIC,
+        {n: best for n in nodes[:30]}
+        | {n: second for n in nodes[30:70]}
+        | {n: third for n in nodes[70:]},
+    )
+
+    def hits(query: npt.NDArray[np.float32], k: int) -> list[str]:
+        return [h.ref_id for h in store.vector_search("u", VectorKind.TOPIC, query, k=k)]
+
+    assert sorted(hits(best, 100)) == sorted(nodes)  # loaded: 3 distinct rows
+    entry = store._cache._entries[("u", "topic")]
+    assert entry.distinct == 3
+
+    gone = [*range(5), *range(70, 80)]  # five of the best row's nodes, all of the third's
+    for i in gone:
+        store.delete_memory("u", graphs[i].memory.id)  # its topic node goes with it
+    live = [n for i, n in enumerate(nodes) if i not in gone]
+    assert sorted(hits(best, 100)) == sorted(live)
+    assert hits(best, 25) == sorted(nodes[5:30])  # the best row's remaining nodes, by id
+    assert sorted(hits(third, 80)) == sorted(live)  # the dead row answers nothing
+    assert hits(third, 1)[0] in live
+    assert store._cache._entries[("u", "topic")] is entry and entry.dead == 15
+    assert set(store.get_vectors("u", VectorKind.TOPIC, nodes)) == set(live)
+
+    revived = build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
+    store.write_memories([revived])
+    new_node = revived.node(NodeType.TOPIC)
+    assert new_node is not None
+    store.set_embeddings("u", VectorKind.TOPIC, {new_node.id: third})  # the dead row's vector
+    assert hits(third, 1) == [new_node.id] and entry.distinct == 3
+    store.close()
+
+
+def test_a_big_shared_matrix_answers_exactly_among_the_nodes_still_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prefilter of a topic matrix learns its threshold from live rows only: the
+    deleted nearest nodes must not raise it above what the nodes left can reach."""
+    from memory_platform.store import vector_cache
+
+    monkeypatch.setattr(vector_cache, "PREFILTER_FROM_BYTES", 1 << 20)  # 683 vectors
+    store = SQLiteGraphStore(tmp_path / "topics.db", SIGNATURE)
+    sentences = _Sentences(23)
+    vectors = sentences.sample(1400)
+    graphs = [
+        build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic=f"t{i}"))
+        for i in range(1500)
+    ]
+    store.write_memories(graphs)
+    nodes = [node.id for g in graphs if (node := g.node(NodeType.TOPIC)) is not None]
+    # the last 100 nodes repeat the first 100 vectors, as nodes of one name do
+    repeated = [*vectors, *vectors[:100]]
+    store.set_embeddings("u", VectorKind.TOPIC, dict(zip(nodes, repeated, strict=True)))
+    query = sentences.sample(1)[0]
+    store.vector_search("u", VectorKind.TOPIC, query, k=10)  # loads, and fits the prefilter
+    entry = store._cache._entries[("u", "topic")]
+    assert entry.prefilter is not None and entry.distinct == 1400
+
+    stored = store.get_vectors("u", VectorKind.TOPIC, nodes)
+    nearest = sorted(nodes, key=lambda n: -float(stored[n] @ query))[:300]
+    for g, node in zip(graphs, nodes, strict=True):
+        if node in nearest:
+            store.delete_memory("u", g.memory.id)
+    left = store.get_vectors("u", VectorKind.TOPIC, nodes)
+    assert len(left) == 1200  # a fifth gone: marked, not reloaded
+    expected = sorted((float(v @ query) for v in left.values()), reverse=True)[:10]
+    hits = store.vector_search("u", VectorKind.TOPIC, query, k=10)
+    assert all(h.ref_id in left for h in hits)
+    assert [h.score for h in hits] == pytest.approx(expected, abs=1e-5)
+    assert store._cache._entries[("u", "topic")] is entry  # marked, not reloaded
+    store.close()
