@@ -121,7 +121,8 @@ def scan_scores(
 class _Matrix:
     """A (user, kind)'s ids and the distinct vectors they point at.
 
-    Rows live in buffers that grow by doubling, so appending is amortised O(1). Where
+    Rows live in buffers sized exactly when a matrix loads whole and grown by doubling
+    as rows are appended after, so appending is amortised O(1). Where
     ``shared`` is set, ids whose stored vector is byte-identical share one row: until
     consolidation merges them, a user's topic and object nodes repeat the same few names
     ("工作", "心情") thousands of times, and a search then scans each distinct vector once.
@@ -150,14 +151,14 @@ class _Matrix:
         """Add stored vectors, in the file's row order (``rowids`` ascending)."""
         if not ids:
             return
-        decoded = decode_vectors(blobs, dim)
         count = len(self.ids)
         self.rowids = _grown(self.rowids, count + len(ids), np.int64)
         self.rowids[count : count + len(ids)] = rowids
-        if not self.shared:
-            self._add_rows(decoded)
+        if not self.shared:  # decoded as copied in: no float32 temporary
+            self._add_rows(_stored_vectors(blobs, dim))
             self.ids.extend(ids)
             return
+        decoded = decode_vectors(blobs, dim)
         rows_of_new = np.empty(len(ids), dtype=np.int32)
         fresh: list[int] = []  # positions in this batch of vectors not seen before
         for i, blob in enumerate(blobs):
@@ -192,14 +193,20 @@ class _Matrix:
             out.append(start + np.flatnonzero(~same))
         return np.concatenate(out)
 
-    def _add_rows(self, rows: npt.NDArray[np.float32]) -> None:
-        """Append decoded rows (the caller's array, not used by it afterwards)."""
-        needed = self.distinct + len(rows)
-        if self.rows is None and len(rows) >= 64 and rows.flags.c_contiguous and rows.flags.owndata:
-            # a whole matrix loaded at once: its decoded block becomes the buffer, without
-            # a second copy (at 100,000 x 896, 0.5 s of a reload went to that copy)
-            self.rows, self.distinct = rows, needed
+    def reserve(self, count: int, dim: int) -> None:
+        """Make room for ``count`` more rows at once (the buffer grows to fit exactly)."""
+        needed = self.distinct + count
+        if self.rows is not None and self.rows.shape[0] >= needed:
             return
+        grown = np.empty((needed, dim), np.float32)
+        if self.rows is not None:
+            grown[: self.distinct] = self.rows[: self.distinct]
+        self.rows = grown
+
+    def _add_rows(self, rows: npt.NDArray[np.floating[Any]]) -> None:
+        """Append rows (converted to float32 as they are copied in), in a buffer that
+        grows by doubling where not reserved."""
+        needed = self.distinct + len(rows)
         if self.rows is None or self.rows.shape[0] < needed:
             grown = np.zeros((max(needed, 2 * self.distinct, 64), rows.shape[1]), np.float32)
             if self.rows is not None:
@@ -350,9 +357,49 @@ def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
 
 def decode_vectors(blobs: list[bytes], dim: int) -> npt.NDArray[np.float32]:
     """Stored vectors as one float32 matrix, decoded in one pass when all are float16."""
+    return _stored_vectors(blobs, dim).astype(np.float32, copy=False)
+
+
+def _stored_vectors(blobs: list[bytes], dim: int) -> npt.NDArray[np.floating[Any]]:
+    """Stored vectors as one matrix: a float16 view of them when all are float16 (as
+    written since vectors are stored at half precision), else decoded to float32."""
     if all(len(blob) == 2 * dim for blob in blobs):
-        return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(-1, dim).astype(np.float32)
+        return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(-1, dim)
     return np.vstack([decode_vector(blob, dim) for blob in blobs])
+
+
+_LOAD_CHUNK = 4096
+"""Stored vectors read and decoded at a time when a matrix loads."""
+
+
+def _load_new_rows(
+    conn: sqlite3.Connection, user_id: str, kind: str, entry: _Matrix, dim: int
+) -> None:
+    """Append the rows of (user, kind) written after the entry's last, a chunk at a time.
+
+    A matrix loading whole is first given its exact size, then filled, each chunk decoded
+    as it is copied in. Read at once, the stored rows of 100,000 memories were a list of
+    180 MB of half-precision blobs, joined into a second copy and decoded from that, and
+    a shared kind decoded every row to keep a few: loading the three kinds and the
+    lexical index raised a process's peak by 1,093 MB, now 490 MB
+    (``benchmarks/results/cache_loads.md``)."""
+    where = "WHERE user_id = ? AND kind = ? AND rowid > ? AND rowid <= ?"
+    count, last = conn.execute(
+        "SELECT count(*), max(rowid) FROM vectors WHERE user_id = ? AND kind = ? AND rowid > ?",
+        (user_id, kind, entry.max_rowid),
+    ).fetchone()
+    if not count:
+        return
+    if not entry.shared:  # shared rows are few distinct vectors: they grow as found
+        entry.reserve(count, dim)
+    # rows written after the count wait for the next call (the version moved on)
+    cursor = conn.execute(
+        f"SELECT rowid, ref_id, embedding FROM vectors {where} ORDER BY rowid",
+        (user_id, kind, entry.max_rowid, last),
+    )
+    while chunk := cursor.fetchmany(_LOAD_CHUNK):
+        entry.append([r[1] for r in chunk], [r[2] for r in chunk], dim, [r[0] for r in chunk])
+        entry.max_rowid = int(chunk[-1][0])
 
 
 class VectorCache:
@@ -544,16 +591,7 @@ class VectorCache:
             before = 0
         self._entries.move_to_end(key)
         if entry.version != version:
-            rows = conn.execute(
-                "SELECT rowid, ref_id, embedding FROM vectors "
-                "WHERE user_id = ? AND kind = ? AND rowid > ? ORDER BY rowid",
-                (user_id, kind, entry.max_rowid),
-            ).fetchall()
-            if rows:
-                entry.append(
-                    [r[1] for r in rows], [r[2] for r in rows], self._dim, [r[0] for r in rows]
-                )
-                entry.max_rowid = int(rows[-1][0])
+            _load_new_rows(conn, user_id, kind, entry, self._dim)
             entry.version = version
             entry.deletes = deletes
         if reloaded is not None:

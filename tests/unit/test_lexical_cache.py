@@ -163,6 +163,24 @@ def test_hits_are_bm25_with_lucenes_idf_from_an_index_or_from_the_matches(
     assert small == _reference(store, "other", "咖啡 Caroline", KINDS, 10) and small
 
 
+def test_an_index_built_a_few_documents_at_a_time_ranks_as_fts5_says(
+    store: SQLiteGraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index is built in chunks of documents (7 here): postings that span chunks keep
+    their documents in order and their counts, so the ranking is the reference's."""
+    monkeypatch.setattr(lexical_cache, "_ADD_CHUNK", 7)
+    for query in QUERIES:
+        from_index = _ranked(store.lexical_search("big", query, KINDS, 500))
+        expected = _reference(store, "big", query, KINDS, 500)
+        assert [(kind, ref) for kind, ref, _ in from_index] == [
+            (kind, ref) for kind, ref, _ in expected
+        ], query
+        assert [s for *_, s in from_index] == pytest.approx([s for *_, s in expected])
+    index = store._lexicon._entries["big"]
+    for where, _ in index.postings.values():
+        assert list(where) == sorted(set(where))  # each document once, in order
+
+
 def test_a_word_in_most_documents_still_counts(tmp_path: Path) -> None:
     # FTS5's own IDF is ~0 for a word in half the documents or more: in a small store the
     # shorter "Anna" outranked "coffee with Anna" for "coffee with Anna". Lucene's IDF

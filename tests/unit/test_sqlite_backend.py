@@ -348,8 +348,7 @@ def test_the_vector_cache_stays_within_its_budget_and_reloads_what_it_dropped(
     from memory_platform.builder import build_memory
     from memory_platform.tools.arguments import CreateMemoryArgs
 
-    one_matrix = 64 * 384 * 4  # the smallest buffer a (user, kind) matrix takes
-    store = SQLiteGraphStore(tmp_path / "c.db", SIGNATURE, vector_cache_bytes=2 * one_matrix)
+    store = SQLiteGraphStore(tmp_path / "c.db", SIGNATURE)
     rng = np.random.default_rng(3)
     expected: dict[str, tuple[str, np.ndarray]] = {}
     for i in range(6):
@@ -361,6 +360,10 @@ def test_the_vector_cache_stays_within_its_budget_and_reloads_what_it_dropped(
         vector = rng.standard_normal(384).astype(np.float32)
         store.set_embeddings(user, VectorKind.MEMORY, {graph.memory.id: vector})
         expected[user] = (graph.memory.id, vector)
+    store.vector_search("user-0", VectorKind.MEMORY, expected["user-0"][1], k=1)
+    one_matrix = store._cache.nbytes  # what one user's matrix of one vector holds
+    store.close()
+    store = SQLiteGraphStore(tmp_path / "c.db", SIGNATURE, vector_cache_bytes=2 * one_matrix)
 
     for user, (memory_id, vector) in [*expected.items(), *expected.items()]:
         hits = store.vector_search(user, VectorKind.MEMORY, vector, k=1)

@@ -367,3 +367,36 @@ def test_a_big_shared_matrix_answers_exactly_among_the_nodes_still_stored(
     assert [h.score for h in hits] == pytest.approx(expected, abs=1e-5)
     assert store._cache._entries[("u", "topic")] is entry  # marked, not reloaded
     store.close()
+
+
+def test_a_matrix_loads_a_chunk_at_a_time_into_a_buffer_of_its_exact_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading reads a few rows at a time (chunks of 7 here) into a buffer sized by a
+    count first: every row lands where its id is, across chunk boundaries, for rows of
+    their own and for nodes sharing a vector."""
+    from memory_platform.store import vector_cache
+
+    monkeypatch.setattr(vector_cache, "_LOAD_CHUNK", 7)
+    store = SQLiteGraphStore(tmp_path / "chunks.db", SIGNATURE)
+    sentences = _Sentences(31)
+    vectors = sentences.sample(60)
+    ids = _memories(store, "u", vectors)
+    graphs = [
+        build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
+        for _ in range(40)
+    ]
+    store.write_memories(graphs)
+    nodes = [node.id for g in graphs if (node := g.node(NodeType.TOPIC)) is not None]
+    store.set_embeddings("u", VectorKind.TOPIC, {n: vectors[i % 9] for i, n in enumerate(nodes)})
+
+    for i in (0, 6, 7, 13, 59):  # the first and last of chunks
+        assert _hit_ids(store, "u", vectors[i], k=1) == [ids[i]]
+    memories = store._cache._entries[("u", "memory")]
+    assert memories.rows is not None and memories.rows.shape[0] == 60  # no spare rows
+    for i in range(9):
+        hits = store.vector_search("u", VectorKind.TOPIC, vectors[i], k=100)
+        best = {h.ref_id for h in hits if h.score == pytest.approx(hits[0].score)}
+        assert best == {n for j, n in enumerate(nodes) if j % 9 == i}
+    assert store._cache._entries[("u", "topic")].distinct == 9
+    store.close()
