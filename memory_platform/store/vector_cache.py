@@ -194,7 +194,8 @@ class _Matrix:
         return np.concatenate(out)
 
     def reserve(self, count: int, dim: int) -> None:
-        """Make room for ``count`` more rows at once (the buffer grows to fit exactly)."""
+        """Make room for ``count`` more rows at once, exactly (for a whole load: rows
+        appended one by one later grow the buffer by doubling instead)."""
         needed = self.distinct + count
         if self.rows is not None and self.rows.shape[0] >= needed:
             return
@@ -390,8 +391,8 @@ def _load_new_rows(
     ).fetchone()
     if not count:
         return
-    if not entry.shared:  # shared rows are few distinct vectors: they grow as found
-        entry.reserve(count, dim)
+    if entry.rows is None and not entry.shared:  # loading whole (shared rows are few
+        entry.reserve(count, dim)  # distinct vectors: they grow as found, as appends do)
     # rows written after the count wait for the next call (the version moved on)
     cursor = conn.execute(
         f"SELECT rowid, ref_id, embedding FROM vectors {where} ORDER BY rowid",

@@ -399,4 +399,14 @@ def test_a_matrix_loads_a_chunk_at_a_time_into_a_buffer_of_its_exact_size(
         best = {h.ref_id for h in hits if h.score == pytest.approx(hits[0].score)}
         assert best == {n for j, n in enumerate(nodes) if j % 9 == i}
     assert store._cache._entries[("u", "topic")].distinct == 9
+
+    one = sentences.sample(1)  # one more memory: the buffer doubles
+    added = _memories(store, "u", one)
+    assert _hit_ids(store, "u", one[0], k=1) == added
+    grown = memories.rows
+    assert grown is not None and grown.shape[0] == 120
+    for vector in sentences.sample(5):  # and the next ones go into its spare rows
+        [memory_id] = _memories(store, "u", vector[None, :])
+        assert _hit_ids(store, "u", vector, k=1) == [memory_id]
+    assert memories.rows is grown and memories.distinct == 66
     store.close()
