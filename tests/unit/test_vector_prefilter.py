@@ -9,7 +9,7 @@ import numpy.typing as npt
 import pytest
 
 from memory_platform.builder import build_memory
-from memory_platform.models import NodeType, VectorKind
+from memory_platform.models import MemorySubgraph, NodeType, VectorKind
 from memory_platform.store import EmbeddingSignature
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.store.vector_prefilter import Prefilter
@@ -197,14 +197,26 @@ def test_a_deletion_in_another_process_is_never_answered_from_a_matrix_in_memory
     other.close()
 
 
-def _topic_nodes(store: SQLiteGraphStore, user: str, count: int) -> list[str]:
+def _topic_memories(
+    store: SQLiteGraphStore, user: str, count: int, distinct: bool = False
+) -> tuple[list[MemorySubgraph], list[str]]:
+    """``count`` memories written, and their topic nodes: of one name ("工作", nodes that
+    consolidation has not merged yet) or each of its own."""
     graphs = [
-        build_memory(user, CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
-        for _ in range(count)
+        build_memory(
+            user,
+            CreateMemoryArgs(
+                subject="我", memory_type="事件", topic=f"t{i}" if distinct else "工作"
+            ),
+        )
+        for i in range(count)
     ]
     store.write_memories(graphs)
-    nodes = [g.node(NodeType.TOPIC) for g in graphs]
-    return [n.id for n in nodes if n is not None]
+    return graphs, [node.id for g in graphs if (node := g.node(NodeType.TOPIC)) is not None]
+
+
+def _topic_nodes(store: SQLiteGraphStore, user: str, count: int) -> list[str]:
+    return _topic_memories(store, user, count)[1]
 
 
 def test_nodes_sharing_a_vector_fill_k_from_the_best_vector_down(tmp_path: Path) -> None:
@@ -288,12 +300,7 @@ def test_deleting_nodes_that_share_vectors_marks_them_without_reloading(tmp_path
     store = SQLiteGraphStore(tmp_path / "nodes.db", SIGNATURE)
     rng = np.random.default_rng(21)
     best, second, third = _unit_rows(rng.standard_normal((3, DIM)))
-    graphs = [
-        build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
-        for _ in range(80)
-    ]
-    store.write_memories(graphs)
-    nodes = [node.id for g in graphs if (node := g.node(NodeType.TOPIC)) is not None]
+    graphs, nodes = _topic_memories(store, "u", 80)
     store.set_embeddings(
         "u",
         VectorKind.TOPIC,
@@ -320,12 +327,9 @@ def test_deleting_nodes_that_share_vectors_marks_them_without_reloading(tmp_path
     assert store._cache._entries[("u", "topic")] is entry and entry.dead == 15
     assert set(store.get_vectors("u", VectorKind.TOPIC, nodes)) == set(live)
 
-    revived = build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
-    store.write_memories([revived])
-    new_node = revived.node(NodeType.TOPIC)
-    assert new_node is not None
-    store.set_embeddings("u", VectorKind.TOPIC, {new_node.id: third})  # the dead row's vector
-    assert hits(third, 1) == [new_node.id] and entry.distinct == 3
+    [new_node] = _topic_nodes(store, "u", 1)
+    store.set_embeddings("u", VectorKind.TOPIC, {new_node: third})  # the dead row's vector
+    assert hits(third, 1) == [new_node] and entry.distinct == 3
     store.close()
 
 
@@ -340,12 +344,7 @@ def test_a_big_shared_matrix_answers_exactly_among_the_nodes_still_stored(
     store = SQLiteGraphStore(tmp_path / "topics.db", SIGNATURE)
     sentences = _Sentences(23)
     vectors = sentences.sample(1400)
-    graphs = [
-        build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic=f"t{i}"))
-        for i in range(1500)
-    ]
-    store.write_memories(graphs)
-    nodes = [node.id for g in graphs if (node := g.node(NodeType.TOPIC)) is not None]
+    graphs, nodes = _topic_memories(store, "u", 1500, distinct=True)
     # the last 100 nodes repeat the first 100 vectors, as nodes of one name do
     repeated = [*vectors, *vectors[:100]]
     store.set_embeddings("u", VectorKind.TOPIC, dict(zip(nodes, repeated, strict=True)))
@@ -382,12 +381,7 @@ def test_a_matrix_loads_a_chunk_at_a_time_into_a_buffer_of_its_exact_size(
     sentences = _Sentences(31)
     vectors = sentences.sample(60)
     ids = _memories(store, "u", vectors)
-    graphs = [
-        build_memory("u", CreateMemoryArgs(subject="我", memory_type="事件", topic="工作"))
-        for _ in range(40)
-    ]
-    store.write_memories(graphs)
-    nodes = [node.id for g in graphs if (node := g.node(NodeType.TOPIC)) is not None]
+    nodes = _topic_nodes(store, "u", 40)
     store.set_embeddings("u", VectorKind.TOPIC, {n: vectors[i % 9] for i, n in enumerate(nodes)})
 
     for i in (0, 6, 7, 13, 59):  # the first and last of chunks
