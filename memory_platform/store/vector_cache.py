@@ -290,12 +290,21 @@ def _live_positions(live: npt.NDArray[np.bool_] | None, count: int) -> npt.NDArr
 
 def _carried_prefilter(old: _Matrix, new: _Matrix, dim: int) -> Prefilter | None:
     """The prefilter of ``new``, a reload of ``old`` after a deletion: the rows of ``old``
-    still in the file keep their projection (None where ``old`` had no prefilter, or where
-    rows are shared: that one is fitted again). A row is the same row where its row id
-    is: the file never reuses one, and a vector written again is a new row."""
-    if old.prefilter is None or old.shared or old.rowids is None or new.rowids is None:
+    still in the file keep their projection (None where ``old`` had no prefilter). A row
+    is the same row where its row id is: the file never reuses one, and a vector written
+    again is a new row. Where rows are shared, a row is the same row where its vector is
+    (found by the hash of its stored bytes, and checked)."""
+    if old.prefilter is None or old.rowids is None or new.rowids is None:
         return None
-    previous = _positions_in(old.rowids[: old.prefilter.rows], new.rowids[: len(new.ids)])
+    if old.shared:
+        previous = np.full(new.distinct, -1, dtype=np.intp)
+        pairs = [(row, old.by_blob.get(key, -1)) for key, row in new.by_blob.items()]
+        at = np.array([pair for pair in pairs if 0 <= pair[1] < old.prefilter.rows], np.intp)
+        if len(at):
+            same = np.all(old.dense(dim)[at[:, 1]] == new.dense(dim)[at[:, 0]], axis=1)
+            previous[at[same, 0]] = at[same, 1]
+    else:
+        previous = _positions_in(old.rowids[: old.prefilter.rows], new.rowids[: len(new.ids)])
     return old.prefilter.carried_over(new.dense(dim), previous)
 
 

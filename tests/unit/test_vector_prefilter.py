@@ -337,10 +337,16 @@ def test_a_big_shared_matrix_answers_exactly_among_the_nodes_still_stored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The prefilter of a topic matrix learns its threshold from live rows only: the
-    deleted nearest nodes must not raise it above what the nodes left can reach."""
+    deleted nearest nodes must not raise it above what the nodes left can reach. Past a
+    quarter deleted the matrix loads afresh and keeps its rows' projections."""
     from memory_platform.store import vector_cache
 
     monkeypatch.setattr(vector_cache, "PREFILTER_FROM_BYTES", 1 << 20)  # 683 vectors
+    fits = []
+    real_fit = Prefilter.fit
+    monkeypatch.setattr(
+        vector_cache.Prefilter, "fit", lambda rows: fits.append(len(rows)) or real_fit(rows)
+    )
     store = SQLiteGraphStore(tmp_path / "topics.db", SIGNATURE)
     sentences = _Sentences(23)
     vectors = sentences.sample(1400)
@@ -365,6 +371,18 @@ def test_a_big_shared_matrix_answers_exactly_among_the_nodes_still_stored(
     assert all(h.ref_id in left for h in hits)
     assert [h.score for h in hits] == pytest.approx(expected, abs=1e-5)
     assert store._cache._entries[("u", "topic")] is entry  # marked, not reloaded
+
+    for g, node in zip(graphs, nodes, strict=True):  # 100 more: past a quarter
+        if node in left and len(left) > 1100:
+            store.delete_memory("u", g.memory.id)
+            del left[node]
+    expected = sorted((float(v @ query) for v in left.values()), reverse=True)[:10]
+    hits = store.vector_search("u", VectorKind.TOPIC, query, k=10)
+    assert all(h.ref_id in left for h in hits)
+    assert [h.score for h in hits] == pytest.approx(expected, abs=1e-5)
+    reloaded = store._cache._entries[("u", "topic")]
+    assert reloaded is not entry and reloaded.dead == 0 and reloaded.prefilter is not None
+    assert reloaded.prefilter.rows == reloaded.distinct and fits == [1400]  # carried over
     store.close()
 
 
