@@ -393,7 +393,6 @@ def _load_new_rows(
     a shared kind decoded every row to keep a few: loading the three kinds and the
     lexical index raised a process's peak by 1,093 MB, now 490 MB
     (``benchmarks/results/cache_loads.md``)."""
-    where = "WHERE user_id = ? AND kind = ? AND rowid > ? AND rowid <= ?"
     count, last = conn.execute(
         "SELECT count(*), max(rowid) FROM vectors WHERE user_id = ? AND kind = ? AND rowid > ?",
         (user_id, kind, entry.max_rowid),
@@ -404,7 +403,8 @@ def _load_new_rows(
         entry.reserve(count, dim)  # distinct vectors: they grow as found, as appends do)
     # rows written after the count wait for the next call (the version moved on)
     cursor = conn.execute(
-        f"SELECT rowid, ref_id, embedding FROM vectors {where} ORDER BY rowid",
+        "SELECT rowid, ref_id, embedding FROM vectors"
+        " WHERE user_id = ? AND kind = ? AND rowid > ? AND rowid <= ? ORDER BY rowid",
         (user_id, kind, entry.max_rowid, last),
     )
     while chunk := cursor.fetchmany(_LOAD_CHUNK):
