@@ -270,6 +270,7 @@ class HybridRetriever:
         self._cache_lock = threading.Lock()
         self._access_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
         self._side_pool: ThreadPoolExecutor | None = None  # made on first use, if at all
+        self._warm_pool: ThreadPoolExecutor | None = None  # loads a user's vectors, likewise
         self._relevance = relevance or relevance_model_for(embedder.model_name)
         self._background_vectors: dict[str, npt.NDArray[np.float32]] = {}
 
@@ -290,8 +291,9 @@ class HybridRetriever:
     def close(self) -> None:
         """Finish pending access-count updates."""
         self._access_pool.shutdown(wait=True)
-        if self._side_pool is not None:
-            self._side_pool.shutdown(wait=True)
+        for pool in (self._side_pool, self._warm_pool):
+            if pool is not None:
+                pool.shutdown(wait=True)
 
     # -- public ------------------------------------------------------------------------
 
@@ -354,12 +356,12 @@ class HybridRetriever:
         now = now or datetime.now(UTC)
 
         want_episodes = VectorKind.EPISODE in kind_set and not types  # episodes have no type
-        side = self._side_reads()
+        warm = self._warm_loads()
         vector_kinds = _vector_kinds(kind_set, want_episodes)
-        if side is not None and not self._store.vectors_in_memory(user_id, vector_kinds):
+        if warm is not None and not self._store.vectors_in_memory(user_id, vector_kinds):
             # a user's first search in this process: the vectors load while the query
             # embeds (not on every search: a thread beside the embedding slows it)
-            side.submit(self._store.warm_vectors, user_id, vector_kinds)
+            warm.submit(self._store.warm_vectors, user_id, vector_kinds)
         query_vector = self._embed_query(query_text(plan.semantic_query))
         lexical = self._lexical(user_id, plan.semantic_query, kind_set, want_episodes)
         filters: list[LinkType | str] | None = None
@@ -466,6 +468,20 @@ class HybridRetriever:
                     max_workers=2, thread_name_prefix="memory-search"
                 )
             return self._side_pool
+
+    def _warm_loads(self) -> ThreadPoolExecutor | None:
+        """The thread that loads a user's vectors at their first search, where the store
+        reads in parallel: its own, so that a big user's load (seconds at 100,000
+        memories) never holds up the side reads of other users' searches; a search whose
+        vectors it has not loaded yet loads them itself."""
+        if not self._store.parallel_reads:
+            return None
+        with self._cache_lock:
+            if self._warm_pool is None:
+                self._warm_pool = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="memory-warm"
+                )
+            return self._warm_pool
 
     def _lexical_kinds(self, kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
         """The kinds a search looks up by words."""

@@ -53,6 +53,9 @@ REBUILD_WHEN_DROPPED = 0.25
 """Share of an index's documents deleted from the file after which it is built afresh
 (dropped documents keep their memory and their place in the scans until then)."""
 
+_STRIPES = 64
+"""Locks the users' indexes are spread over, by hash."""
+
 _ADD_CHUNK = 16_384
 """Documents tokenised together when an index is built (bounds the token lists held)."""
 
@@ -253,7 +256,10 @@ class LexicalCache:
     def __init__(self, max_bytes: int = 256 << 20) -> None:
         self._max_bytes = max_bytes
         self._entries: OrderedDict[str, _UserIndex] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the entries, held briefly
+        # a user's index is built, updated and searched under a lock of its stripe: a big
+        # user's build (a second at 100,000 memories) holds no other user's search
+        self._stripes = tuple(threading.Lock() for _ in range(_STRIPES))
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -295,15 +301,17 @@ class LexicalCache:
                 only=set(terms),
             )
             return matches.search(terms, counts, totals, kinds, k)
-        with self._lock:
+        with self._stripes[hash(user_id) % len(self._stripes)]:
             index = self._current(conn, user_id, int(row[0]), int(row[1]))
             return index.search(terms, counts, totals, kinds, k)
 
     def _current(
         self, conn: sqlite3.Connection, user_id: str, inserts: int, deletes: int
     ) -> _UserIndex:
-        """The user's index brought up to date with the file (under the lock)."""
-        index = self._entries.get(user_id)
+        """The user's index brought up to date with the file (under the user's stripe;
+        the lock is taken only to look it up, file it and evict)."""
+        with self._lock:
+            index = self._entries.get(user_id)
         if index is not None and index.deletes != deletes:
             index.drop_missing(
                 [
@@ -320,8 +328,8 @@ class LexicalCache:
                 index = None
         if index is None:
             index = _UserIndex()
-            self._entries[user_id] = index
-        self._entries.move_to_end(user_id)
+            with self._lock:
+                self._entries[user_id] = index
         if index.inserts != inserts:
             index.add(
                 conn.execute(
@@ -332,11 +340,14 @@ class LexicalCache:
                 ).fetchall()
             )
             index.inserts, index.deletes = inserts, deletes
-        while len(self._entries) > 1 and self._bytes() > self._max_bytes:
-            oldest = next(iter(self._entries))
-            if oldest == user_id:
-                break
-            del self._entries[oldest]
+        with self._lock:
+            if self._entries.get(user_id) is index:
+                self._entries.move_to_end(user_id)
+            while len(self._entries) > 1 and self._bytes() > self._max_bytes:
+                oldest = next(iter(self._entries))
+                if oldest == user_id:
+                    break
+                del self._entries[oldest]
         return index
 
     def _bytes(self) -> int:

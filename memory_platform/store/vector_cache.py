@@ -146,6 +146,7 @@ class _Matrix:
     rowids: npt.NDArray[np.int64] | None = None  # per id, its row in the file
     prefilter: Prefilter | None = None  # once the matrix is big (see vector_prefilter)
     prefilter_asked: bool = False  # a fit was started (or failed: not tried again)
+    counted: int = 0  # its bytes in the cache's total (see VectorCache._count)
 
     def append(self, ids: list[str], blobs: list[bytes], dim: int, rowids: list[int]) -> None:
         """Add stored vectors, in the file's row order (``rowids`` ascending)."""
@@ -381,6 +382,9 @@ def _stored_vectors(blobs: list[bytes], dim: int) -> npt.NDArray[np.floating[Any
 _LOAD_CHUNK = 4096
 """Stored vectors read and decoded at a time when a matrix loads."""
 
+_STRIPES = 64
+"""Locks the cache's (user, kind) entries are spread over, by hash."""
+
 
 def _load_new_rows(
     conn: sqlite3.Connection, user_id: str, kind: str, entry: _Matrix, dim: int
@@ -426,7 +430,10 @@ class VectorCache:
         self._shared_kinds = frozenset(shared_kinds)
         self._bytes = 0
         self._entries: OrderedDict[tuple[str, str], _Matrix] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the entries and the byte total, held briefly
+        # a (user, kind)'s loads and appends, by a lock of its stripe: a big user's load
+        # (seconds at 100,000 memories) holds no other user's search
+        self._stripes = tuple(threading.Lock() for _ in range(_STRIPES))
         self._helper: ThreadPoolExecutor | None = None  # the second half of big scans
 
     @property
@@ -442,6 +449,20 @@ class VectorCache:
             self._entries.clear()
             self._bytes = 0
 
+    def _stripe(self, key: tuple[str, str]) -> threading.Lock:
+        """The lock under which (user, kind)'s entry is loaded, brought up to date and read."""
+        return self._stripes[hash(key) % len(self._stripes)]
+
+    def _count(self, key: tuple[str, str], entry: _Matrix) -> None:
+        """(Under the lock.) Count the entry's present size in the total while it is
+        cached, then evict past the budget."""
+        if self._entries.get(key) is not entry:
+            return
+        size = entry.nbytes
+        self._bytes += size - entry.counted
+        entry.counted = size
+        self._evict(keep=key)
+
     def _evict(self, keep: tuple[str, str]) -> None:
         """Drop least recently used matrices until under budget (never ``keep``)."""
         while self._bytes > self._max_bytes and len(self._entries) > 1:
@@ -449,7 +470,7 @@ class VectorCache:
             if key == keep:
                 break
             del self._entries[key]
-            self._bytes -= entry.nbytes
+            self._bytes -= entry.counted
 
     def holds(self, user_id: str, kind: str) -> bool:
         """Whether (user, kind) has been loaded (it may still miss the latest writes)."""
@@ -458,14 +479,14 @@ class VectorCache:
 
     def refresh(self, conn: sqlite3.Connection, user_id: str, kind: str) -> None:
         """Bring (user, kind) up to date with the file now, ahead of a scan."""
-        with self._lock:
+        with self._stripe((user_id, kind)):
             self._current(conn, user_id, kind)
 
     def vectors(
         self, conn: sqlite3.Connection, user_id: str, kind: str, ref_ids: list[str]
     ) -> dict[str, npt.NDArray[np.float32]]:
         """The cached vectors of the given ids (refreshing the cache first)."""
-        with self._lock:
+        with self._stripe((user_id, kind)):
             entry = self._current(conn, user_id, kind)
             if entry.positions is None or entry.positions_count != len(entry.ids):
                 live = _live_positions(entry.live, len(entry.ids))
@@ -490,12 +511,12 @@ class VectorCache:
         few that its prefilter cannot rule out (:mod:`.vector_prefilter`). Each distinct
         vector is multiplied once; where ids share rows, only the ids of the best rows
         (enough of them for ``k``) are returned."""
-        with self._lock:
+        with self._stripe((user_id, kind)):
             entry = self._current(conn, user_id, kind)
             # a snapshot: appends after this only write past these lengths
             count, rows, index = len(entry.ids), entry.dense(self._dim), entry.row_index()
             members = _live_positions(entry.live, count)  # ids still stored (None: all)
-            view, fit = self._prefilter_view(entry)
+            view, fit = self._prefilter_view((user_id, kind), entry)
         live = members  # the rows still stored (None: all)
         if members is not None and index is not None:  # a row goes with its last id
             live = _rows_of(index, members, len(rows))
@@ -521,14 +542,16 @@ class VectorCache:
             return [ids[i] for i in positions.tolist()], scores
         return _ids_of_best_rows(ids, index, positions, scores, len(rows), k, members)
 
-    def _prefilter_view(self, entry: _Matrix) -> tuple[PrefilterView | None, bool]:
-        """(Under the lock.) The entry's prefilter brought up to date, and whether this
-        caller is to fit one: the first to scan a big matrix without one does, before its
-        scan; others scan in full meanwhile."""
+    def _prefilter_view(
+        self, key: tuple[str, str], entry: _Matrix
+    ) -> tuple[PrefilterView | None, bool]:
+        """(Under the entry's stripe.) The entry's prefilter brought up to date, and
+        whether this caller is to fit one: the first to scan a big matrix without one
+        does, before its scan; others scan in full meanwhile."""
         if entry.prefilter is not None:
-            before = entry.prefilter.nbytes
             entry.prefilter.extend(entry.dense(self._dim))
-            self._bytes += entry.prefilter.nbytes - before
+            with self._lock:
+                self._count(key, entry)
             return entry.prefilter.view(), False
         if entry.prefilter_asked or entry.distinct * self._dim * 4 < PREFILTER_FROM_BYTES:
             return None, False
@@ -552,12 +575,13 @@ class VectorCache:
         except Exception:  # pragma: no cover - e.g. out of memory: searches scan in full
             _log.exception("vector prefilter for %s could not be fitted; exact scans go on", key)
             return None
-        with self._lock:
-            if self._entries.get(key) is not entry:  # dropped or reloaded meanwhile
-                return None
+        with self._stripe(key):
+            with self._lock:
+                if self._entries.get(key) is not entry:  # dropped or reloaded meanwhile
+                    return None
             entry.prefilter = prefilter
-            self._bytes += prefilter.nbytes
-            self._evict(keep=key)
+            with self._lock:
+                self._count(key, entry)
             return prefilter.view()  # of ``rows``; later appends are projected when asked
 
     def _scan_helper(self) -> ThreadPoolExecutor:
@@ -575,7 +599,8 @@ class VectorCache:
             helper.shutdown(wait=True)
 
     def _current(self, conn: sqlite3.Connection, user_id: str, kind: str) -> _Matrix:
-        """The entry of (user, kind) brought up to date with the file (under the lock)."""
+        """The entry of (user, kind) brought up to date with the file (under its stripe;
+        the lock is taken only to look it up, file it and count it)."""
         row = conn.execute(
             "SELECT version, deletes FROM vector_versions WHERE user_id = ? AND kind = ?",
             (user_id, kind),
@@ -583,8 +608,8 @@ class VectorCache:
         # no row: nothing stored yet; an empty entry remembers that it was asked
         version, deletes = (0, 0) if row is None else (int(row[0]), int(row[1]))
         key = (user_id, kind)
-        entry = self._entries.get(key)
-        before = 0 if entry is None else entry.nbytes
+        with self._lock:
+            entry = self._entries.get(key)
         reloaded: _Matrix | None = None  # the entry a deletion made stale
         if (
             entry is not None
@@ -593,13 +618,11 @@ class VectorCache:
         ):
             entry.deletes = deletes  # deleted rows marked; new ones are appended below
         elif entry is None or entry.deletes != deletes:
-            if entry is not None:
-                self._bytes -= before
-                reloaded = entry
-            entry = _Matrix(shared=kind in self._shared_kinds)
-            self._entries[key] = entry
-            before = 0
-        self._entries.move_to_end(key)
+            reloaded, entry = entry, _Matrix(shared=kind in self._shared_kinds)
+            with self._lock:
+                if reloaded is not None and self._entries.get(key) is reloaded:
+                    self._bytes -= reloaded.counted
+                self._entries[key] = entry
         if entry.version != version:
             _load_new_rows(conn, user_id, kind, entry, self._dim)
             entry.version = version
@@ -607,6 +630,8 @@ class VectorCache:
         if reloaded is not None:
             entry.prefilter = _carried_prefilter(reloaded, entry, self._dim)
             entry.prefilter_asked = entry.prefilter is not None
-        self._bytes += entry.nbytes - before
-        self._evict(keep=key)
+        with self._lock:
+            if self._entries.get(key) is entry:
+                self._entries.move_to_end(key)
+            self._count(key, entry)
         return entry

@@ -527,7 +527,7 @@ def test_a_users_first_search_loads_their_vectors_beside_the_query_embedding(
     monkeypatch.setattr(store, "warm_vectors", spy)
     first = platform.search(USER, "爵士乐", record_access=False)
     assert [r.text for r in first][:1] and "爵士乐" in first[0].text
-    assert len(threads) == 1 and threads[0].startswith("memory-search")
+    assert len(threads) == 1 and threads[0].startswith("memory-warm")  # its own thread
     platform.search(USER, "爵士乐 again", record_access=False)
     assert len(threads) == 1  # loaded: later searches add no thread beside the embedding
 

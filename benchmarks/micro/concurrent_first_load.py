@@ -1,0 +1,128 @@
+"""Other users' searches while a big user's first search in the process loads its caches:
+the code of this tree against another's (``--against``, a checkout of an older commit), in
+fresh processes that alternate, three of each.
+
+Each process opens the store (``memory-platform bench --scale 100k`` leaves one in its
+``--workdir``) and searches a small user of it (``--small``) in a loop on one thread; a
+second later it makes the big user's first search (depth 2) on another. Reported: how
+long that first search took, and the small user's searches that ran meanwhile: their
+count, median and slowest. ::
+
+    git worktree add /tmp/before <commit>
+    .venv/bin/python benchmarks/micro/concurrent_first_load.py --store bench-100k.db \\
+        --against /tmp/before
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+from memory_platform.bench.metrics import machine_description
+
+OUT = Path(__file__).resolve().parents[1] / "results" / "concurrent_first_load.md"
+
+_RUN = """
+import json, sys, threading, time
+from pathlib import Path
+from memory_platform import MemoryPlatform
+from memory_platform.config import Settings
+
+path, big, small = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+with MemoryPlatform(Settings(backend="sqlite", sqlite_path=path, _env_file=None)) as mp:
+    mp.warm_up()
+    for _ in range(5):
+        mp.search(small, "what did I eat", record_access=False)
+    times, stop = [], threading.Event()
+    def loop():
+        while not stop.is_set():
+            mp.clear_query_cache()
+            started = time.perf_counter()
+            mp.search(small, "what did I eat", record_access=False)
+            times.append((time.perf_counter() - started) * 1000)
+    thread = threading.Thread(target=loop)
+    thread.start()
+    time.sleep(1.0)
+    before = len(times)
+    started = time.perf_counter()
+    mp.search(big, "what did I buy at the supermarket", expand_depth=2, record_access=False)
+    first = time.perf_counter() - started
+    stop.set()
+    thread.join()
+    print(json.dumps({"first s": first, "during": times[before:]}))
+"""
+
+
+def _run(code: Path, store: Path, big: str, small: str) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-c", _RUN, str(store), big, small],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(code)},
+        cwd=code,
+    ).stdout
+    result: dict[str, object] = json.loads(out.splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, required=True, help="a store of `bench --scale`")
+    parser.add_argument("--against", type=Path, required=True, help="a checkout to compare")
+    parser.add_argument("--big", default="bench-user")
+    parser.add_argument("--small", default="tenant-00001")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    trees = {"before": args.against.resolve(), "now": Path(__file__).resolve().parents[2]}
+    commits = {
+        name: subprocess.run(
+            ["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
+            check=False,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        for name, code in trees.items()
+    }
+    lines = [
+        "| code | big user's first search s | the small user's searches meanwhile: count, "
+        "median / slowest ms |",
+        "|---|---|---|",
+    ]
+    rows: dict[str, list[str]] = {name: [] for name in trees}
+    firsts: dict[str, list[str]] = {name: [] for name in trees}
+    for _ in range(3):
+        for name, code in trees.items():
+            result = _run(code, args.store, args.big, args.small)
+            during = [float(t) for t in result["during"]]  # type: ignore[attr-defined]
+            firsts[name].append(f"{float(result['first s']):.2f}")  # type: ignore[arg-type]
+            rows[name].append(
+                f"{len(during)}, {statistics.median(during):.0f} / {max(during):.0f}"
+                if during
+                else "none"
+            )
+            print(name, firsts[name][-1], rows[name][-1], flush=True)
+    for name in trees:
+        lines.append(f"| {name} | {', '.join(firsts[name])} | {'; '.join(rows[name])} |")
+    machine = machine_description()
+    where = f"{machine.get('cpu', machine['processor'])}, {machine['cpus']} CPUs"
+    header = [
+        __doc__.split("\n\n")[0],
+        "",
+        f"Measured {date.today()} on {where}; big user {args.big!r}, small user "
+        f"{args.small!r} of `{args.store.name}`; the code before at {commits['before']}, "
+        f"now at {commits['now']} and its working tree.",
+        "",
+    ]
+    args.out.write_text("\n".join([*header, *lines, ""]), encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
