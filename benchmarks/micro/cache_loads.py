@@ -17,15 +17,10 @@ sides on two threads.) ::
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
-import sys
-from datetime import date
 from pathlib import Path
 
-from memory_platform.bench.metrics import machine_description
+import checkouts
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "cache_loads.md"
 KINDS = ("memory", "topic", "object", "lexical")
@@ -54,20 +49,6 @@ print(json.dumps(out))
 """
 
 
-def _run(code: Path, store: Path, user: str) -> dict[str, float]:
-    env = os.environ | {"PYTHONPATH": str(code)}
-    out = subprocess.run(
-        [sys.executable, "-c", _LOAD, str(store), user],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=code,
-    ).stdout
-    result: dict[str, float] = json.loads(out.splitlines()[-1])
-    return result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, required=True, help="a store of `bench --scale`")
@@ -75,20 +56,12 @@ def main() -> None:
     parser.add_argument("--user", default="bench-user")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    trees = {"before": args.against.resolve(), "now": Path(__file__).resolve().parents[2]}
-    commits = {
-        name: subprocess.run(
-            ["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
-            check=False,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        for name, code in trees.items()
-    }
+    trees = checkouts.trees(args.against)
+    commits = checkouts.commits(trees)
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     for _ in range(3):
         for name, code in trees.items():
-            runs[name].append(_run(code, args.store, args.user))
+            runs[name].append(checkouts.run_on(code, _LOAD, str(args.store), args.user))
             print(name, runs[name][-1], flush=True)
     lines = [
         "| code | memory ms | topic ms | object ms | lexical index ms | peak RSS added, MB |",
@@ -102,19 +75,14 @@ def main() -> None:
         name: statistics.median(sum(r[kind] for kind in KINDS) for r in results)
         for name, results in runs.items()
     }
-    machine = machine_description()
-    where = f"{machine.get('cpu', machine['processor'])}, {machine['cpus']} CPUs"
-    header = [
-        __doc__.split("\n\n")[0],
-        "",
-        f"Measured {date.today()} on {where}; user {args.user!r} of `{args.store.name}`; "
-        f"the code before at {commits['before']}, now at {commits['now']} and its working "
-        f"tree. Median of the four loads together: "
+    checkouts.write_report(
+        args.out,
+        __doc__,
+        f"user {args.user!r} of `{args.store.name}`; the code before at {commits['before']}, "
+        f"now at {commits['now']} and its working tree. Median of the four loads together: "
         f"{medians['before']:.0f} ms before, {medians['now']:.0f} ms now.",
-        "",
-    ]
-    args.out.write_text("\n".join([*header, *lines, ""]), encoding="utf-8")
-    print("\n".join(lines))
+        lines,
+    )
 
 
 if __name__ == "__main__":

@@ -16,15 +16,10 @@ count, median and slowest. ::
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
-import sys
-from datetime import date
 from pathlib import Path
 
-from memory_platform.bench.metrics import machine_description
+import checkouts
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "concurrent_first_load.md"
 
@@ -59,19 +54,6 @@ with MemoryPlatform(Settings(backend="sqlite", sqlite_path=path, _env_file=None)
 """
 
 
-def _run(code: Path, store: Path, big: str, small: str) -> dict[str, object]:
-    out = subprocess.run(
-        [sys.executable, "-c", _RUN, str(store), big, small],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=os.environ | {"PYTHONPATH": str(code)},
-        cwd=code,
-    ).stdout
-    result: dict[str, object] = json.loads(out.splitlines()[-1])
-    return result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, required=True, help="a store of `bench --scale`")
@@ -80,16 +62,8 @@ def main() -> None:
     parser.add_argument("--small", default="tenant-00001")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    trees = {"before": args.against.resolve(), "now": Path(__file__).resolve().parents[2]}
-    commits = {
-        name: subprocess.run(
-            ["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
-            check=False,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        for name, code in trees.items()
-    }
+    trees = checkouts.trees(args.against)
+    commits = checkouts.commits(trees)
     lines = [
         "| code | big user's first search s | the small user's searches meanwhile: count, "
         "median / slowest ms |",
@@ -99,9 +73,9 @@ def main() -> None:
     firsts: dict[str, list[str]] = {name: [] for name in trees}
     for _ in range(3):
         for name, code in trees.items():
-            result = _run(code, args.store, args.big, args.small)
-            during = [float(t) for t in result["during"]]  # type: ignore[attr-defined]
-            firsts[name].append(f"{float(result['first s']):.2f}")  # type: ignore[arg-type]
+            result = checkouts.run_on(code, _RUN, str(args.store), args.big, args.small)
+            during = [float(t) for t in result["during"]]
+            firsts[name].append(f"{float(result['first s']):.2f}")
             rows[name].append(
                 f"{len(during)}, {statistics.median(during):.0f} / {max(during):.0f}"
                 if during
@@ -110,18 +84,13 @@ def main() -> None:
             print(name, firsts[name][-1], rows[name][-1], flush=True)
     for name in trees:
         lines.append(f"| {name} | {', '.join(firsts[name])} | {'; '.join(rows[name])} |")
-    machine = machine_description()
-    where = f"{machine.get('cpu', machine['processor'])}, {machine['cpus']} CPUs"
-    header = [
-        __doc__.split("\n\n")[0],
-        "",
-        f"Measured {date.today()} on {where}; big user {args.big!r}, small user "
-        f"{args.small!r} of `{args.store.name}`; the code before at {commits['before']}, "
-        f"now at {commits['now']} and its working tree.",
-        "",
-    ]
-    args.out.write_text("\n".join([*header, *lines, ""]), encoding="utf-8")
-    print("\n".join(lines))
+    checkouts.write_report(
+        args.out,
+        __doc__,
+        f"big user {args.big!r}, small user {args.small!r} of `{args.store.name}`; the code "
+        f"before at {commits['before']}, now at {commits['now']} and its working tree.",
+        lines,
+    )
 
 
 if __name__ == "__main__":

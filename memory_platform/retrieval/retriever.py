@@ -464,9 +464,7 @@ class HybridRetriever:
             return None
         with self._cache_lock:
             if self._side_pool is None:
-                self._side_pool = ThreadPoolExecutor(
-                    max_workers=2, thread_name_prefix="memory-search"
-                )
+                self._side_pool = ThreadPoolExecutor(2, thread_name_prefix="memory-search")
             return self._side_pool
 
     def _warm_loads(self) -> ThreadPoolExecutor | None:
@@ -478,9 +476,7 @@ class HybridRetriever:
             return None
         with self._cache_lock:
             if self._warm_pool is None:
-                self._warm_pool = ThreadPoolExecutor(
-                    max_workers=1, thread_name_prefix="memory-warm"
-                )
+                self._warm_pool = ThreadPoolExecutor(1, thread_name_prefix="memory-warm")
             return self._warm_pool
 
     def _lexical_kinds(self, kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:

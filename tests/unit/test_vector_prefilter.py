@@ -116,17 +116,23 @@ def _hit_ids(store: SQLiteGraphStore, user: str, query: np.ndarray, k: int = 10)
     return [h.ref_id for h in store.vector_search(user, VectorKind.MEMORY, query, k=k)]
 
 
-def test_a_big_users_search_answers_exactly_through_its_prefilter_as_it_changes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _small_prefilters(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Prefilters from 1 MB of vectors (683 of 384 dimensions); the sizes fitted, listed."""
     from memory_platform.store import vector_cache
 
-    monkeypatch.setattr(vector_cache, "PREFILTER_FROM_BYTES", 1 << 20)  # 683 vectors
-    fits = []
+    monkeypatch.setattr(vector_cache, "PREFILTER_FROM_BYTES", 1 << 20)
+    fits: list[int] = []
     real_fit = Prefilter.fit
     monkeypatch.setattr(
         vector_cache.Prefilter, "fit", lambda rows: fits.append(len(rows)) or real_fit(rows)
     )
+    return fits
+
+
+def test_a_big_users_search_answers_exactly_through_its_prefilter_as_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fits = _small_prefilters(monkeypatch)
     store = SQLiteGraphStore(tmp_path / "big.db", SIGNATURE)
     sentences = _Sentences(11)
     ids = _memories(store, "u", sentences.sample(1500))
@@ -339,14 +345,7 @@ def test_a_big_shared_matrix_answers_exactly_among_the_nodes_still_stored(
     """The prefilter of a topic matrix learns its threshold from live rows only: the
     deleted nearest nodes must not raise it above what the nodes left can reach. Past a
     quarter deleted the matrix loads afresh and keeps its rows' projections."""
-    from memory_platform.store import vector_cache
-
-    monkeypatch.setattr(vector_cache, "PREFILTER_FROM_BYTES", 1 << 20)  # 683 vectors
-    fits = []
-    real_fit = Prefilter.fit
-    monkeypatch.setattr(
-        vector_cache.Prefilter, "fit", lambda rows: fits.append(len(rows)) or real_fit(rows)
-    )
+    fits = _small_prefilters(monkeypatch)
     store = SQLiteGraphStore(tmp_path / "topics.db", SIGNATURE)
     sentences = _Sentences(23)
     vectors = sentences.sample(1400)

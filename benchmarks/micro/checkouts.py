@@ -1,0 +1,63 @@
+"""What the benchmarks that compare this tree with an older checkout share: a script run
+in a fresh process on one tree's code, and each tree's commit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from memory_platform.bench.metrics import machine_description
+
+THIS_TREE = Path(__file__).resolve().parents[2]
+
+
+def trees(against: Path) -> dict[str, Path]:
+    """The older checkout ("before") and this tree ("now")."""
+    return {"before": against.resolve(), "now": THIS_TREE}
+
+
+def commits(of: dict[str, Path]) -> dict[str, str]:
+    """Each tree's commit, short."""
+    return {
+        name: subprocess.run(
+            ["git", "-C", str(code), "rev-parse", "--short", "HEAD"],
+            check=False,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        for name, code in of.items()
+    }
+
+
+def run_on(code: Path, script: str, *args: str) -> Any:
+    """``script`` run by a fresh Python on ``code``'s package (its tree first on the
+    path, before the installed one), and the JSON of its last line of output."""
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(code)},
+        cwd=code,
+    ).stdout
+    return json.loads(out.splitlines()[-1])
+
+
+def write_report(out: Path, doc: str, what: str, lines: list[str]) -> None:
+    """The report: the benchmark's docstring's first paragraph, the date, the machine and
+    ``what`` was measured, then ``lines``; printed as well."""
+    machine = machine_description()
+    where = f"{machine.get('cpu', machine['processor'])}, {machine['cpus']} CPUs"
+    header = [
+        doc.split("\n\n", maxsplit=1)[0],
+        "",
+        f"Measured {date.today()} on {where}; {what}",
+        "",
+    ]
+    out.write_text("\n".join([*header, *lines, ""]), encoding="utf-8")
+    print("\n".join(lines))
