@@ -38,6 +38,7 @@ from itertools import chain
 import numpy as np
 import numpy.typing as npt
 
+from .key_locks import KeyLocks
 from .sqlite_driver import sqlite3
 
 __all__ = ["INDEX_FROM_DOCUMENTS", "LexicalCache", "fts5_totals", "idf"]
@@ -52,9 +53,6 @@ once per process, about 3 MB)."""
 REBUILD_WHEN_DROPPED = 0.25
 """Share of an index's documents deleted from the file after which it is built afresh
 (dropped documents keep their memory and their place in the scans until then)."""
-
-_STRIPES = 64
-"""Locks the users' indexes are spread over, by hash."""
 
 _ADD_CHUNK = 16_384
 """Documents tokenised together when an index is built (bounds the token lists held)."""
@@ -257,9 +255,9 @@ class LexicalCache:
         self._max_bytes = max_bytes
         self._entries: OrderedDict[str, _UserIndex] = OrderedDict()
         self._lock = threading.Lock()  # the entries, held briefly
-        # a user's index is built, updated and searched under a lock of its stripe: a big
+        # a user's index is built, updated and searched under the user's own lock: a big
         # user's build (a second at 100,000 memories) holds no other user's search
-        self._stripes = tuple(threading.Lock() for _ in range(_STRIPES))
+        self._user_locks = KeyLocks()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -301,14 +299,14 @@ class LexicalCache:
                 only=set(terms),
             )
             return matches.search(terms, counts, totals, kinds, k)
-        with self._stripes[hash(user_id) % len(self._stripes)]:
+        with self._user_locks(user_id):
             index = self._current(conn, user_id, int(row[0]), int(row[1]))
             return index.search(terms, counts, totals, kinds, k)
 
     def _current(
         self, conn: sqlite3.Connection, user_id: str, inserts: int, deletes: int
     ) -> _UserIndex:
-        """The user's index brought up to date with the file (under the user's stripe;
+        """The user's index brought up to date with the file (under the user's own lock;
         the lock is taken only to look it up, file it and evict)."""
         with self._lock:
             index = self._entries.get(user_id)

@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from .key_locks import KeyLocks
 from .sqlite_driver import sqlite3
 from .vector_prefilter import PREFILTER_FROM_BYTES, Prefilter, PrefilterView
 
@@ -382,9 +383,6 @@ def _stored_vectors(blobs: list[bytes], dim: int) -> npt.NDArray[np.floating[Any
 _LOAD_CHUNK = 4096
 """Stored vectors read and decoded at a time when a matrix loads."""
 
-_STRIPES = 64
-"""Locks the cache's (user, kind) entries are spread over, by hash."""
-
 
 def _load_new_rows(
     conn: sqlite3.Connection, user_id: str, kind: str, entry: _Matrix, dim: int
@@ -431,9 +429,9 @@ class VectorCache:
         self._bytes = 0
         self._entries: OrderedDict[tuple[str, str], _Matrix] = OrderedDict()
         self._lock = threading.Lock()  # the entries and the byte total, held briefly
-        # a (user, kind)'s loads and appends, by a lock of its stripe: a big user's load
+        # a (user, kind)'s loads and appends, under its own lock: a big user's load
         # (seconds at 100,000 memories) holds no other user's search
-        self._stripes = tuple(threading.Lock() for _ in range(_STRIPES))
+        self._key_locks = KeyLocks()
         self._helper: ThreadPoolExecutor | None = None  # the second half of big scans
 
     @property
@@ -449,9 +447,9 @@ class VectorCache:
             self._entries.clear()
             self._bytes = 0
 
-    def _stripe(self, key: tuple[str, str]) -> threading.Lock:
+    def _key_lock(self, key: tuple[str, str]) -> threading.Lock:
         """The lock under which (user, kind)'s entry is loaded, brought up to date and read."""
-        return self._stripes[hash(key) % len(self._stripes)]
+        return self._key_locks(key)
 
     def _count(self, key: tuple[str, str], entry: _Matrix) -> None:
         """(Under the lock.) Count the entry's present size in the total while it is
@@ -479,14 +477,14 @@ class VectorCache:
 
     def refresh(self, conn: sqlite3.Connection, user_id: str, kind: str) -> None:
         """Bring (user, kind) up to date with the file now, ahead of a scan."""
-        with self._stripe((user_id, kind)):
+        with self._key_lock((user_id, kind)):
             self._current(conn, user_id, kind)
 
     def vectors(
         self, conn: sqlite3.Connection, user_id: str, kind: str, ref_ids: list[str]
     ) -> dict[str, npt.NDArray[np.float32]]:
         """The cached vectors of the given ids (refreshing the cache first)."""
-        with self._stripe((user_id, kind)):
+        with self._key_lock((user_id, kind)):
             entry = self._current(conn, user_id, kind)
             if entry.positions is None or entry.positions_count != len(entry.ids):
                 live = _live_positions(entry.live, len(entry.ids))
@@ -511,7 +509,7 @@ class VectorCache:
         few that its prefilter cannot rule out (:mod:`.vector_prefilter`). Each distinct
         vector is multiplied once; where ids share rows, only the ids of the best rows
         (enough of them for ``k``) are returned."""
-        with self._stripe((user_id, kind)):
+        with self._key_lock((user_id, kind)):
             entry = self._current(conn, user_id, kind)
             # a snapshot: appends after this only write past these lengths
             count, rows, index = len(entry.ids), entry.dense(self._dim), entry.row_index()
@@ -545,7 +543,7 @@ class VectorCache:
     def _prefilter_view(
         self, key: tuple[str, str], entry: _Matrix
     ) -> tuple[PrefilterView | None, bool]:
-        """(Under the entry's stripe.) The entry's prefilter brought up to date, and
+        """(Under the entry's lock.) The entry's prefilter brought up to date, and
         whether this caller is to fit one: the first to scan a big matrix without one
         does, before its scan; others scan in full meanwhile."""
         if entry.prefilter is not None:
@@ -575,7 +573,7 @@ class VectorCache:
         except Exception:  # pragma: no cover - e.g. out of memory: searches scan in full
             _log.exception("vector prefilter for %s could not be fitted; exact scans go on", key)
             return None
-        with self._stripe(key):
+        with self._key_lock(key):
             with self._lock:
                 if self._entries.get(key) is not entry:  # dropped or reloaded meanwhile
                     return None
@@ -599,7 +597,7 @@ class VectorCache:
             helper.shutdown(wait=True)
 
     def _current(self, conn: sqlite3.Connection, user_id: str, kind: str) -> _Matrix:
-        """The entry of (user, kind) brought up to date with the file (under its stripe;
+        """The entry of (user, kind) brought up to date with the file (under its own lock;
         the lock is taken only to look it up, file it and count it)."""
         row = conn.execute(
             "SELECT version, deletes FROM vector_versions WHERE user_id = ? AND kind = ?",

@@ -3,8 +3,8 @@
 At 100,000 memories a user's first search in a process loads seconds of vectors and
 builds their lexical index; while the caches' one lock was held for that, every other
 user's search in the process waited (up to 5.6 s on the development machine). Loads now
-hold only their (user, kind)'s stripe, and the first search's vector load runs on a thread
-of its own, not on the side-read threads other searches need.
+hold only their (user, kind)'s own lock, and the first search's vector load runs on a
+thread of its own, not on the side-read threads other searches need.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from memory_platform import MemoryPlatform
 from memory_platform.builder import build_memory
 from memory_platform.models import VectorKind
 from memory_platform.store import EmbeddingSignature, lexical_cache, vector_cache
+from memory_platform.store.key_locks import KeyLocks
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.tools.arguments import CreateMemoryArgs
 
@@ -39,7 +40,7 @@ def _write(store: SQLiteGraphStore, user: str, count: int, dim: int, seed: int) 
     store.set_embeddings(user, VectorKind.MEMORY, vectors)
 
 
-def test_loading_a_users_caches_holds_only_that_users_stripe(
+def test_loading_a_users_caches_holds_only_that_users_lock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(lexical_cache, "INDEX_FROM_DOCUMENTS", 5)  # an index of its own
@@ -49,23 +50,23 @@ def test_loading_a_users_caches_holds_only_that_users_stripe(
     real_load = vector_cache._load_new_rows
 
     def load(conn: Any, user_id: str, kind: str, entry: Any, dim: int) -> None:
-        stripe = store._cache._stripe((user_id, kind))
-        held.append(("vectors", store._cache._lock.locked(), stripe.locked()))
+        own = store._cache._key_lock((user_id, kind))
+        held.append(("vectors", store._cache._lock.locked(), own.locked()))
         real_load(conn, user_id, kind, entry, dim)
 
     real_add = lexical_cache._UserIndex.add
 
     def add(index: Any, rows: Any, only: Any = None) -> None:
         if only is None:  # building the index, not ranking a small user's matches
-            stripe = store._lexicon._stripes[hash("big") % len(store._lexicon._stripes)]
-            held.append(("lexical", store._lexicon._lock.locked(), stripe.locked()))
+            own = store._lexicon._user_locks("big")
+            held.append(("lexical", store._lexicon._lock.locked(), own.locked()))
         real_add(index, rows, only)
 
     monkeypatch.setattr(vector_cache, "_load_new_rows", load)
     monkeypatch.setattr(lexical_cache._UserIndex, "add", add)
     assert store.vector_search("big", VectorKind.MEMORY, np.ones(8, np.float32), k=3)
     assert store.lexical_search("big", "咖啡", [VectorKind.MEMORY], 3)
-    # the shared lock free, the user's own stripe held, for each kind of load
+    # the shared lock free, the user's own lock held, for each kind of load
     assert {h[0] for h in held} == {"vectors", "lexical"}
     assert all(not shared and own for _, shared, own in held)
     store.close()
@@ -74,15 +75,19 @@ def test_loading_a_users_caches_holds_only_that_users_stripe(
 def test_a_search_goes_on_while_another_users_first_load_is_under_way(
     platform: MemoryPlatform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The big user's vector load and lexical lookup are both stopped mid-way: the other
-    user's search still has a side thread and its own locks."""
+    """The big user's memory-vector load and lexical lookup are both stopped mid-way: the
+    other user's search still has a side thread and its own locks. The other user is one
+    whose memory matrix fell in the big user's stripe when the caches spread their keys
+    over 64 locks by hash, so this fails on striped locks too."""
     cache = platform.store._cache  # type: ignore[attr-defined]
-    kinds = [kind.value for kind in VectorKind]
-    big_stripes = {id(cache._stripe(("big", kind))) for kind in kinds}
-    small = next(  # a user none of whose matrices shares a stripe with the big user's
+
+    def stripe(key: object) -> int:
+        return hash(key) % 64
+
+    small = next(
         name
-        for name in (f"small-{i}" for i in range(1000))
-        if not {id(cache._stripe((name, kind))) for kind in kinds} & big_stripes
+        for name in (f"small-{i}" for i in range(1_000_000))
+        if stripe((name, "memory")) == stripe(("big", "memory"))
     )
     platform.create_memory(small, subject="我", memory_type="事件", topic="咖啡", object="拿铁")
     platform.create_memory("big", subject="我", memory_type="事件", topic="跑步", object="五公里")
@@ -97,7 +102,7 @@ def test_a_search_goes_on_while_another_users_first_load_is_under_way(
     real_load = vector_cache._load_new_rows
 
     def load(conn: Any, user_id: str, kind: str, entry: Any, dim: int) -> None:
-        if user_id == "big" and not loading.is_set():
+        if user_id == "big" and kind == "memory" and not loading.is_set():
             loading.set()  # the big user's first load, stopped until the other search ends
             until_small_done()
         real_load(conn, user_id, kind, entry, dim)
@@ -121,3 +126,15 @@ def test_a_search_goes_on_while_another_users_first_load_is_under_way(
     big.join(HANG_GUARD)
     assert not gave_up.is_set() and any("拿铁" in r.text for r in found["small"])
     assert any("五公里" in r.text for r in found["big"])
+
+
+def test_a_keys_lock_is_one_while_in_use_and_forgotten_after() -> None:
+    locks = KeyLocks()
+    first = locks(("alice", "memory"))
+    with first:
+        assert locks(("alice", "memory")) is first  # every caller meanwhile waits on it
+        assert locks(("bob", "memory")) is not first
+        assert not locks(("bob", "memory")).locked()
+    assert locks(("alice", "memory")) is first  # still referenced here: still the one
+    del first
+    assert len(locks) == 0  # nobody holds a lock: none is kept
