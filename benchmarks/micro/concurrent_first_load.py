@@ -94,10 +94,16 @@ def main() -> None:
             print(name, firsts[name][-1], rows[name][-1], flush=True)
     for name in trees:
         lines.append(f"| {name} | {', '.join(firsts[name])} | {'; '.join(rows[name])} |")
+    small = (
+        "a tenant whose memory matrix fell in the big user's stripe of the 64 locks by hash"
+        " of code before 2026-11-29 (picked in each process)"
+        if args.small == "colliding"
+        else repr(args.small)
+    )
     checkouts.write_report(
         args.out,
         __doc__,
-        f"big user {args.big!r}, small user {args.small!r} of `{args.store.name}`; the code "
+        f"big user {args.big!r}, small user {small} of `{args.store.name}`; the code "
         f"before at {commits['before']}, now at {commits['now']} and its working tree.",
         lines,
     )
