@@ -13,19 +13,34 @@ Chinese. Reported per direction: how often the fact is the first direct result (
 and among the first three (hit@3), the other direct results per answerable question, the
 fact's mean relevance, and the direct results per unanswerable question. The sentences are
 hand-written (a translation pair per fact), so the set checks a behaviour; it is too small,
-and too regular, to choose a constant with. ::
+and too regular, to choose a constant with.
+
+``--planner`` asks the same questions of the same memories through an LLM query planner
+(the real ``openai`` client, answered by the tests' scripted server on 127.0.0.1) whose
+plan gives each question's hand-written translation as its ``other_language_query``: a
+question that finds nothing as asked is searched again in the other language. The
+translations are perfect, so this is the most a planner's translation can give. ::
 
     .venv/bin/python benchmarks/micro/cross_lingual.py   # about 1 minute
+    .venv/bin/python benchmarks/micro/cross_lingual.py --planner
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memory_platform import MemoryPlatform
 from memory_platform.config import load_settings
+from memory_platform.retrieval import SearchResult
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the tests' scripted LLM
+from tests.support.openai_stub import OpenAIStub
 
 FACTS: tuple[tuple[str, str, str, str], ...] = (
     # (English fact, Chinese fact, English question, Chinese question)
@@ -99,24 +114,32 @@ DIRECTIONS = (
 USERS = ("english-facts", "chinese-facts")
 
 
-def measure(mp: MemoryPlatform, memory: int, language: int) -> dict[str, float]:
+Planning = Callable[[str, str], None]
+"""Called with a question and its translation before the question is searched."""
+
+
+def measure(
+    mp: MemoryPlatform, memory: int, language: int, planning: Planning | None = None
+) -> dict[str, float]:
     """One direction's figures (see the module's docstring)."""
     user = USERS[memory]
+
+    def search(pair: tuple[str, str]) -> list[SearchResult]:
+        if planning is not None:
+            planning(pair[language], pair[1 - language])
+        return mp.search(user, pair[language], record_access=False)
+
     first = three = others = 0
     relevance = 0.0
     for fact in FACTS:
         gold = fact[memory]
-        results = mp.search(user, fact[2 + language], record_access=False)
+        results = search((fact[2], fact[3]))
         direct = [r.text for r in results if r.layer == "direct"]
         first += direct[:1] == [gold]
         three += gold in direct[:3]
         others += sum(text != gold for text in direct)
         relevance += next((r.relevance for r in results if r.text == gold), 0.0)
-    unanswered = sum(
-        r.layer == "direct"
-        for question in UNANSWERED
-        for r in mp.search(user, question[language], record_access=False)
-    )
+    unanswered = sum(r.layer == "direct" for pair in UNANSWERED for r in search(pair))
     n = len(FACTS)
     return {
         "recall@1": first / n,
@@ -128,9 +151,14 @@ def measure(mp: MemoryPlatform, memory: int, language: int) -> dict[str, float]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--planner", action="store_true", help="plan each search with the translation"
+    )
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(backend="sqlite", sqlite_path=Path(tmp) / "cross.db")
-        with MemoryPlatform(settings) as mp:
+        path = Path(tmp) / "cross.db"
+        with MemoryPlatform(load_settings(backend="sqlite", sqlite_path=path)) as mp:
             start = datetime(2026, 1, 5, 9, tzinfo=UTC)
             for memory, user in enumerate(USERS):
                 for i, fact in enumerate(FACTS):
@@ -138,7 +166,23 @@ def main() -> None:
                             "timestamp": start + timedelta(days=i)}  # fmt: skip
                     mp.add_messages(user, f"s{i}", [said])
             mp.wait_for_indexing(timeout=3600)
-            rows = [(label, measure(mp, memory, lang)) for label, memory, lang in DIRECTIONS]
+            if not args.planner:
+                rows = [(label, measure(mp, memory, lang)) for label, memory, lang in DIRECTIONS]
+        if args.planner:
+            with OpenAIStub() as stub:
+
+                def planning(question: str, translation: str) -> None:
+                    plan = {"semantic_query": question, "other_language_query": translation}
+                    stub.reply(json.dumps(plan))
+
+                settings = load_settings(
+                    backend="sqlite", sqlite_path=path, llm_base_url=stub.base_url
+                )
+                with MemoryPlatform(settings) as mp:
+                    rows = [
+                        (label, measure(mp, memory, lang, planning))
+                        for label, memory, lang in DIRECTIONS
+                    ]
     names = list(rows[0][1])
     print("| direction | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(names))

@@ -2,7 +2,10 @@
 
 The heuristic (seed 000 §12.3.2) expands when the query asks for causes or relations,
 in Chinese or English; an LLM planner, when configured, may rewrite the query and pick
-types, depth and relation filters, and the heuristic is the fallback when it fails.
+types, depth and relation filters, and the heuristic is the fallback when it fails. The
+LLM planner also translates the query into the other of Chinese and English: a memory told
+in one language is found by a question in the other only about half the time, since the
+embedding puts a question nearer to anything in its own language.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ class QueryPlan(BaseModel):
     relation_filters: list[LinkType] | None = None
     causes_only: bool = False
     memory_types: list[MemoryType] | None = None
+    other_language_query: str | None = None
+    """The query as asked in the other of Chinese and English (LLM planner only): searched
+    when the query itself finds nothing, for memories told in that language."""
     reason: str = ""
 
 
@@ -108,6 +114,7 @@ class _LLMPlan(BaseModel):
     expand_depth: int = Field(1, ge=0, le=2)
     relation_filters: list[str] | None = None
     mode: Literal["fast", "deep", "auto"] = "auto"
+    other_language_query: str | None = Field(None, max_length=2000)
 
     @field_validator("relation_filters")
     @classmethod
@@ -131,7 +138,9 @@ Given the user's query, answer with one JSON object:
  "memory_types": null or a list of 事件/事实/关系/观点 (event/fact/relation/opinion),
  "expand_depth": 0, 1 or 2 (follow links between memories this many hops),
  "relation_filters": null or a list of 因为/导致/引用/基于/相关 to follow only those links,
- "mode": "fast" (no links), "deep" (follow links) or "auto"}
+ "mode": "fast" (no links), "deep" (follow links) or "auto",
+ "other_language_query": the query translated into English if it is in Chinese, into
+ Chinese otherwise (memories may have been told in either language)}
 Causal questions (为什么, why) need expand_depth 1 and relation_filters ["导致"]."""
 
 
@@ -169,5 +178,6 @@ class LLMQueryPlanner:
             if answer.relation_filters
             else None,
             memory_types=answer.memory_types,
+            other_language_query=(answer.other_language_query or "").strip() or None,
             reason="llm planner",
         )

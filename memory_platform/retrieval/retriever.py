@@ -13,6 +13,8 @@
    component kept on the result. A lower-ranked match that a better one reaches through
    an explicit link is shown as its graph-related neighbour, which is what the two-layer
    prompt of seed 004 wants.
+5. With an LLM planner, a question that finds no match is searched again as translated
+   into the other of Chinese and English, for memories told in that language.
 """
 
 from __future__ import annotations
@@ -241,6 +243,10 @@ def _allowed_episodes(
     return frozenset(episode_ids)
 
 
+def _any_direct(results: list[SearchResult]) -> bool:
+    return any(r.layer == "direct" for r in results)
+
+
 def _vector_kinds(kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
     """The vector kinds a search seeds from: a memory is found through its own vector
     and through its topic's and object's."""
@@ -362,31 +368,40 @@ class HybridRetriever:
             # a user's first search in this process: the vectors load while the query
             # embeds (not on every search: a thread beside the embedding slows it)
             warm.submit(self._store.warm_vectors, user_id, vector_kinds)
-        query_vector = self._embed_query(query_text(plan.semantic_query))
-        lexical = self._lexical(user_id, plan.semantic_query, kind_set, want_episodes)
         filters: list[LinkType | str] | None = None
         if relation_types is not None:
             filters = list(relation_types)
         elif plan.relation_filters:
             filters = list(plan.relation_filters)
-        request = _Request(
-            user_id=user_id,
-            query=query,
-            plan=plan,
-            vector=query_vector,
-            lexical=lexical,
-            kinds=kind_set,
-            want_episodes=want_episodes,
-            visible=_Visible(types, window, include_invalid, include_sensitive, now),
-            filters=filters,
-            causes_only=plan.causes_only and relation_types is None,
-            max_results=max_results,
-            floor=floor,
-            now=now,
-            within=within,
-        )
-        with self._store.reading():  # one snapshot, one read transaction on a server
-            final = self._search_store(request)
+        visible = _Visible(types, window, include_invalid, include_sensitive, now)
+
+        def searched(as_planned: QueryPlan, asked: str) -> list[SearchResult]:
+            semantic = as_planned.semantic_query
+            request = _Request(
+                user_id=user_id,
+                query=asked,
+                plan=as_planned,
+                vector=self._embed_query(query_text(semantic)),
+                lexical=self._lexical(user_id, semantic, kind_set, want_episodes),
+                kinds=kind_set,
+                want_episodes=want_episodes,
+                visible=visible,
+                filters=filters,
+                causes_only=as_planned.causes_only and relation_types is None,
+                max_results=max_results,
+                floor=floor,
+                now=now,
+                within=within,
+            )
+            with self._store.reading():  # one snapshot, one read transaction on a server
+                return self._search_store(request)
+
+        final = searched(plan, query)
+        other = plan.other_language_query
+        if other and other != plan.semantic_query and not _any_direct(final):
+            # nothing matched as asked: the memory may have been told in the other language
+            translated = plan.model_copy(update={"semantic_query": other})
+            final = searched(translated, other)
         shown = [r for r in final if r.layer == "direct"]
         if record_access and shown:  # what matched is what was used, not its neighbours
             self._access_pool.submit(

@@ -105,6 +105,59 @@ def test_configured_llm_plans_platform_searches(tmp_path, embedder: Embedder) ->
     assert stub.requests[-1]["body"]["messages"][-1]["content"] == "我今天怎么样"
 
 
+def test_the_llm_planner_gives_the_query_in_the_other_language() -> None:
+    with OpenAIStub() as stub:
+        planner = LLMQueryPlanner(LLMClient(stub.base_url, "planner", max_attempts=1))
+        plan = {
+            "semantic_query": "我对什么过敏？",
+            "other_language_query": " What am I allergic to? ",
+        }
+        stub.reply(json.dumps(plan))
+        translated = planner.plan("我对什么过敏？", "auto", 1)
+        stub.reply(json.dumps({"semantic_query": "我对什么过敏？", "other_language_query": "  "}))
+        blank = planner.plan("我对什么过敏？", "auto", 1)
+    assert translated.other_language_query == "What am I allergic to?"
+    assert blank.other_language_query is None
+    assert "other_language_query" in stub.requests[0]["body"]["messages"][0]["content"]
+
+
+def test_a_question_that_finds_nothing_is_asked_again_in_the_other_language(
+    tmp_path, embedder: Embedder
+) -> None:
+    """Told in English, asked in Chinese: the question finds nothing as asked (the
+    embedding puts it nearer to any Chinese text than to its English answer), and the
+    planner's translation finds the fact. A question that does find something as asked
+    is not searched again."""
+    told = [
+        "I work as a nurse at the city hospital.",
+        "We are moving to a new flat in June.",
+        "My grandmother taught me to make dumplings.",
+        "I drive an old blue Toyota.",
+        "I'm saving money for a trip to Japan.",
+        "My husband snores loudly.",
+    ]
+    with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
+        for i, said in enumerate(told):
+            mp.add_messages(USER, f"s{i}", [{"role": "user", "content": said}])
+        assert mp.wait_for_indexing(USER)
+        asked = {"semantic_query": "我开什么车？", "expand_depth": 0}
+        stub.reply(json.dumps(asked))
+        untranslated = mp.search(USER, "我开什么车？", record_access=False)
+        stub.reply(json.dumps(asked | {"other_language_query": "What car do I drive?"}))
+        translated = mp.search(USER, "我开什么车？", record_access=False)
+        job = {"semantic_query": "What is my job?", "expand_depth": 0}
+        stub.reply(json.dumps(job | {"other_language_query": "我是做什么工作的？"}))
+        in_english = mp.search(USER, "What is my job?", record_access=False)
+        embedded = mp._retriever._query_cache  # type: ignore[attr-defined]
+        searched = [
+            query_text(q) in embedded for q in ("What car do I drive?", "我是做什么工作的？")
+        ]
+    assert [r for r in untranslated if r.layer == "direct"] == []
+    assert [r.text for r in translated if r.layer == "direct"][:1] == [told[3]]
+    assert [r.text for r in in_english if r.layer == "direct"][:1] == [told[0]]
+    assert searched == [True, False]  # the translation embedded only where it was searched
+
+
 def test_a_planned_memory_type_does_not_empty_a_search_among_episodes(
     tmp_path, embedder: Embedder
 ) -> None:
