@@ -134,7 +134,7 @@ class _LLMPlan(BaseModel):
 
 _PLANNER_PROMPT = """You plan searches over a user's long-term memory graph.
 Given the user's query, answer with one JSON object:
-{"semantic_query": "<the query rewritten for semantic search>",
+{"semantic_query": "<the query rewritten for semantic search, in its own language>",
  "memory_types": null or a list of 事件/事实/关系/观点 (event/fact/relation/opinion),
  "expand_depth": 0, 1 or 2 (follow links between memories this many hops),
  "relation_filters": null or a list of 因为/导致/引用/基于/相关 to follow only those links,
