@@ -115,6 +115,14 @@ class RetrievalSettings(BaseModel):
     """
 
     default_mode: Literal["auto", "fast", "deep"] = "auto"
+    llm_planner: bool = Field(
+        True,
+        description=(
+            "with an LLM configured, plan each auto-mode search with it (one chat call a "
+            "search; the plan also translates the question); false: the rules plan, and a "
+            "search never calls the LLM"
+        ),
+    )
     max_expand_depth: int = Field(2, ge=0, le=3)
     vector_weight: float = Field(0.4, ge=0)
     importance_weight: float = Field(0.2, ge=0)

@@ -284,7 +284,9 @@ class MemoryPlatform:
             self.store,
             self.embedder,
             self.settings.retrieval,
-            planner=LLMQueryPlanner(self.llm) if self.llm is not None else None,
+            planner=LLMQueryPlanner(self.llm)
+            if self.llm is not None and self.settings.retrieval.llm_planner
+            else None,
         )
         self._jobs: JobRunner = (
             CeleryJobs(self.settings)

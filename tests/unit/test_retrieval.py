@@ -158,6 +158,24 @@ def test_a_question_that_finds_nothing_is_asked_again_in_the_other_language(
     assert searched == [True, False]  # the translation embedded only where it was searched
 
 
+def test_the_llm_planner_can_be_turned_off(tmp_path, embedder: Embedder) -> None:
+    """An LLM configured for extraction need not be asked at every search."""
+    with OpenAIStub() as stub:
+        settings = Settings(
+            sqlite_path=tmp_path / "m.db",
+            llm_base_url=stub.base_url,
+            retrieval={"llm_planner": False},
+            _env_file=None,
+        )
+        with MemoryPlatform(settings, embedder=embedder) as mp:
+            mp.create_memory(USER, subject="我", memory_type="事实", topic="心情", object="不好")
+            mp.wait_for_indexing(USER)
+            results = mp.search(USER, "我今天心情怎么样")
+            assert mp.llm is not None  # still there for extraction
+    assert [r.text for r in results] == ["我 心情 不好"]
+    assert stub.chat_requests() == 0
+
+
 def test_a_planned_memory_type_does_not_empty_a_search_among_episodes(
     tmp_path, embedder: Embedder
 ) -> None:
