@@ -6,7 +6,9 @@ Each process opens the store (``memory-platform bench --scale 100k`` leaves one 
 ``--workdir``) and searches a small user of it (``--small``) in a loop on one thread; a
 second later it makes the big user's first search (depth 2) on another. Reported: how
 long that first search took, and the small user's searches that ran meanwhile: their
-count, median and slowest. ::
+count, median and slowest. ``--small colliding`` picks, in each process, a tenant whose
+memory matrix fell in the big user's lock when the caches spread their keys over 64
+locks by hash (until 2026-11-29): the user such a stripe held up. ::
 
     git worktree add /tmp/before <commit>
     .venv/bin/python benchmarks/micro/concurrent_first_load.py --store bench-100k.db \\
