@@ -4,9 +4,10 @@ fresh processes that alternate, three of each.
 
 Each process opens the store (``memory-platform bench --scale 100k`` leaves one in its
 ``--workdir``) and searches a small user of it (``--small``) in a loop on one thread; a
-second later it makes the big user's first search (depth 2) on another. Reported: how
-long that first search took, and the small user's searches that ran meanwhile: their
-count, median and slowest. ``--small colliding`` picks, in each process, a tenant whose
+second later it makes the big user's first search (depth 2) on another, or, with
+``--big-searches N``, N of them at once on N threads (an agent's parallel tool calls).
+Reported: how long the first search took (the slowest of the N), and the small user's
+searches that ran meanwhile: their count, median and slowest. ``--small colliding`` picks, in each process, a tenant whose
 memory matrix fell in the big user's lock when the caches spread their keys over 64
 locks by hash (until 2026-11-29): the user such a stripe held up. ::
 
@@ -31,7 +32,7 @@ from pathlib import Path
 from memory_platform import MemoryPlatform
 from memory_platform.config import Settings
 
-path, big, small = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+path, big, small, many = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 if small == "colliding":  # a tenant whose memory matrix had the big user's lock of 64
     small = next(
         name for name in (f"tenant-{i:05d}" for i in range(1000))
@@ -53,7 +54,18 @@ with MemoryPlatform(Settings(backend="sqlite", sqlite_path=path, _env_file=None)
     time.sleep(1.0)
     before = len(times)
     started = time.perf_counter()
-    mp.search(big, "what did I buy at the supermarket", expand_depth=2, record_access=False)
+    bigs = [
+        threading.Thread(
+            target=mp.search,
+            args=(big, f"what did I buy at the supermarket {i}"),
+            kwargs={"expand_depth": 2, "record_access": False},
+        )
+        for i in range(many)
+    ]
+    for search in bigs:
+        search.start()
+    for search in bigs:
+        search.join()
     first = time.perf_counter() - started
     stop.set()
     thread.join()
@@ -72,12 +84,15 @@ def main() -> None:
         help="the small user, or `colliding`: in each process, a tenant whose memory matrix "
         "fell in the big user's stripe when the caches spread their keys over 64 locks",
     )
+    parser.add_argument(
+        "--big-searches", type=int, default=1, help="the big user's first searches at once"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     trees = checkouts.trees(args.against)
     commits = checkouts.commits(trees)
     lines = [
-        "| code | big user's first search s | the small user's searches meanwhile: count, "
+        "| code | big user's first search s (the slowest of those at once) | the small user's searches meanwhile: count, "
         "median / slowest ms |",
         "|---|---|---|",
     ]
@@ -85,7 +100,9 @@ def main() -> None:
     firsts: dict[str, list[str]] = {name: [] for name in trees}
     for _ in range(3):
         for name, code in trees.items():
-            result = checkouts.run_on(code, _RUN, str(args.store), args.big, args.small)
+            result = checkouts.run_on(
+                code, _RUN, str(args.store), args.big, args.small, str(args.big_searches)
+            )
             during = [float(t) for t in result["during"]]
             firsts[name].append(f"{float(result['first s']):.2f}")
             rows[name].append(
@@ -105,7 +122,8 @@ def main() -> None:
     checkouts.write_report(
         args.out,
         __doc__,
-        f"big user {args.big!r}, small user {small} of `{args.store.name}`; the code "
+        f"big user {args.big!r} ({args.big_searches} first searches at once), small user "
+        f"{small} of `{args.store.name}`; the code "
         f"before at {commits['before']}, now at {commits['now']} and its working tree.",
         lines,
     )

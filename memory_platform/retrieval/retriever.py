@@ -483,15 +483,17 @@ class HybridRetriever:
             return self._side_pool
 
     def _warm_loads(self) -> ThreadPoolExecutor | None:
-        """The thread that loads a user's vectors at their first search, where the store
-        reads in parallel: its own, so that a big user's load (seconds at 100,000
-        memories) never holds up the side reads of other users' searches; a search whose
-        vectors it has not loaded yet loads them itself."""
+        """The threads that load a user's caches at their first search in the process,
+        where the store reads in parallel: the vectors, and the lexical lookup that builds
+        the user's index. They are not the side-read threads, so a big user's loads
+        (seconds at 100,000 memories), or a second search of theirs waiting for them,
+        never hold up other users' searches; a search whose vectors they have not loaded
+        yet loads them itself."""
         if not self._store.parallel_reads:
             return None
         with self._cache_lock:
             if self._warm_pool is None:
-                self._warm_pool = ThreadPoolExecutor(1, thread_name_prefix="memory-warm")
+                self._warm_pool = ThreadPoolExecutor(2, thread_name_prefix="memory-warm")
             return self._warm_pool
 
     def _lexical_kinds(self, kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
@@ -507,12 +509,15 @@ class HybridRetriever:
         """The search's lexical hits, looked up now on another thread where the store
         allows it (:meth:`_side_reads`): it runs on the other core while the vectors are
         scanned, and for a user with 100,000 memories each takes tens of milliseconds. It
-        starts after the query embedding, which uses both cores. None where the store
-        looks them up itself when seeding (one statement on a server)."""
+        starts after the query embedding, which uses both cores. A lookup that first builds
+        the user's index runs on the loading threads instead (:meth:`_warm_loads`). None
+        where the store looks them up itself when seeding (one statement on a server)."""
         wanted = self._lexical_kinds(kinds, want_episodes)
         side = self._side_reads()
         if side is None or not wanted:
             return None
+        if not self._store.lexical_in_memory(user):
+            side = self._warm_loads() or side
         k = self._settings.vector_candidates
         return side.submit(self._store.lexical_search, user, query, wanted, k).result
 

@@ -542,6 +542,12 @@ class GraphStore(ABC):
         search runs in a server)."""
         return None
 
+    def lexical_in_memory(self, user_id: str) -> bool:
+        """Whether the user's next :meth:`lexical_search` builds nothing first (always where
+        the lexical index lives in a server); a search runs a lookup that builds off the
+        threads other users' searches share."""
+        return True
+
     @abstractmethod
     def lexical_search(
         self,

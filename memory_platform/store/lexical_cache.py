@@ -266,6 +266,20 @@ class LexicalCache:
         with self._lock:
             self._entries.clear()
 
+    def ready(self, conn: sqlite3.Connection, user_id: str) -> bool:
+        """Whether the user's next lookup builds nothing: they rank from FTS5's matches, or
+        their index is held and has seen every deletion (one point read; new documents are
+        only appended). A lookup that builds an index takes a second at 100,000 documents,
+        so a search runs it off the threads other searches share."""
+        row = conn.execute(
+            "SELECT inserts, deletes FROM lexical_versions WHERE user_id = ?", (user_id,)
+        ).fetchone()
+        if row is None or row[0] - row[1] < INDEX_FROM_DOCUMENTS:
+            return True
+        with self._lock:
+            index = self._entries.get(user_id)
+        return index is not None and index.deletes == row[1]
+
     def search(
         self,
         conn: sqlite3.Connection,

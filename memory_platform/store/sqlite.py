@@ -843,6 +843,11 @@ class SQLiteGraphStore(GraphStore):
             for kind in kinds:
                 self._cache.refresh(self._conn(), user, VectorKind(kind).value)
 
+    def lexical_in_memory(self, user_id: str) -> bool:
+        user = self._check_user(user_id)
+        with self._translate():
+            return self._lexicon.ready(self._conn(), user)
+
     def lexical_search(
         self,
         user_id: str,

@@ -128,6 +128,54 @@ def test_a_search_goes_on_while_another_users_first_load_is_under_way(
     assert any("五公里" in r.text for r in found["big"])
 
 
+def test_a_big_users_index_builds_leave_the_side_threads_to_other_users(
+    platform: MemoryPlatform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two searches of a big user at once in a fresh process (an agent's parallel tool
+    calls): one builds the user's lexical index, the other waits for it. Both are stopped
+    until the small user's search ends. On the two side-read threads they would hold both,
+    and the small user's lexical lookup, which needs one, would wait for them."""
+    monkeypatch.setattr(lexical_cache, "INDEX_FROM_DOCUMENTS", 5)  # "big" builds an index
+    for i in range(8):
+        platform.create_memory("big", subject="我", memory_type="事件", topic=f"跑步 {i}")
+    platform.create_memory("small", subject="我", memory_type="事件", topic="咖啡", object="拿铁")
+    assert platform.wait_for_indexing()
+    store = platform.store
+    assert not store.lexical_in_memory("big") and store.lexical_in_memory("small")
+
+    waiting, small_done, gave_up = threading.Semaphore(0), threading.Event(), threading.Event()
+    real_lexical = store.lexical_search
+
+    def lexical(user_id: str, *args: Any, **kwargs: Any) -> Any:
+        if user_id == "big":  # building the index, or waiting on the build's lock
+            waiting.release()
+            if not small_done.wait(HANG_GUARD):
+                gave_up.set()  # the small search could not end while these waited
+        return real_lexical(user_id, *args, **kwargs)
+
+    monkeypatch.setattr(store, "lexical_search", lexical)
+    found: dict[str, list[Any]] = {}
+    bigs = [
+        threading.Thread(target=lambda q=q: found.setdefault(q, platform.search("big", q)))
+        for q in ("跑步 1", "跑步 2")
+    ]
+    for thread in bigs:
+        thread.start()
+    for _ in bigs:  # both big lookups under way
+        assert waiting.acquire(timeout=HANG_GUARD)
+    found["small"] = platform.search("small", "咖啡")
+    small_done.set()
+    for thread in bigs:
+        thread.join(HANG_GUARD)
+    assert not gave_up.is_set() and any("拿铁" in r.text for r in found["small"])
+    assert all(found[q] for q in ("跑步 1", "跑步 2"))
+    assert store.lexical_in_memory("big")  # built: the next lookups take the side threads
+    platform.delete_memory("big", found["跑步 1"][0].id)
+    assert not store.lexical_in_memory("big")  # the index has a deletion to catch up with
+    monkeypatch.setattr(store, "lexical_search", real_lexical)
+    assert platform.search("big", "跑步 3") and store.lexical_in_memory("big")
+
+
 def test_a_keys_lock_is_one_while_in_use_and_forgotten_after() -> None:
     locks = KeyLocks()
     first = locks(("alice", "memory"))
