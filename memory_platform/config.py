@@ -123,6 +123,16 @@ class RetrievalSettings(BaseModel):
             "search never calls the LLM"
         ),
     )
+    planner_timeout: float = Field(
+        1.5,
+        gt=0,
+        description=(
+            "seconds a search waits for each step of the LLM planner's request (one "
+            "attempt, no retries) before the rules plan it; after an endpoint failure the "
+            "planner rests a minute. The default keeps a planned search within the 2 s the "
+            "design asks of a search at depth 1"
+        ),
+    )
     max_expand_depth: int = Field(2, ge=0, le=3)
     vector_weight: float = Field(0.4, ge=0)
     importance_weight: float = Field(0.2, ge=0)

@@ -9,6 +9,7 @@ Celery task can back off and try later; answers that stay invalid become
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import logging
@@ -81,6 +82,16 @@ class LLMClient:
             timeout=settings.llm_timeout,
             max_attempts=settings.llm_max_retries,
         )
+
+    def with_budget(self, timeout: float, max_attempts: int = 1) -> LLMClient:
+        """A client of the same endpoint and model for calls a user waits on (a search's
+        plan, where the rules can answer at once instead): it waits at most ``timeout``
+        seconds for each step of a request (connecting, each read), never lets the HTTP
+        client retry and asks ``max_attempts`` times at most."""
+        budgeted = copy.copy(self)
+        budgeted._client = self._client.with_options(timeout=timeout, max_retries=0)
+        budgeted.max_attempts = max(1, max_attempts)
+        return budgeted
 
     def complete_json(
         self, messages: Sequence[dict[str, str]], model: type[T], temperature: float = 0.0

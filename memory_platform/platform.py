@@ -284,7 +284,7 @@ class MemoryPlatform:
             self.store,
             self.embedder,
             self.settings.retrieval,
-            planner=LLMQueryPlanner(self.llm)
+            planner=LLMQueryPlanner(self.llm.with_budget(self.settings.retrieval.planner_timeout))
             if self.llm is not None and self.settings.retrieval.llm_planner
             else None,
         )

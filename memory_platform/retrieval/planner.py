@@ -11,12 +11,14 @@ embedding puts a question nearer to anything in its own language.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from ..errors import MemoryPlatformError
-from ..llm import LLMClient
+from ..llm import LLMClient, LLMUnavailableError
 from ..models import LinkType, MemoryType
 
 __all__ = ["LLMQueryPlanner", "QueryPlan", "plan_heuristically"]
@@ -144,17 +146,32 @@ Given the user's query, answer with one JSON object:
 Causal questions (为什么, why) need expand_depth 1 and relation_filters ["导致"]."""
 
 
-class LLMQueryPlanner:
-    """Plans with an LLM; falls back to the heuristic on any failure."""
+REST_AFTER_OUTAGE = 60.0
+"""Seconds the LLM planner is not asked after its endpoint failed to answer (down, timed
+out, rate limited): through an outage, one search a minute waits for the planner's
+timeout, and the others are planned by the rules at once."""
 
-    def __init__(self, llm: LLMClient) -> None:
+
+class LLMQueryPlanner:
+    """Plans with an LLM; falls back to the heuristic on any failure, and rests
+    :data:`REST_AFTER_OUTAGE` seconds after the endpoint failed to answer.
+
+    A search waits for its plan, so ``llm`` should be a client with a short budget
+    (:meth:`LLMClient.with_budget`): with the extraction client's 30 s timeout and
+    retries, an endpoint that accepted connections and never answered held every search
+    for 91 s.
+    """
+
+    def __init__(self, llm: LLMClient, clock: Callable[[], float] = time.monotonic) -> None:
         self._llm = llm
+        self._clock = clock
+        self._resting_until = float("-inf")
 
     def plan(
         self, query: str, mode: Literal["fast", "deep", "auto"], expand_depth: int
     ) -> QueryPlan:
         fallback = plan_heuristically(query, mode, expand_depth)
-        if mode != "auto":
+        if mode != "auto" or self._clock() < self._resting_until:
             return fallback
         try:
             answer = self._llm.complete_json(
@@ -164,8 +181,16 @@ class LLMQueryPlanner:
                 ],
                 _LLMPlan,
             )
+        except LLMUnavailableError as exc:
+            self._resting_until = self._clock() + REST_AFTER_OUTAGE
+            log.warning(
+                "query planner unavailable, the rules plan searches for the next %.0f s: %s",
+                REST_AFTER_OUTAGE,
+                exc,
+            )
+            return fallback
         except MemoryPlatformError as exc:
-            log.info("query planner unavailable, using the heuristic: %s", exc)
+            log.info("query planner gave no usable plan, using the heuristic: %s", exc)
             return fallback
         depth = min(answer.expand_depth, expand_depth) if expand_depth else answer.expand_depth
         expand = answer.mode == "deep" or (answer.mode == "auto" and depth > 0)

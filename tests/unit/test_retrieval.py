@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,7 +18,7 @@ from memory_platform.llm import LLMClient
 from memory_platform.models import LexicalHit, LinkType, PathStep, VectorHit, VectorKind
 from memory_platform.retrieval import SearchResult, format_context, plan_heuristically
 from memory_platform.retrieval.context import NOTHING_RELEVANT
-from memory_platform.retrieval.planner import LLMQueryPlanner
+from memory_platform.retrieval.planner import REST_AFTER_OUTAGE, LLMQueryPlanner
 from memory_platform.retrieval.scoring import access_frequency, recency
 from memory_platform.store.base import Seeds
 from tests.support.openai_stub import OpenAIStub
@@ -156,6 +158,68 @@ def test_a_question_that_finds_nothing_is_asked_again_in_the_other_language(
     assert [r.text for r in translated if r.layer == "direct"][:1] == [told[3]]
     assert [r.text for r in in_english if r.layer == "direct"][:1] == [told[0]]
     assert searched == [True, False]  # the translation embedded only where it was searched
+
+
+def test_the_llm_planner_rests_after_an_outage_not_after_a_bad_answer() -> None:
+    """Through an outage a search is planned by the rules at once instead of waiting on
+    the endpoint again; a bad answer is only that search's loss."""
+    now = [0.0]
+    plan = json.dumps({"semantic_query": "爵士乐", "expand_depth": 0})
+    with OpenAIStub() as stub:
+        client = LLMClient(stub.base_url, "planner").with_budget(timeout=10)
+        planner = LLMQueryPlanner(client, clock=lambda: now[0])
+        stub.reply("not json")
+        stub.reply(plan)
+        after_bad = [planner.plan("我喜欢什么音乐", "auto", 1) for _ in range(2)]
+        stub.fail(503)
+        stub.reply(plan)
+        during = [planner.plan("我喜欢什么音乐", "auto", 1) for _ in range(2)]
+        asked_during = stub.chat_requests()
+        now[0] += REST_AFTER_OUTAGE - 1
+        still = planner.plan("我喜欢什么音乐", "auto", 1)
+        now[0] += 2
+        after = planner.plan("我喜欢什么音乐", "auto", 1)
+    assert [p.reason for p in after_bad] == ["no cue", "llm planner"]
+    assert [p.reason for p in during] == ["no cue", "no cue"]
+    assert asked_during == 3  # the bad answer, its successor, the 503: none while resting
+    assert still.reason == "no cue" and after.reason == "llm planner"
+    assert stub.chat_requests() == 4
+
+
+def test_a_search_waits_for_a_silent_llm_only_the_planners_budget(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """An endpoint that accepts connections and never answers (an overloaded server, a
+    dropped route) held every planned search for 91 s: three tries of the extraction
+    client's 30 s timeout. The planner asks once within its own budget, then rests."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):  # closed at the end of the test
+            while True:
+                accepted.append(silent.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    settings = Settings(
+        sqlite_path=tmp_path / "m.db",
+        llm_base_url=f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
+        retrieval={"planner_timeout": 0.2},
+        _env_file=None,
+    )
+    try:
+        with MemoryPlatform(settings, embedder=embedder) as mp:
+            mp.create_memory(USER, subject="我", memory_type="事实", topic="喜欢", object="爵士乐")
+            assert mp.wait_for_indexing(USER)
+            found = [mp.search(USER, f"我喜欢什么音乐 {i}", record_access=False) for i in range(3)]
+    finally:
+        silent.close()
+        for conn in accepted:
+            conn.close()
+    assert all(r and r[0].text == "我 喜欢 爵士乐" for r in found)
+    assert len(accepted) == 1  # one request, not retried; the later searches asked nobody
 
 
 def test_the_llm_planner_can_be_turned_off(tmp_path, embedder: Embedder) -> None:
