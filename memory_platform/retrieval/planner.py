@@ -2,7 +2,11 @@
 
 The heuristic (seed 000 §12.3.2) expands when the query asks for causes or relations,
 in Chinese or English; an LLM planner, when configured, may rewrite the query and pick
-types, depth and relation filters, and the heuristic is the fallback when it fails. The
+depth and relation filters, and the heuristic is the fallback when it fails. It does not
+narrow a search to memory types: a guessed type shut out every episode (the turns of a
+conversation have none) and the memories told under another type, so "What car do I
+drive?" planned as a fact found nothing of a user whose car was only said in a chat; a
+type is the caller's filter (``memory_types``). The
 LLM planner also translates the query into the other of Chinese and English: a memory told
 in one language is found by a question in the other only about half the time, since the
 embedding puts a question nearer to anything in its own language.
@@ -19,7 +23,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from ..errors import MemoryPlatformError
 from ..llm import LLMClient, LLMUnavailableError
-from ..models import LinkType, MemoryType
+from ..models import LinkType
 
 __all__ = ["LLMQueryPlanner", "QueryPlan", "plan_heuristically"]
 
@@ -46,7 +50,6 @@ class QueryPlan(BaseModel):
     expand_depth: int = Field(1, ge=0, le=3)
     relation_filters: list[LinkType] | None = None
     causes_only: bool = False
-    memory_types: list[MemoryType] | None = None
     other_language_query: str | None = None
     """The query as asked in the other of Chinese and English (LLM planner only): searched
     when the query itself finds nothing, for memories told in that language."""
@@ -112,7 +115,6 @@ def plan_heuristically(
 
 class _LLMPlan(BaseModel):
     semantic_query: str = Field(min_length=1, max_length=2000)
-    memory_types: list[MemoryType] | None = None
     expand_depth: int = Field(1, ge=0, le=2)
     relation_filters: list[str] | None = None
     mode: Literal["fast", "deep", "auto"] = "auto"
@@ -137,7 +139,6 @@ class _LLMPlan(BaseModel):
 _PLANNER_PROMPT = """You plan searches over a user's long-term memory graph.
 Given the user's query, answer with one JSON object:
 {"semantic_query": "<the query rewritten for semantic search, in its own language>",
- "memory_types": null or a list of 事件/事实/关系/观点 (event/fact/relation/opinion),
  "expand_depth": 0, 1 or 2 (follow links between memories this many hops),
  "relation_filters": null or a list of 因为/导致/引用/基于/相关 to follow only those links,
  "mode": "fast" (no links), "deep" (follow links) or "auto",
@@ -202,7 +203,6 @@ class LLMQueryPlanner:
             relation_filters=[LinkType(v) for v in answer.relation_filters]
             if answer.relation_filters
             else None,
-            memory_types=answer.memory_types,
             other_language_query=(answer.other_language_query or "").strip() or None,
             reason="llm planner",
         )

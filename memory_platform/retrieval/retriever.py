@@ -356,9 +356,7 @@ class HybridRetriever:
         if not isinstance(floor, int | float) or isinstance(floor, bool) or not 0 <= floor <= 1:
             raise InvalidInputError("must be between 0 and 1", "min_relevance")
         plan = self.plan(query, mode, expand_depth)
-        types = list(memory_types) if memory_types else plan.memory_types
-        if within is not None:  # episodes have no type: a planner's guess must not empty it
-            types = None
+        types = list(memory_types) if memory_types else None  # the caller's, never a guess
         now = now or datetime.now(UTC)
 
         want_episodes = VectorKind.EPISODE in kind_set and not types  # episodes have no type

@@ -240,23 +240,30 @@ def test_the_llm_planner_can_be_turned_off(tmp_path, embedder: Embedder) -> None
     assert stub.chat_requests() == 0
 
 
-def test_a_planned_memory_type_does_not_empty_a_search_among_episodes(
+def test_a_type_the_llm_planner_guesses_does_not_narrow_the_search(
     tmp_path, embedder: Embedder
 ) -> None:
-    """The LLM planner may narrow a question to a memory type ("my opinion" -> 观点);
-    episodes have none, so a search among given episodes (a LangGraph namespace) keeps
-    them, while an explicit type with episode ids is refused as the mistake it is."""
+    """An LLM asked to plan may still name memory types ("my opinion" -> 观点, "what car"
+    -> 事实). Taken as a filter, a guess shut out every episode (the turns of a chat have
+    no type) and every memory told under another type: both searches below found nothing.
+    Only the caller's ``memory_types`` filters, and it is refused with episode ids."""
     with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
         [note] = mp.add_episodes(USER, [{"text": "I think jazz is the best music"}])
+        mp.create_memory(USER, subject="我", memory_type="事件", topic="买车", object="蓝色丰田")
         mp.wait_for_indexing(USER)
-        plan = {"semantic_query": "opinion of jazz music", "memory_types": ["观点"]}
-        stub.reply(json.dumps(plan))
-        assert mp.search(USER, "what do I think of jazz?") == []  # types exclude episodes
-        stub.reply(json.dumps(plan))
-        found = mp.search(USER, "what do I think of jazz?", episode_ids=[note])
+        stub.reply(json.dumps({"semantic_query": "opinion of jazz", "memory_types": ["观点"]}))
+        said = mp.search(USER, "what do I think of jazz?", record_access=False)
+        stub.reply(json.dumps({"semantic_query": "我买了什么车", "memory_types": ["事实"]}))
+        told = mp.search(USER, "我买了什么车？", record_access=False)
+        stub.reply(json.dumps({"semantic_query": "opinion of jazz", "memory_types": ["观点"]}))
+        within = mp.search(USER, "what do I think of jazz?", episode_ids=[note])
+        typed = mp.search(USER, "jazz", mode="fast", memory_types=["事实"], record_access=False)
         with pytest.raises(InvalidInputError, match="memory_types"):
             mp.search(USER, "jazz", memory_types=["观点"], episode_ids=[note])
-    assert [r.id for r in found] == [note]
+    assert [r.id for r in said if r.layer == "direct"][:1] == [note]
+    assert [r.text for r in told if r.layer == "direct"][:1] == ["我 买车 蓝色丰田"]
+    assert [r.id for r in within] == [note]
+    assert typed == []  # the caller's type does filter: no fact, and episodes have none
 
 
 _FILLER_TOPICS = [
