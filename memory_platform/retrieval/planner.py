@@ -153,6 +153,27 @@ out, rate limited): through an outage, one search a minute waits for the planner
 timeout, and the others are planned by the rules at once."""
 
 
+def _with_llm_answer(rules: QueryPlan, answer: _LLMPlan, expand_depth: int) -> QueryPlan:
+    """The rules' plan with the LLM's query, its translation and any expansion it asks
+    for beyond theirs. The LLM adds and never takes away: a "why" question follows causes
+    (seed 000 §12.5) whatever the model answered, and no plan goes deeper than the
+    caller's ``expand_depth`` (0: direct matches only)."""
+    plan = rules.model_copy(
+        update={
+            "semantic_query": answer.semantic_query,
+            "other_language_query": (answer.other_language_query or "").strip() or None,
+            "reason": "llm planner",
+        }
+    )
+    wants = answer.mode == "deep" or (answer.mode == "auto" and answer.expand_depth > 0)
+    if wants and not rules.expand and expand_depth > 0:
+        plan.expand = True
+        plan.expand_depth = min(max(answer.expand_depth, 1), expand_depth)
+        if answer.relation_filters:
+            plan.relation_filters = [LinkType(v) for v in answer.relation_filters]
+    return plan
+
+
 class LLMQueryPlanner:
     """Plans with an LLM; falls back to the heuristic on any failure, and rests
     :data:`REST_AFTER_OUTAGE` seconds after the endpoint failed to answer.
@@ -173,7 +194,7 @@ class LLMQueryPlanner:
     ) -> QueryPlan:
         fallback = plan_heuristically(query, mode, expand_depth)
         if mode != "auto" or self._clock() < self._resting_until:
-            return fallback
+            return fallback  # (expand_depth 0 still asks: the translation may be needed)
         try:
             answer = self._llm.complete_json(
                 [
@@ -193,16 +214,5 @@ class LLMQueryPlanner:
         except MemoryPlatformError as exc:
             log.info("query planner gave no usable plan, using the heuristic: %s", exc)
             return fallback
-        depth = min(answer.expand_depth, expand_depth) if expand_depth else answer.expand_depth
-        expand = answer.mode == "deep" or (answer.mode == "auto" and depth > 0)
-        return QueryPlan(
-            semantic_query=answer.semantic_query,
-            mode=answer.mode,
-            expand=expand and depth > 0,
-            expand_depth=depth,
-            relation_filters=[LinkType(v) for v in answer.relation_filters]
-            if answer.relation_filters
-            else None,
-            other_language_query=(answer.other_language_query or "").strip() or None,
-            reason="llm planner",
-        )
+        return _with_llm_answer(fallback, answer, expand_depth)
+

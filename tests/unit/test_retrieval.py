@@ -107,6 +107,37 @@ def test_configured_llm_plans_platform_searches(tmp_path, embedder: Embedder) ->
     assert stub.requests[-1]["body"]["messages"][-1]["content"] == "我今天怎么样"
 
 
+def test_an_llm_plan_adds_to_the_rules_and_never_takes_away(tmp_path, embedder: Embedder) -> None:
+    """Seed 000 §12.5 with a model that ignores the prompt's advice: it plans "why" as a
+    fast search, yet the bad night still comes through the causal link; a caller's
+    expand_depth 0 is not deepened by a model that asks for 2; and a model may expand a
+    question whose words give the rules no cue."""
+    with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
+        mood = mp.create_memory(USER, subject="我", memory_type="事实", topic="心情", object="不好")
+        night = mp.create_memory(
+            USER, subject="我", memory_type="事件", topic="睡眠", object="不好"
+        )
+        assert mp.link_memories(USER, night, mood, "导致")["success"]
+        assert mp.wait_for_indexing(USER)
+        fast = {"semantic_query": "心情不好", "expand_depth": 0, "mode": "fast"}
+        stub.reply(json.dumps(fast))
+        why = mp.search(USER, "我为什么今天不开心?", record_access=False)
+        stub.reply(json.dumps({"semantic_query": "心情不好", "expand_depth": 2, "mode": "deep"}))
+        direct_only = mp.search(USER, "我为什么今天不开心?", expand_depth=0, record_access=False)
+        deep = {"semantic_query": "心情不好", "expand_depth": 1, "relation_filters": ["导致"]}
+        stub.reply(json.dumps(deep))
+        asked = mp.search(USER, "我今天心情怎么样", record_access=False)
+        stub.reply(json.dumps(fast))
+        unasked = mp.search(USER, "我今天心情怎么样", record_access=False)
+    assert [(r.id, r.layer) for r in why] == [
+        (mood, "direct"),
+        (night, "related"),
+    ]
+    assert "related" not in {r.layer for r in direct_only}
+    assert (night, "related") in [(r.id, r.layer) for r in asked]
+    assert "related" not in {r.layer for r in unasked}
+
+
 def test_the_llm_planner_gives_the_query_in_the_other_language() -> None:
     with OpenAIStub() as stub:
         planner = LLMQueryPlanner(LLMClient(stub.base_url, "planner", max_attempts=1))
