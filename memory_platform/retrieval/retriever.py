@@ -13,8 +13,10 @@
    component kept on the result. A lower-ranked match that a better one reaches through
    an explicit link is shown as its graph-related neighbour, which is what the two-layer
    prompt of seed 004 wants.
-5. With an LLM planner, a question that finds no match is searched again as translated
-   into the other of Chinese and English, for memories told in that language.
+5. With an LLM planner, a question that finds no match as asked is searched again as the
+   planner rewrote it, then as translated into the other of Chinese and English, for
+   memories told in that language. The question as asked comes first: relevance and its
+   floor were calibrated on questions as people ask them, not on a model's rewrites.
 """
 
 from __future__ import annotations
@@ -394,12 +396,16 @@ class HybridRetriever:
             with self._store.reading():  # one snapshot, one read transaction on a server
                 return self._search_store(request)
 
-        final = searched(plan, query)
-        other = plan.other_language_query
-        if other and other != plan.semantic_query and not _any_direct(final):
-            # nothing matched as asked: the memory may have been told in the other language
-            translated = plan.model_copy(update={"semantic_query": other})
-            final = searched(translated, other)
+        final = searched(plan.model_copy(update={"semantic_query": query}), query)
+        tried = {query}
+        for text, asked in ((plan.semantic_query, query), (plan.other_language_query, None)):
+            if _any_direct(final):
+                break
+            if text and text not in tried:
+                # nothing matched as asked: the planner's rewrite, then its translation (the
+                # memory may have been told in the other language)
+                tried.add(text)
+                final = searched(plan.model_copy(update={"semantic_query": text}), asked or text)
         shown = [r for r in final if r.layer == "direct"]
         if record_access and shown:  # what matched is what was used, not its neighbours
             self._access_pool.submit(

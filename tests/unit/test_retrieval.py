@@ -253,6 +253,28 @@ def test_a_search_waits_for_a_silent_llm_only_the_planners_budget(
     assert len(accepted) == 1  # one request, not retried; the later searches asked nobody
 
 
+def test_the_question_as_asked_comes_before_the_planners_rewrite(
+    tmp_path, embedder: Embedder
+) -> None:
+    """Relevance and its floor were calibrated on questions as people ask them: a rewrite
+    that misses cannot lose what the question finds, and a question that finds nothing
+    as asked is searched as rewritten."""
+    with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
+        jazz = mp.create_memory(
+            USER, subject="我", memory_type="观点", topic="喜欢", object="爵士乐"
+        )
+        assert mp.wait_for_indexing(USER)
+        stub.reply(json.dumps({"semantic_query": "明天 天气 预报", "expand_depth": 0}))
+        missed = mp.search(USER, "我喜欢什么音乐？", record_access=False)
+        stub.reply(json.dumps({"semantic_query": "明天 天气 预报", "expand_depth": 0}))
+        vague = mp.search(USER, "明天天气怎么样", record_access=False)
+        stub.reply(json.dumps({"semantic_query": "喜欢 爵士乐", "expand_depth": 0}))
+        rewritten = mp.search(USER, "明天天气怎么样", record_access=False)
+    assert [r.id for r in missed if r.layer == "direct"][:1] == [jazz]
+    assert [r for r in vague if r.layer == "direct"] == []
+    assert [r.id for r in rewritten if r.layer == "direct"][:1] == [jazz]
+
+
 def test_the_llm_planner_can_be_turned_off(tmp_path, embedder: Embedder) -> None:
     """An LLM configured for extraction need not be asked at every search."""
     with OpenAIStub() as stub:
