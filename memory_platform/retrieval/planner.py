@@ -45,6 +45,8 @@ class QueryPlan(BaseModel):
     """How one query is searched."""
 
     semantic_query: str
+    """The text the channels search: the query itself from the rules; an LLM planner's
+    rewrite, which a search tries only when the query as asked matches nothing."""
     mode: Literal["fast", "deep", "auto"] = "auto"
     expand: bool = False
     expand_depth: int = Field(1, ge=0, le=3)
