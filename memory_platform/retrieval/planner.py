@@ -217,4 +217,3 @@ class LLMQueryPlanner:
             log.info("query planner gave no usable plan, using the heuristic: %s", exc)
             return fallback
         return _with_llm_answer(fallback, answer, expand_depth)
-
