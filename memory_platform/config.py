@@ -118,9 +118,10 @@ class RetrievalSettings(BaseModel):
     llm_planner: bool = Field(
         True,
         description=(
-            "with an LLM configured, plan each auto-mode search with it (one chat call a "
-            "search; the plan also translates the question); false: the rules plan, and a "
-            "search never calls the LLM"
+            "with an LLM configured, plan again with it a question that found nothing as "
+            "asked (one chat call: a rewrite, a translation, further expansion); a search "
+            "that finds something never calls it; false: the rules alone plan, and a search "
+            "never calls the LLM"
         ),
     )
     planner_timeout: float = Field(

@@ -1,15 +1,16 @@
 """Decides how to search: expand through the graph or not, and along which relations.
 
-The heuristic (seed 000 §12.3.2) expands when the query asks for causes or relations,
-in Chinese or English; an LLM planner, when configured, may rewrite the query and pick
-depth and relation filters, and the heuristic is the fallback when it fails. It does not
-narrow a search to memory types: a guessed type shut out every episode (the turns of a
-conversation have none) and the memories told under another type, so "What car do I
-drive?" planned as a fact found nothing of a user whose car was only said in a chat; a
-type is the caller's filter (``memory_types``). The
-LLM planner also translates the query into the other of Chinese and English: a memory told
-in one language is found by a question in the other only about half the time, since the
-embedding puts a question nearer to anything in its own language.
+The heuristic (seed 000 §12.3.2) plans every search: it expands when the query asks for
+causes or relations, in Chinese or English. An LLM planner, when configured, is asked
+only when that search found nothing (a search that finds something waits for no LLM):
+it rewrites the query, translates it into the other of Chinese and English (a memory
+told in one language is found by a question in the other only about half the time, since
+the embedding puts a question nearer to anything in its own language) and may expand
+further; the heuristic is the fallback when it fails. It does not narrow a search to
+memory types: a guessed type shut out every episode (the turns of a conversation have
+none) and the memories told under another type, so "What car do I drive?" planned as a
+fact found nothing of a user whose car was only said in a chat; a type is the caller's
+filter (``memory_types``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class QueryPlan(BaseModel):
 
     semantic_query: str
     """The text the channels search: the query itself from the rules; an LLM planner's
-    rewrite, which a search tries only when the query as asked matches nothing."""
+    rewrite, asked for and searched only when the query as asked matches nothing."""
     mode: Literal["fast", "deep", "auto"] = "auto"
     expand: bool = False
     expand_depth: int = Field(1, ge=0, le=3)
@@ -168,7 +169,7 @@ def _with_llm_answer(rules: QueryPlan, answer: _LLMPlan, expand_depth: int) -> Q
         }
     )
     wants = answer.mode == "deep" or (answer.mode == "auto" and answer.expand_depth > 0)
-    if wants and not rules.expand and expand_depth > 0:
+    if wants and rules.mode == "auto" and not rules.expand and expand_depth > 0:
         plan.expand = True
         plan.expand_depth = min(max(answer.expand_depth, 1), expand_depth)
         if answer.relation_filters:
@@ -177,8 +178,9 @@ def _with_llm_answer(rules: QueryPlan, answer: _LLMPlan, expand_depth: int) -> Q
 
 
 class LLMQueryPlanner:
-    """Plans with an LLM; falls back to the heuristic on any failure, and rests
-    :data:`REST_AFTER_OUTAGE` seconds after the endpoint failed to answer.
+    """Plans with an LLM a search that found nothing as the rules planned it; falls back
+    to the rules on any failure, and rests :data:`REST_AFTER_OUTAGE` seconds after the
+    endpoint failed to answer.
 
     A search waits for its plan, so ``llm`` should be a client with a short budget
     (:meth:`LLMClient.with_budget`): with the extraction client's 30 s timeout and
@@ -195,8 +197,8 @@ class LLMQueryPlanner:
         self, query: str, mode: Literal["fast", "deep", "auto"], expand_depth: int
     ) -> QueryPlan:
         fallback = plan_heuristically(query, mode, expand_depth)
-        if mode != "auto" or self._clock() < self._resting_until:
-            return fallback  # (expand_depth 0 still asks: the translation may be needed)
+        if self._clock() < self._resting_until:
+            return fallback
         try:
             answer = self._llm.complete_json(
                 [

@@ -13,10 +13,12 @@
    component kept on the result. A lower-ranked match that a better one reaches through
    an explicit link is shown as its graph-related neighbour, which is what the two-layer
    prompt of seed 004 wants.
-5. With an LLM planner, a question that finds no match as asked is searched again as the
-   planner rewrote it, then as translated into the other of Chinese and English, for
-   memories told in that language. The question as asked comes first: relevance and its
-   floor were calibrated on questions as people ask them, not on a model's rewrites.
+5. The rules plan (:func:`.planner.plan_heuristically`). With an LLM planner configured, a
+   question that finds no match as asked is then planned by the LLM and searched as it
+   rewrote it, then as translated into the other of Chinese and English, for memories
+   told in that language. The question as asked comes first: relevance and its floor
+   were calibrated on questions as people ask them, not on a model's rewrites, and a
+   search that finds something waits for no LLM.
 """
 
 from __future__ import annotations
@@ -306,9 +308,8 @@ class HybridRetriever:
     # -- public ------------------------------------------------------------------------
 
     def plan(self, query: str, mode: Mode, expand_depth: int) -> QueryPlan:
-        """How the query will be searched (LLM planner when configured, else heuristic)."""
-        if self._planner is not None:
-            return self._planner.plan(query, mode, expand_depth)
+        """The plan a search starts with: the rules' (seed 000 §12.3.2). An LLM planner,
+        where configured, is asked only once that search has found nothing."""
         return plan_heuristically(query, mode, expand_depth)
 
     def search(
@@ -368,15 +369,15 @@ class HybridRetriever:
             # a user's first search in this process: the vectors load while the query
             # embeds (not on every search: a thread beside the embedding slows it)
             warm.submit(self._store.warm_vectors, user_id, vector_kinds)
-        filters: list[LinkType | str] | None = None
-        if relation_types is not None:
-            filters = list(relation_types)
-        elif plan.relation_filters:
-            filters = list(plan.relation_filters)
         visible = _Visible(types, window, include_invalid, include_sensitive, now)
 
         def searched(as_planned: QueryPlan, asked: str) -> list[SearchResult]:
             semantic = as_planned.semantic_query
+            filters: list[LinkType | str] | None = None
+            if relation_types is not None:
+                filters = list(relation_types)
+            elif as_planned.relation_filters:
+                filters = list(as_planned.relation_filters)
             request = _Request(
                 user_id=user_id,
                 query=asked,
@@ -396,16 +397,21 @@ class HybridRetriever:
             with self._store.reading():  # one snapshot, one read transaction on a server
                 return self._search_store(request)
 
-        final = searched(plan.model_copy(update={"semantic_query": query}), query)
-        tried = {query}
-        for text, asked in ((plan.semantic_query, query), (plan.other_language_query, None)):
-            if _any_direct(final):
-                break
-            if text and text not in tried:
-                # nothing matched as asked: the planner's rewrite, then its translation (the
-                # memory may have been told in the other language)
-                tried.add(text)
-                final = searched(plan.model_copy(update={"semantic_query": text}), asked or text)
+        final = searched(plan, query)
+        if self._planner is not None and not _any_direct(final):
+            # nothing matched as asked: the LLM planner's rewrite, then its translation (the
+            # memory may have been told in the other language)
+            second = self._planner.plan(query, mode, expand_depth)
+            tried = {query}
+            for text, asked in (
+                (second.semantic_query, query),
+                (second.other_language_query, None),
+            ):
+                if text and text not in tried and not _any_direct(final):
+                    tried.add(text)
+                    final = searched(
+                        second.model_copy(update={"semantic_query": text}), asked or text
+                    )
         shown = [r for r in final if r.layer == "direct"]
         if record_access and shown:  # what matched is what was used, not its neighbours
             self._access_pool.submit(

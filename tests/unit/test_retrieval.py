@@ -95,47 +95,54 @@ def _planned(stub: OpenAIStub, tmp_path: Path, embedder: Embedder) -> MemoryPlat
     return MemoryPlatform(settings, embedder=embedder)
 
 
-def test_configured_llm_plans_platform_searches(tmp_path, embedder: Embedder) -> None:
+def test_a_configured_llm_is_asked_only_when_the_question_finds_nothing(
+    tmp_path, embedder: Embedder
+) -> None:
+    """A search that finds something waits for no LLM; one that finds nothing as asked
+    asks the planner, and searches as it rewrote the question."""
     with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
         mp.create_memory(USER, subject="我", memory_type="事实", topic="心情", object="不好")
         mp.wait_for_indexing(USER)
-        stub.reply(
-            json.dumps({"semantic_query": "我 心情 不好", "expand_depth": 0, "mode": "fast"})
-        )
-        results = mp.search(USER, "我今天怎么样")
-    assert [r.text for r in results] == ["我 心情 不好"]
-    assert stub.requests[-1]["body"]["messages"][-1]["content"] == "我今天怎么样"
+        found = mp.search(USER, "我今天心情怎么样", record_access=False)
+        asked_when_found = stub.chat_requests()
+        stub.reply(json.dumps({"semantic_query": "我 心情 不好", "expand_depth": 0}))
+        rewritten = mp.search(USER, "最近那件事", record_access=False)
+    assert [r.text for r in found][:1] == ["我 心情 不好"] and asked_when_found == 0
+    assert [r.text for r in rewritten] == ["我 心情 不好"]
+    assert stub.requests[-1]["body"]["messages"][-1]["content"] == "最近那件事"
 
 
 def test_an_llm_plan_adds_to_the_rules_and_never_takes_away(tmp_path, embedder: Embedder) -> None:
-    """Seed 000 §12.5 with a model that ignores the prompt's advice: it plans "why" as a
-    fast search, yet the bad night still comes through the causal link; a caller's
-    expand_depth 0 is not deepened by a model that asks for 2; and a model may expand a
-    question whose words give the rules no cue."""
+    """Seed 000 §12.5's causal walk with a model that ignores the prompt's advice: asked
+    for a why question that found nothing as asked, it plans a fast search, yet the bad
+    night still comes through the causal link; a caller's expand_depth 0 is not deepened
+    by a model that asks for 2; and a model may expand a question whose words give the
+    rules no cue (the boss's overtime, linked to the mood, matches no word of it)."""
     with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
         mood = mp.create_memory(USER, subject="我", memory_type="事实", topic="心情", object="不好")
         night = mp.create_memory(
             USER, subject="我", memory_type="事件", topic="睡眠", object="不好"
         )
         assert mp.link_memories(USER, night, mood, "导致")["success"]
+        work = mp.create_memory(
+            USER, subject="老板", memory_type="事件", topic="派来", object="加班"
+        )
+        assert mp.link_memories(USER, work, mood, "相关")["success"]
         assert mp.wait_for_indexing(USER)
-        fast = {"semantic_query": "心情不好", "expand_depth": 0, "mode": "fast"}
+        fast = {"semantic_query": "我 心情 不好", "expand_depth": 0, "mode": "fast"}
         stub.reply(json.dumps(fast))
-        why = mp.search(USER, "我为什么今天不开心?", record_access=False)
-        stub.reply(json.dumps({"semantic_query": "心情不好", "expand_depth": 2, "mode": "deep"}))
-        direct_only = mp.search(USER, "我为什么今天不开心?", expand_depth=0, record_access=False)
-        deep = {"semantic_query": "心情不好", "expand_depth": 1, "relation_filters": ["导致"]}
-        stub.reply(json.dumps(deep))
-        asked = mp.search(USER, "我今天心情怎么样", record_access=False)
+        why = mp.search(USER, "这是为什么", record_access=False)
+        stub.reply(json.dumps(fast | {"expand_depth": 2, "mode": "deep"}))
+        direct_only = mp.search(USER, "这是为什么", expand_depth=0, record_access=False)
+        stub.reply(json.dumps(fast | {"expand_depth": 1, "mode": "auto"}))
+        asked = mp.search(USER, "最近那件事", record_access=False)
         stub.reply(json.dumps(fast))
-        unasked = mp.search(USER, "我今天心情怎么样", record_access=False)
-    assert [(r.id, r.layer) for r in why] == [
-        (mood, "direct"),
-        (night, "related"),
-    ]
+        unasked = mp.search(USER, "最近那件事", record_access=False)
+    assert stub.chat_requests() == 4  # each found nothing as asked
+    assert [(r.id, r.layer) for r in why] == [(mood, "direct"), (night, "related")]
     assert "related" not in {r.layer for r in direct_only}
-    assert (night, "related") in [(r.id, r.layer) for r in asked]
-    assert "related" not in {r.layer for r in unasked}
+    assert (work, "related") in [(r.id, r.layer) for r in asked]  # the model's expansion
+    assert work not in [r.id for r in unasked]
 
 
 def test_the_llm_planner_gives_the_query_in_the_other_language() -> None:
@@ -222,7 +229,8 @@ def test_a_search_waits_for_a_silent_llm_only_the_planners_budget(
 ) -> None:
     """An endpoint that accepts connections and never answers (an overloaded server, a
     dropped route) held every planned search for 91 s: three tries of the extraction
-    client's 30 s timeout. The planner asks once within its own budget, then rests."""
+    client's 30 s timeout. The planner asks once within its own budget, then rests; a
+    search that finds something never asks."""
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(8)
@@ -244,35 +252,39 @@ def test_a_search_waits_for_a_silent_llm_only_the_planners_budget(
         with MemoryPlatform(settings, embedder=embedder) as mp:
             mp.create_memory(USER, subject="我", memory_type="事实", topic="喜欢", object="爵士乐")
             assert mp.wait_for_indexing(USER)
-            found = [mp.search(USER, f"我喜欢什么音乐 {i}", record_access=False) for i in range(3)]
+            found = mp.search(USER, "我喜欢什么音乐？", record_access=False)
+            unasked = len(accepted)
+            none = [mp.search(USER, f"明天天气怎么样 {i}", record_access=False) for i in range(3)]
+            again = mp.search(USER, "我喜欢什么音乐？", record_access=False)
     finally:
         silent.close()
         for conn in accepted:
             conn.close()
-    assert all(r and r[0].text == "我 喜欢 爵士乐" for r in found)
+    assert [r.text for r in found][:1] == [r.text for r in again][:1] == ["我 喜欢 爵士乐"]
+    assert unasked == 0 and none == [[], [], []]
     assert len(accepted) == 1  # one request, not retried; the later searches asked nobody
 
 
 def test_the_question_as_asked_comes_before_the_planners_rewrite(
     tmp_path, embedder: Embedder
 ) -> None:
-    """Relevance and its floor were calibrated on questions as people ask them: a rewrite
-    that misses cannot lose what the question finds, and a question that finds nothing
-    as asked is searched as rewritten."""
+    """Relevance and its floor were calibrated on questions as people ask them: what the
+    question finds as asked is what the search returns, and only a question that finds
+    nothing is searched as the planner rewrote it (a rewrite that misses finds nothing)."""
     with OpenAIStub() as stub, _planned(stub, tmp_path, embedder) as mp:
         jazz = mp.create_memory(
             USER, subject="我", memory_type="观点", topic="喜欢", object="爵士乐"
         )
         assert mp.wait_for_indexing(USER)
         stub.reply(json.dumps({"semantic_query": "明天 天气 预报", "expand_depth": 0}))
-        missed = mp.search(USER, "我喜欢什么音乐？", record_access=False)
-        stub.reply(json.dumps({"semantic_query": "明天 天气 预报", "expand_depth": 0}))
-        vague = mp.search(USER, "明天天气怎么样", record_access=False)
+        as_asked = mp.search(USER, "我喜欢什么音乐？", record_access=False)
+        missed = mp.search(USER, "那件事呢", record_access=False)  # takes the weather rewrite
         stub.reply(json.dumps({"semantic_query": "喜欢 爵士乐", "expand_depth": 0}))
-        rewritten = mp.search(USER, "明天天气怎么样", record_access=False)
-    assert [r.id for r in missed if r.layer == "direct"][:1] == [jazz]
-    assert [r for r in vague if r.layer == "direct"] == []
+        rewritten = mp.search(USER, "那件事呢", record_access=False)
+    assert [r.id for r in as_asked if r.layer == "direct"][:1] == [jazz]
+    assert [r for r in missed if r.layer == "direct"] == []
     assert [r.id for r in rewritten if r.layer == "direct"][:1] == [jazz]
+    assert stub.chat_requests() == 2
 
 
 def test_the_llm_planner_can_be_turned_off(tmp_path, embedder: Embedder) -> None:
