@@ -172,6 +172,9 @@ def main() -> None:
             with OpenAIStub() as stub:
 
                 def planning(question: str, translation: str) -> None:
+                    # the planner is asked only by a search that found nothing: drop the
+                    # reply the last question left unasked
+                    stub.replies.clear()
                     plan = {"semantic_query": question, "other_language_query": translation}
                     stub.reply(json.dumps(plan))
 
