@@ -45,6 +45,7 @@ from ..builder import (
 from ..config import RetrievalSettings
 from ..embeddings import Embedder, embed_queries, query_text
 from ..errors import InvalidInputError
+from ..heap import release_freed_memory
 from ..models import (
     Episode,
     ExpansionHit,
@@ -526,10 +527,22 @@ class HybridRetriever:
         side = self._side_reads()
         if side is None or not wanted:
             return None
-        if not self._store.lexical_in_memory(user):
-            side = self._warm_loads() or side
         k = self._settings.vector_candidates
+        warm = None if self._store.lexical_in_memory(user) else self._warm_loads()
+        if warm is not None:
+            return warm.submit(self._building_lexical, user, query, wanted, k).result
         return side.submit(self._store.lexical_search, user, query, wanted, k).result
+
+    def _building_lexical(
+        self, user: str, query: str, kinds: list[VectorKind], k: int
+    ) -> list[LexicalHit]:
+        """A lookup that builds the user's index, on a loading thread; what the build freed
+        is then handed back to the system (:func:`..heap.release_freed_memory`): left in
+        that thread's malloc arena, it kept a 10,000-memory process 13 MB higher."""
+        try:
+            return self._store.lexical_search(user, query, kinds, k)
+        finally:
+            release_freed_memory()
 
     def _seed(
         self,

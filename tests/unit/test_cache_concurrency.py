@@ -9,6 +9,7 @@ thread of its own, not on the side-read threads other searches need.
 
 from __future__ import annotations
 
+import platform as platform_module
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,9 @@ import pytest
 
 from memory_platform import MemoryPlatform
 from memory_platform.builder import build_memory
+from memory_platform.heap import release_freed_memory
 from memory_platform.models import VectorKind
+from memory_platform.retrieval import retriever
 from memory_platform.store import EmbeddingSignature, lexical_cache, vector_cache
 from memory_platform.store.key_locks import KeyLocks
 from memory_platform.store.sqlite import SQLiteGraphStore
@@ -154,6 +157,10 @@ def test_a_big_users_index_builds_leave_the_side_threads_to_other_users(
         return real_lexical(user_id, *args, **kwargs)
 
     monkeypatch.setattr(store, "lexical_search", lexical)
+    trimmed: list[str] = []  # what the build freed goes back to the system, on its thread
+    monkeypatch.setattr(
+        retriever, "release_freed_memory", lambda: trimmed.append(threading.current_thread().name)
+    )
     found: dict[str, list[Any]] = {}
     bigs = [
         threading.Thread(target=lambda q=q: found.setdefault(q, platform.search("big", q)))
@@ -170,10 +177,18 @@ def test_a_big_users_index_builds_leave_the_side_threads_to_other_users(
     assert not gave_up.is_set() and any("拿铁" in r.text for r in found["small"])
     assert all(found[q] for q in ("跑步 1", "跑步 2"))
     assert store.lexical_in_memory("big")  # built: the next lookups take the side threads
+    assert len(trimmed) == 2 and all(name.startswith("memory-warm") for name in trimmed)
+    platform.search("big", "跑步 4")
+    assert len(trimmed) == 2  # a lookup that builds nothing frees nothing worth a trim
     platform.delete_memory("big", found["跑步 1"][0].id)
     assert not store.lexical_in_memory("big")  # the index has a deletion to catch up with
     monkeypatch.setattr(store, "lexical_search", real_lexical)
     assert platform.search("big", "跑步 3") and store.lexical_in_memory("big")
+
+
+def test_freed_memory_is_handed_back_where_the_c_library_can() -> None:
+    glibc = platform_module.libc_ver()[0] == "glibc"
+    assert release_freed_memory() is glibc
 
 
 def test_a_keys_lock_is_one_while_in_use_and_forgotten_after() -> None:
