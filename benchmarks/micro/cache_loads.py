@@ -16,7 +16,6 @@ sides on two threads.) ::
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from pathlib import Path
 
@@ -50,11 +49,8 @@ print(json.dumps(out))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, required=True, help="a store of `bench --scale`")
-    parser.add_argument("--against", type=Path, required=True, help="a checkout to compare")
+    parser = checkouts.comparison_parser(__doc__, OUT)
     parser.add_argument("--user", default="bench-user")
-    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     trees = checkouts.trees(args.against)
     commits = checkouts.commits(trees)

@@ -3,6 +3,7 @@ in a fresh process on one tree's code, and each tree's commit."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -14,6 +15,18 @@ from typing import Any
 from memory_platform.bench.metrics import machine_description
 
 THIS_TREE = Path(__file__).resolve().parents[2]
+
+
+def comparison_parser(doc: str, out: Path, store: bool = True) -> argparse.ArgumentParser:
+    """The options every comparison takes: ``--against`` (the older checkout), ``--out``
+    and, with ``store``, ``--store`` (a store of ``memory-platform bench --scale``); the
+    script adds its own before parsing."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    if store:
+        parser.add_argument("--store", type=Path, required=True, help="a store of `bench --scale`")
+    parser.add_argument("--against", type=Path, required=True, help="a checkout to compare")
+    parser.add_argument("--out", type=Path, default=out)
+    return parser
 
 
 def trees(against: Path) -> dict[str, Path]:

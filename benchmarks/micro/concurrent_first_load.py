@@ -18,7 +18,6 @@ locks by hash (until 2026-11-29): the user such a stripe held up. ::
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from pathlib import Path
 
@@ -74,9 +73,7 @@ with MemoryPlatform(Settings(backend="sqlite", sqlite_path=path, _env_file=None)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, required=True, help="a store of `bench --scale`")
-    parser.add_argument("--against", type=Path, required=True, help="a checkout to compare")
+    parser = checkouts.comparison_parser(__doc__, OUT)
     parser.add_argument("--big", default="bench-user")
     parser.add_argument(
         "--small",
@@ -87,7 +84,6 @@ def main() -> None:
     parser.add_argument(
         "--big-searches", type=int, default=1, help="the big user's first searches at once"
     )
-    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     trees = checkouts.trees(args.against)
     commits = checkouts.commits(trees)

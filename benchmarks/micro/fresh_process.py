@@ -14,7 +14,6 @@ cold start and the peak RSS; ``--malloc-arenas N`` runs both with ``MALLOC_ARENA
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 
@@ -41,12 +40,9 @@ print(json.dumps({"cold": cold, "rss_mb": peak_rss_mb()}))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, required=True, help="a store of `bench --scale`")
-    parser.add_argument("--against", type=Path, required=True, help="a checkout to compare")
+    parser = checkouts.comparison_parser(__doc__, OUT)
     parser.add_argument("--user", default="bench-user")
     parser.add_argument("--malloc-arenas", type=int, default=None)
-    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     if args.malloc_arenas is not None:
         os.environ["MALLOC_ARENA_MAX"] = str(args.malloc_arenas)  # the children inherit it

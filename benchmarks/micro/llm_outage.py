@@ -13,7 +13,6 @@ since then only one that found nothing as asked), then one it answers. ::
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import checkouts
@@ -64,9 +63,7 @@ print(json.dumps({"seconds": seconds, "answered s": answered_s, "found": found})
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", type=Path, required=True, help="a checkout to compare")
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser = checkouts.comparison_parser(__doc__, OUT, store=False)
     args = parser.parse_args()
     trees = checkouts.trees(args.against)
     commits = checkouts.commits(trees)
