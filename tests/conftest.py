@@ -31,6 +31,10 @@ def _without_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(os.environ):
         if key.startswith("MEMORY_"):
             monkeypatch.delenv(key)
+    # The scripted LLM answers at once: a busy machine must not turn a late reply into an
+    # outage that the planner's 1.5 s budget falls back on. A test that means a short
+    # budget passes it to Settings, which wins over the environment.
+    monkeypatch.setenv("MEMORY_RETRIEVAL__PLANNER_TIMEOUT", "120")
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,7 @@ from memory_platform.errors import StorageError
 from memory_platform.llm import LLMClient
 from memory_platform.models import LexicalHit, LinkType, PathStep, VectorHit, VectorKind
 from memory_platform.retrieval import SearchResult, format_context, plan_heuristically
+from memory_platform.retrieval import planner as planner_module
 from memory_platform.retrieval.context import NOTHING_RELEVANT
 from memory_platform.retrieval.planner import REST_AFTER_OUTAGE, LLMQueryPlanner
 from memory_platform.retrieval.scoring import access_frequency, recency
@@ -204,7 +205,7 @@ def test_the_llm_planner_rests_after_an_outage_not_after_a_bad_answer() -> None:
     now = [0.0]
     plan = json.dumps({"semantic_query": "爵士乐", "expand_depth": 0})
     with OpenAIStub() as stub:
-        client = LLMClient(stub.base_url, "planner").with_budget(timeout=10)
+        client = LLMClient(stub.base_url, "planner").with_budget(timeout=120)
         planner = LLMQueryPlanner(client, clock=lambda: now[0])
         stub.reply("not json")
         stub.reply(plan)
@@ -225,7 +226,7 @@ def test_the_llm_planner_rests_after_an_outage_not_after_a_bad_answer() -> None:
 
 
 def test_a_search_waits_for_a_silent_llm_only_the_planners_budget(
-    tmp_path: Path, embedder: Embedder
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An endpoint that accepts connections and never answers (an overloaded server, a
     dropped route) held every planned search for 91 s: three tries of the extraction
@@ -242,6 +243,8 @@ def test_a_search_waits_for_a_silent_llm_only_the_planners_budget(
                 accepted.append(silent.accept()[0])
 
     threading.Thread(target=accept, daemon=True).start()
+    # the rest outlasts the test however slow the machine (its length: the clock test)
+    monkeypatch.setattr(planner_module, "REST_AFTER_OUTAGE", 1e9)
     settings = Settings(
         sqlite_path=tmp_path / "m.db",
         llm_base_url=f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
