@@ -11,6 +11,7 @@ import pytest
 from memory_platform import MemoryPlatform
 from memory_platform.config import Settings
 from memory_platform.embeddings import Embedder, make_embedder
+from memory_platform.retrieval import planner as planner_module
 from tests.support.neo4j_notifications import collecting_notifications
 from tests.support.openai_stub import OpenAIStub
 
@@ -35,6 +36,9 @@ def _without_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     # outage that the planner's 1.5 s budget falls back on. A test that means a short
     # budget passes it to Settings, which wins over the environment.
     monkeypatch.setenv("MEMORY_RETRIEVAL__PLANNER_TIMEOUT", "120")
+    # Likewise a planner resting after an outage rests for the rest of the test, however
+    # long a slow machine takes between two searches (the rest's length: a clock test).
+    monkeypatch.setattr(planner_module, "REST_AFTER_OUTAGE", 1e9)
 
 
 @pytest.fixture(autouse=True)

@@ -199,9 +199,12 @@ def test_a_question_that_finds_nothing_is_asked_again_in_the_other_language(
     assert searched == [True, False]  # the translation embedded only where it was searched
 
 
-def test_the_llm_planner_rests_after_an_outage_not_after_a_bad_answer() -> None:
+def test_the_llm_planner_rests_after_an_outage_not_after_a_bad_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Through an outage a search is planned by the rules at once instead of waiting on
     the endpoint again; a bad answer is only that search's loss."""
+    monkeypatch.setattr(planner_module, "REST_AFTER_OUTAGE", REST_AFTER_OUTAGE)  # the real one
     now = [0.0]
     plan = json.dumps({"semantic_query": "爵士乐", "expand_depth": 0})
     with OpenAIStub() as stub:
@@ -226,7 +229,7 @@ def test_the_llm_planner_rests_after_an_outage_not_after_a_bad_answer() -> None:
 
 
 def test_a_search_waits_for_a_silent_llm_only_the_planners_budget(
-    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, embedder: Embedder
 ) -> None:
     """An endpoint that accepts connections and never answers (an overloaded server, a
     dropped route) held every planned search for 91 s: three tries of the extraction
@@ -243,8 +246,6 @@ def test_a_search_waits_for_a_silent_llm_only_the_planners_budget(
                 accepted.append(silent.accept()[0])
 
     threading.Thread(target=accept, daemon=True).start()
-    # the rest outlasts the test however slow the machine (its length: the clock test)
-    monkeypatch.setattr(planner_module, "REST_AFTER_OUTAGE", 1e9)
     settings = Settings(
         sqlite_path=tmp_path / "m.db",
         llm_base_url=f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
