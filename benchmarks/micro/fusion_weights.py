@@ -102,8 +102,9 @@ def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
     plan = r.plan(query, "auto", 1)
     kinds = {VectorKind.MEMORY, VectorKind.EPISODE}
     vector = r._embed_query(clip_query(plain_transcript(plan.semantic_query)))
-    lexical = r._lexical(user, plan.semantic_query, kinds, True)
-    found = r._seed(user, plan.semantic_query, vector, lexical, kinds, True)
+    pool = r._pool(10)  # the evaluation's page of ten
+    lexical = r._lexical(user, plan.semantic_query, kinds, True, pool)
+    found = r._seed(user, plan.semantic_query, vector, lexical, kinds, True, pool)
     episodes = [c for c in found.values() if c.episode is not None]
     r._relate(user, plan.semantic_query, vector, episodes)
     words = len(set(word_tokens(without_dates(plan.semantic_query))))

@@ -1,7 +1,9 @@
 """Hybrid retrieval (seed 000 §5.2, §12.3; seed 004): seed, expand, score, layer.
 
 1. Seeds: vector search over memory, topic, object and episode embeddings plus lexical
-   search (Chinese words, character bigrams and characters), union of the candidates.
+   search (Chinese words, character bigrams and characters), union of the candidates:
+   each channel's first ``retrieval.vector_candidates``, never fewer than the results
+   asked for (:meth:`HybridRetriever._pool`).
 2. Strength and relevance (``_relate``): the two channels fused with equal say for
    ranking; a calibrated relevance (:mod:`.relevance`) for the floor. Candidates below
    ``retrieval.relevance_floor`` are not matches: with none left, nothing is returned,
@@ -384,7 +386,9 @@ class HybridRetriever:
                 query=asked,
                 plan=as_planned,
                 vector=self._embed_query(query_text(semantic)),
-                lexical=self._lexical(user_id, semantic, kind_set, want_episodes),
+                lexical=self._lexical(
+                    user_id, semantic, kind_set, want_episodes, self._pool(max_results)
+                ),
                 kinds=kind_set,
                 want_episodes=want_episodes,
                 visible=visible,
@@ -428,12 +432,13 @@ class HybridRetriever:
         """The steps of a search that read the store (see the module docstring)."""
         plan, user, now = r.plan, r.user_id, r.now
         want_episodes = r.want_episodes
+        pool = self._pool(r.max_results)
         candidates = self._seed(
-            user, plan.semantic_query, r.vector, r.lexical, r.kinds, want_episodes
+            user, plan.semantic_query, r.vector, r.lexical, r.kinds, want_episodes, pool
         )
         if r.within is not None:
             candidates = self._within(
-                user, plan.semantic_query, candidates, r.within, r.vector, r.visible.now
+                user, plan.semantic_query, candidates, r.within, r.vector, r.visible.now, pool
             )
         direct = [c for c in candidates.values() if r.visible.admits(c)]
         self._relate(user, plan.semantic_query, r.vector, direct)
@@ -507,6 +512,12 @@ class HybridRetriever:
                 self._warm_pool = ThreadPoolExecutor(2, thread_name_prefix="memory-warm")
             return self._warm_pool
 
+    def _pool(self, max_results: int) -> int:
+        """How many candidates each channel hands the fusion: ``vector_candidates``, and
+        never fewer than the caller asked for, as a channel cut at 50 cannot fill a page
+        of 100 however many of the user's items match."""
+        return max(self._settings.vector_candidates, max_results)
+
     def _lexical_kinds(self, kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
         """The kinds a search looks up by words."""
         wanted = [VectorKind.MEMORY] if VectorKind.MEMORY in kinds else []
@@ -515,7 +526,7 @@ class HybridRetriever:
         return wanted
 
     def _lexical(
-        self, user: str, query: str, kinds: set[VectorKind], want_episodes: bool
+        self, user: str, query: str, kinds: set[VectorKind], want_episodes: bool, k: int
     ) -> Callable[[], list[LexicalHit]] | None:
         """The search's lexical hits, looked up now on another thread where the store
         allows it (:meth:`_side_reads`): it runs on the other core while the vectors are
@@ -527,7 +538,6 @@ class HybridRetriever:
         side = self._side_reads()
         if side is None or not wanted:
             return None
-        k = self._settings.vector_candidates
         warm = None if self._store.lexical_in_memory(user) else self._warm_loads()
         if warm is not None:
             return warm.submit(self._building_lexical, user, query, wanted, k).result
@@ -552,10 +562,11 @@ class HybridRetriever:
         lexical: Callable[[], list[LexicalHit]] | None,
         kinds: set[VectorKind],
         want_episodes: bool,
+        pool: int,
     ) -> dict[tuple[VectorKind, str], _Candidate]:
-        """The candidates of both channels with their stored objects, the similarity of
-        lexical-only hits and each episode's next turn (one store call: one round trip on
-        a server)."""
+        """The ``pool`` best candidates of each channel with their stored objects, the
+        similarity of lexical-only hits and each episode's next turn (one store call: one
+        round trip on a server)."""
         seeds = self._store.seed_search(
             user,
             SeedQuery(
@@ -563,7 +574,7 @@ class HybridRetriever:
                 vector_kinds=tuple(_vector_kinds(kinds, want_episodes)),
                 text=query,
                 lexical_kinds=tuple(self._lexical_kinds(kinds, want_episodes)),
-                k=self._settings.vector_candidates,
+                k=pool,
                 node_fanout=_NODE_FANOUT,
             ),
             lexical=lexical,
@@ -620,6 +631,7 @@ class HybridRetriever:
         allowed: frozenset[str],
         query_vector: npt.NDArray[np.float32],
         now: datetime,
+        pool: int,
     ) -> dict[tuple[VectorKind, str], _Candidate]:
         """The candidates of a search restricted to ``allowed`` episodes: those the
         channels found, their lexical ranks counted among themselves (the order the whole
@@ -641,7 +653,7 @@ class HybridRetriever:
         missing = sorted(ref for ref in allowed if (VectorKind.EPISODE, ref) not in kept)
         if not missing:
             return kept
-        missing = self._closest(user, query, missing, query_vector, now)
+        missing = self._closest(user, query, missing, query_vector, now, pool)
         loaded = self._store.load_candidates(user, [], missing, query_vector, unscored=missing)
         added = []
         for episode in loaded.episodes:
@@ -666,9 +678,10 @@ class HybridRetriever:
         missing: list[str],
         query_vector: npt.NDArray[np.float32],
         now: datetime,
+        k: int,
     ) -> list[str]:
         """Of the allowed episodes the channels did not find, those each channel would
-        have found had the search been among the allowed alone: the ``vector_candidates``
+        have found had the search been among the allowed alone: the ``k`` (the pool)
         nearest by cosine and the first as many that hold the query's words, with any not
         embedded yet (as many again). All of them when they are no more than the two
         channels' pool: loading and scoring thousands, for a namespace of 10,000 notes,
@@ -676,7 +689,6 @@ class HybridRetriever:
         (``benchmarks/results/large_namespace.md``). Episodes expired by ``now`` and not
         yet purged are left out first: no search shows them, so they must not take the
         places of those it would."""
-        k = self._settings.vector_candidates
         if len(missing) <= 2 * k:
             return missing
         expired = set(self._store.expired_episode_ids(user, now, MAX_WITHIN + len(missing)))

@@ -200,7 +200,8 @@ def test_cycles_terminate(mp: MemoryPlatform, users) -> None:
 def test_hub_nodes_are_not_walked_through(
     store: GraphStore, embedder: Embedder, users, tmp_path
 ) -> None:
-    # One candidate per channel, so the other memories can only be reached through the graph.
+    # Pools as small as the page of three, filled by the best matches: the other memories
+    # can only be reached through the graph.
     settings = Settings(
         sqlite_path=tmp_path / "x.db",
         retrieval={"hub_degree_cap": 3, "vector_candidates": 1},
@@ -216,13 +217,16 @@ def test_hub_nodes_are_not_walked_through(
             create(mp, user, subject="小红", memory_type="事实", topic=t)
             for t in ("喜欢画画", "住在上海")
         ]
+        for painter in ("小刚", "小丽", "小军"):  # they say 喜欢画画 better than 小红住在上海
+            create(mp, user, subject=painter, memory_type="事实", topic="喜欢画画")
         mp.wait_for_indexing(user)
 
         through_hub = mp.search(user, "小明喜欢篮球", mode="deep", max_results=1 + 2)
         through_pair = mp.search(user, "小红喜欢画画", mode="deep", max_results=1 + 2)
 
     assert through_hub[0].id == hub[0]
-    assert [r for r in through_hub if r.layer == "related"] == []  # 小明 is in 4 memories: a hub
+    walked = [(r.id, step.via) for r in through_hub if r.layer == "related" for step in r.path]
+    assert [via for _, via in walked if via == "小明"] == []  # 小明 is in 4 memories: a hub
     assert through_pair[0].id == pair[0]
     assert [(r.id, r.path[0].via) for r in through_pair if r.layer == "related"] == [
         (pair[1], "小红")

@@ -355,7 +355,7 @@ def test_a_search_among_many_given_episodes_reads_only_what_either_channel_would
     scoring every given episode gives. The one saying the question's words is found
     behind 40 other turns that say them better, however deep the lexical read must go."""
     settings = Settings(sqlite_path=tmp_path / "m.db", _env_file=None)
-    settings.retrieval.vector_candidates = 4  # pools of 4: 8 given episodes or more are cut
+    settings.retrieval.vector_candidates = 4  # pages of 4, pools of 4: 8 given or more are cut
     chat = [{"text": f"周末去杭州看西湖，第{i}次", "speaker": "我"} for i in range(40)]
     notes = [
         {"text": f"第{i}条笔记：{topic}"}
@@ -377,12 +377,30 @@ def test_a_search_among_many_given_episodes_reads_only_what_either_channel_would
             return load(user, memory_ids, episode_ids, *args, **kwargs)
 
         monkeypatch.setattr(mp.store, "load_candidates", counting)
-        found = mp.search(USER, query, episode_ids=given, record_access=False)
+        found = mp.search(USER, query, episode_ids=given, max_results=4, record_access=False)
         assert len(loaded) <= 3 * 4 < len(given)  # nearest, worded, not yet embedded
-        monkeypatch.setattr(mp._retriever, "_closest", lambda _u, _q, missing, _v, _n: missing)
-        everyone = mp.search(USER, query, episode_ids=given, record_access=False)
+        monkeypatch.setattr(mp._retriever, "_closest", lambda _u, _q, missing, _v, _n, _k: missing)
+        everyone = mp.search(USER, query, episode_ids=given, max_results=4, record_access=False)
     assert lake in {r.id for r in found}
     assert [(r.id, r.relevance) for r in found] == [(r.id, r.relevance) for r in everyone]
+
+
+def test_each_channel_hands_on_at_least_as_many_candidates_as_the_caller_asks_for(
+    tmp_path, embedder: Embedder
+) -> None:
+    """A page of results is filled from the channels' pools, so a pool smaller than the
+    page would cut it short: with pools of 4, a search asking for 20 of 30 turns that all
+    say the question's words gets 20, not the at most 8 two pools of 4 hold."""
+    settings = Settings(sqlite_path=tmp_path / "m.db", _env_file=None)
+    settings.retrieval.vector_candidates = 4
+    query = "周末去杭州看西湖"
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        mp.add_episodes(USER, [{"text": f"{query}，第{i}次", "speaker": "我"} for i in range(30)])
+        mp.wait_for_indexing(USER)
+        page = mp.search(USER, query, max_results=20, expand_depth=0, record_access=False)
+        first = mp.search(USER, query, max_results=3, expand_depth=0, record_access=False)
+    assert [r.layer for r in page] == ["direct"] * 20
+    assert [r.id for r in first] == [r.id for r in page[:3]]
 
 
 def test_expired_episodes_take_no_place_among_those_a_restricted_search_reads(
@@ -392,7 +410,7 @@ def test_expired_episodes_take_no_place_among_those_a_restricted_search_reads(
     they would fill both channels' places among the given, and no search shows them. The
     one live episode that matches is read and found all the same."""
     settings = Settings(sqlite_path=tmp_path / "m.db", _env_file=None)
-    settings.retrieval.vector_candidates = 4  # pools of 4: 8 given episodes or more are cut
+    settings.retrieval.vector_candidates = 4  # pages of 4, pools of 4: 8 given or more are cut
     query = "周末去杭州看西湖"
     past = datetime.now(UTC) - timedelta(minutes=1)
     chat = [{"text": f"{query}，第{i}次", "speaker": "我"} for i in range(40)]
@@ -402,7 +420,9 @@ def test_expired_episodes_take_no_place_among_those_a_restricted_search_reads(
         *expired, lake = mp.add_episodes(USER, [*gone, {"text": "去年秋天和朋友在西湖边散步"}])
         mp.wait_for_indexing(USER)
         assert mp.store.expired_episode_ids(USER, datetime.now(UTC)) == sorted(expired)
-        found = mp.search(USER, query, episode_ids=[*expired, lake], record_access=False)
+        found = mp.search(
+            USER, query, episode_ids=[*expired, lake], max_results=4, record_access=False
+        )
     assert [r.id for r in found] == [lake]
 
 
