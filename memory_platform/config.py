@@ -146,7 +146,16 @@ class RetrievalSettings(BaseModel):
     hub_degree_cap: int = Field(
         20, ge=1, description="nodes in more memories are not walked through"
     )
-    vector_candidates: int = Field(50, ge=1, le=1000)
+    vector_candidates: int = Field(
+        100,
+        ge=1,
+        le=1000,
+        description=(
+            "candidates each channel (each kind of vector, the lexical index) hands the fusion,"
+            " never fewer than the results asked for; dev recall rises to 100 and no further"
+            " (benchmarks/results/candidate_pool.md)"
+        ),
+    )
     weak_similarity: float = Field(
         0.7, ge=0, le=1, description="auto mode expands when the best relevance is below this"
     )
