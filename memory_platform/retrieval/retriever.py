@@ -94,6 +94,11 @@ MAX_WITHIN = 100_000
 those that say the query's words are loaded and scored)."""
 _NODE_FANOUT = 20
 """At most this many memories are seeded through one matching topic or object node."""
+_NODE_POOL = 50
+"""At most this many topic and object nodes a search seeds from (fewer where the pool is
+smaller). Each is a door to up to :data:`_NODE_FANOUT` memories, so they need no pool as
+deep as the items themselves: at 100, a search of 100,000 memories took twice the extra
+time of the deeper pool for no measured gain (``benchmarks/results/candidate_pool.md``)."""
 _EXPAND_FROM = 3
 """Direct matches expanded from, best first."""
 _CONTEXT = 0.5
@@ -575,6 +580,7 @@ class HybridRetriever:
                 text=query,
                 lexical_kinds=tuple(self._lexical_kinds(kinds, want_episodes)),
                 k=pool,
+                node_k=min(pool, _NODE_POOL),
                 node_fanout=_NODE_FANOUT,
             ),
             lexical=lexical,

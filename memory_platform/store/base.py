@@ -67,6 +67,9 @@ __all__ = [
 SHARED_NODE = "SHARED_NODE"
 """Relation name of an expansion hop through a content node two memories share."""
 
+_NODE_KINDS = (VectorKind.TOPIC, VectorKind.OBJECT)
+"""The vector kinds a search reaches memories through (:attr:`SeedQuery.node_k`)."""
+
 
 class EmbeddingSignature(BaseModel):
     """Which model made a store's vectors; a store refuses vectors of another signature."""
@@ -132,6 +135,9 @@ class SeedQuery:
     """The kinds searched by words; none, no lexical lookup."""
     k: int
     """Candidates per kind and channel."""
+    node_k: int
+    """Topic and object nodes searched by vector: each is a door to up to
+    ``node_fanout`` memories, so fewer of them than ``k``."""
     node_fanout: int
     """At most this many memories are seeded through one matching topic or object."""
 
@@ -486,7 +492,13 @@ class GraphStore(ABC):
         another thread (:attr:`parallel_reads`). Composed here of the store's own reads; a
         server backend answers in one statement.
         """
-        hits = self.vector_search_many(user_id, ask.vector_kinds, ask.vector, ask.k)
+        hits: dict[VectorKind, list[VectorHit]] = {}
+        for kinds, k in (
+            ([kind for kind in ask.vector_kinds if kind not in _NODE_KINDS], ask.k),
+            ([kind for kind in ask.vector_kinds if kind in _NODE_KINDS], ask.node_k),
+        ):
+            if kinds:
+                hits |= self.vector_search_many(user_id, kinds, ask.vector, k)
         nodes: dict[str, list[str]] = {}
         if VectorKind.MEMORY in ask.vector_kinds:
             node_ids = [

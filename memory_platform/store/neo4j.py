@@ -368,7 +368,7 @@ class Neo4jGraphStore(GraphStore):
         probe = [0.0] * (self._signature.dimension - 1) + [1.0]
         try:
             self._read_seeds(
-                "", probe, list(_ANN_MANY_KINDS), ["memory", "episode"], '"probe"', 1, 1
+                "", probe, list(_ANN_MANY_KINDS), ["memory", "episode"], '"probe"', 1, 1, 1
             )
         except StorageError as exc:
             log.warning(
@@ -810,7 +810,7 @@ class Neo4jGraphStore(GraphStore):
         words = _lucene_query(user, self._check_query(ask.text)) if lexical_kinds else None
         row = self._read_seeds(
             user, self._vector(ask.vector).tolist(), ask.vector_kinds, lexical_kinds, words,
-            ask.k, ask.node_fanout,
+            ask.k, ask.node_k, ask.node_fanout,
         )  # fmt: skip
         seeds = Seeds(vector={VectorKind(kind): [] for kind in ask.vector_kinds})
         for item in row["by_vector"]:
@@ -840,6 +840,7 @@ class Neo4jGraphStore(GraphStore):
         lexical_kinds: Sequence[str],
         words: str | None,
         k: int,
+        node_k: int,
         fanout: int,
     ) -> Any:
         """The one row of ``search/seed.cypher``, or of ``search/seed_filtered.cypher``
@@ -850,8 +851,8 @@ class Neo4jGraphStore(GraphStore):
         # file takes per-kind limits
         if self.search_filters:
 
-            def limit(kind: VectorKind) -> int:
-                return k if kind.value in kind_values else 0
+            def limit(kind: VectorKind, wanted: int) -> int:
+                return wanted if kind.value in kind_values else 0
 
             rows = self._read(
                 "search/seed_filtered",
@@ -862,11 +863,12 @@ class Neo4jGraphStore(GraphStore):
                 words=words,
                 k=k,
                 fetch=max(k * _OVERFETCH, _MIN_FETCH),
+                node_k=node_k,
                 fanout=fanout,
-                k_memory=limit(VectorKind.MEMORY),
-                k_topic=limit(VectorKind.TOPIC),
-                k_object=limit(VectorKind.OBJECT),
-                k_episode=limit(VectorKind.EPISODE),
+                k_memory=limit(VectorKind.MEMORY, k),
+                k_topic=limit(VectorKind.TOPIC, node_k),
+                k_object=limit(VectorKind.OBJECT, node_k),
+                k_episode=limit(VectorKind.EPISODE, k),
             )
         else:
             rows = self._read(
@@ -878,6 +880,8 @@ class Neo4jGraphStore(GraphStore):
                 words=words,
                 k=k,
                 fetch=max(k * _OVERFETCH, _MIN_FETCH),
+                node_k=node_k,
+                node_fetch=max(node_k * _OVERFETCH, _MIN_FETCH),
                 fanout=fanout,
             )
         return rows[0]

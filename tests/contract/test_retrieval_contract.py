@@ -526,6 +526,35 @@ def test_a_search_on_neo4j_takes_few_round_trips(
     assert transactions == [1, 1]  # every read of a search in one read transaction
 
 
+def test_seeding_asks_fewer_topic_and_object_nodes_than_items(
+    store: GraphStore, embedder: Embedder, users, tmp_path
+) -> None:
+    """A topic or object node is a door to up to ``node_fanout`` memories, so a search asks
+    for ``node_k`` of them and ``k`` of the items themselves (on Neo4j, in the one seeding
+    statement)."""
+    facts = [("喜欢", "篮球"), ("住在", "北京"), ("职业", "老师"), ("养了", "猫"), ("会弹", "钢琴")]
+    settings = Settings(sqlite_path=tmp_path / "x.db", _env_file=None)
+    with MemoryPlatform(settings, embedder=embedder, store=store) as mp:
+        user = users("node-pool")
+        for topic, obj in facts:
+            create(mp, user, subject="小明", memory_type="事实", topic=topic, object=obj)
+        assert mp.wait_for_indexing(user)
+        text = "小明喜欢什么"
+        ask = SeedQuery(
+            vector=embed_queries(embedder, [text])[0],
+            vector_kinds=(VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT),
+            text=text,
+            lexical_kinds=(VectorKind.MEMORY,),
+            k=4,
+            node_k=2,
+            node_fanout=20,
+        )
+        seeds = store.seed_search(user, ask)
+    assert len(seeds.vector[VectorKind.MEMORY]) == 4
+    assert len(seeds.vector[VectorKind.TOPIC]) == len(seeds.vector[VectorKind.OBJECT]) == 2
+    assert len(seeds.node_memories) == 4  # each node is one memory's
+
+
 @pytest.mark.neo4j
 def test_one_statement_seeding_finds_what_the_separate_reads_find(
     neo4j_store: GraphStore, embedder: Embedder, users
@@ -540,7 +569,11 @@ def test_one_statement_seeding_finds_what_the_separate_reads_find(
         mp.add_episode(user, "I adopted a dog named Rex", speaker="Ann", session_id="s")
         mp.add_episode(user, "He loves the park", speaker="Ann", session_id="s")
         assert mp.wait_for_indexing(user)
-        for text, k in (("Rex的狗", 10), ("coffee in the park", 2), ("什么都没有", 10)):
+        for text, k, node_k in (
+            ("Rex的狗", 10, 10),
+            ("coffee in the park", 2, 1),
+            ("什么都没有", 10, 4),
+        ):
             ask = SeedQuery(
                 vector=embed_queries(embedder, [text])[0],
                 vector_kinds=(VectorKind.MEMORY, VectorKind.TOPIC, VectorKind.OBJECT,
@@ -548,6 +581,7 @@ def test_one_statement_seeding_finds_what_the_separate_reads_find(
                 text=text,
                 lexical_kinds=(VectorKind.MEMORY, VectorKind.EPISODE),
                 k=k,
+                node_k=node_k,
                 node_fanout=20,
             )  # fmt: skip
             one = neo4j_store.seed_search(user, ask)

@@ -101,7 +101,8 @@ def test_both_seeding_statements_differ_only_in_how_they_ask_the_vector_index() 
             for line in body
             if "db.index.vector.queryNodes" not in line
             and "SEARCH node IN" not in line
-            and line not in ("  YIELD node, score", "    SCORE AS score", "  LIMIT $k")
+            and line
+            not in ("  YIELD node, score", "    SCORE AS score", "  LIMIT $k", "  LIMIT $node_k")
             and not line.startswith("  MATCH (node:")
             and not line.startswith("  WHERE '")
         ]

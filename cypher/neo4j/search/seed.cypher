@@ -1,8 +1,9 @@
 // Everything a search starts from, in one round trip (store/neo4j.py, seed_search):
-// - for each kind in $kinds, the user's $k nearest nodes: the native vector index is
-//   asked for $fetch (it is global, so it over-fetches) and kept to the user; a kind that
-//   yields fewer than $k of them (a user who owns a small share of the index) is answered
-//   by an exact scan of just the user's nodes instead (scanned: true);
+// - for each kind in $kinds, the user's $k nearest nodes ($node_k of topics and objects,
+//   each a door to up to $fanout memories): the native vector index is asked for $fetch
+//   ($node_fetch) (it is global, so it over-fetches) and kept to the user; a kind that
+//   yields fewer than that (a user who owns a small share of the index) is answered by an
+//   exact scan of just the user's nodes instead (scanned: true);
 // - for each matching topic and object node, its first $fanout memories by id;
 // - the fulltext index's best $k items of the kinds in $lexical_kinds for $words (null
 //   when the text has no words), the user's hash token required, as lexical/search;
@@ -30,14 +31,14 @@ CALL () {
   }
   RETURN 'memory' AS kind, CASE WHEN short THEN exact ELSE ann END AS hits, short AS scanned
   UNION ALL
-  CALL db.index.vector.queryNodes('topic_embedding', CASE WHEN 'topic' IN $kinds THEN $fetch ELSE 1 END, $vector)
+  CALL db.index.vector.queryNodes('topic_embedding', CASE WHEN 'topic' IN $kinds THEN $node_fetch ELSE 1 END, $vector)
   YIELD node, score
   WHERE 'topic' IN $kinds AND node.user_id = $user_id
   WITH node, score
   ORDER BY score DESC, node.id
-  LIMIT $k
+  LIMIT $node_k
   WITH collect({ref_id: node.id, score: 2 * score - 1}) AS ann
-  WITH ann, 'topic' IN $kinds AND size(ann) < $k AS short
+  WITH ann, 'topic' IN $kinds AND size(ann) < $node_k AS short
   CALL (short) {
     WITH short
     WHERE short
@@ -45,19 +46,19 @@ CALL () {
     WHERE n.user_id = $user_id AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
     ORDER BY score DESC, n.id
-    LIMIT $k
+    LIMIT $node_k
     RETURN collect({ref_id: n.id, score: score}) AS exact
   }
   RETURN 'topic' AS kind, CASE WHEN short THEN exact ELSE ann END AS hits, short AS scanned
   UNION ALL
-  CALL db.index.vector.queryNodes('object_embedding', CASE WHEN 'object' IN $kinds THEN $fetch ELSE 1 END, $vector)
+  CALL db.index.vector.queryNodes('object_embedding', CASE WHEN 'object' IN $kinds THEN $node_fetch ELSE 1 END, $vector)
   YIELD node, score
   WHERE 'object' IN $kinds AND node.user_id = $user_id
   WITH node, score
   ORDER BY score DESC, node.id
-  LIMIT $k
+  LIMIT $node_k
   WITH collect({ref_id: node.id, score: 2 * score - 1}) AS ann
-  WITH ann, 'object' IN $kinds AND size(ann) < $k AS short
+  WITH ann, 'object' IN $kinds AND size(ann) < $node_k AS short
   CALL (short) {
     WITH short
     WHERE short
@@ -65,7 +66,7 @@ CALL () {
     WHERE n.user_id = $user_id AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
     ORDER BY score DESC, n.id
-    LIMIT $k
+    LIMIT $node_k
     RETURN collect({ref_id: n.id, score: score}) AS exact
   }
   RETURN 'object' AS kind, CASE WHEN short THEN exact ELSE ann END AS hits, short AS scanned

@@ -2,8 +2,8 @@ CYPHER 25
 // search/seed.cypher for servers that filter vector searches by user inside the index
 // (the SEARCH clause, Neo4j 2026.01 and later, on indexes created WITH [n.user_id]; see
 // vector/search_many.cypher): each kind's index returns up to $k_<kind> of the user's own
-// nodes ($k for an asked kind, 0 for the others), and a kind the approximate search left
-// short of $k is scanned exactly, as there. The rest is search/seed.cypher's, word for
+// nodes ($k for an asked kind, $node_k for topics and objects, 0 for the others), and a
+// kind the approximate search left short of that is scanned exactly, as there. The rest is search/seed.cypher's, word for
 // word (a test keeps the two equal below the vector part).
 CALL () {
   MATCH (node:Memory)
@@ -31,7 +31,7 @@ CALL () {
   WITH node, score
   ORDER BY score DESC, node.id
   WITH collect({ref_id: node.id, score: 2 * score - 1}) AS ann
-  WITH ann, 'topic' IN $kinds AND size(ann) < $k AS short
+  WITH ann, 'topic' IN $kinds AND size(ann) < $node_k AS short
   CALL (short) {
     WITH short
     WHERE short
@@ -39,7 +39,7 @@ CALL () {
     WHERE n.user_id = $user_id AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
     ORDER BY score DESC, n.id
-    LIMIT $k
+    LIMIT $node_k
     RETURN collect({ref_id: n.id, score: score}) AS exact
   }
   RETURN 'topic' AS kind, CASE WHEN short THEN exact ELSE ann END AS hits, short AS scanned
@@ -50,7 +50,7 @@ CALL () {
   WITH node, score
   ORDER BY score DESC, node.id
   WITH collect({ref_id: node.id, score: 2 * score - 1}) AS ann
-  WITH ann, 'object' IN $kinds AND size(ann) < $k AS short
+  WITH ann, 'object' IN $kinds AND size(ann) < $node_k AS short
   CALL (short) {
     WITH short
     WHERE short
@@ -58,7 +58,7 @@ CALL () {
     WHERE n.user_id = $user_id AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, $vector) - 1 AS score
     ORDER BY score DESC, n.id
-    LIMIT $k
+    LIMIT $node_k
     RETURN collect({ref_id: n.id, score: score}) AS exact
   }
   RETURN 'object' AS kind, CASE WHEN short THEN exact ELSE ann END AS hits, short AS scanned
