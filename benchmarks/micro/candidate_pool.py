@@ -4,8 +4,9 @@ a search takes at 100,000 memories.
 A search fuses the ``vector_candidates`` best of each kind of vector and of the lexical
 index (``retrieval.vector_candidates``). An item past a channel's pool gets no say from
 that channel however well the other ranks it, so a pool that is a small share of a long
-memory cuts evidence the fusion would have used. Each pool is measured here in one
-process on the same store:
+memory cuts evidence the fusion would have used. (Topic and object nodes, each a door to
+up to 20 memories, keep at most 50 whatever the pool: ``retriever._NODE_POOL``.) Each
+pool is measured here in one process on the same store:
 
 - recall@10 of the dev questions as the evaluation asks them (``mp.search`` with its
   defaults), per LoCoMo conversation and for MADial, each pool's difference from the

@@ -3,7 +3,8 @@
 1. Seeds: vector search over memory, topic, object and episode embeddings plus lexical
    search (Chinese words, character bigrams and characters), union of the candidates:
    each channel's first ``retrieval.vector_candidates``, never fewer than the results
-   asked for (:meth:`HybridRetriever._pool`).
+   asked for (:meth:`HybridRetriever._pool`), and at most :data:`_NODE_POOL` topic and
+   object nodes, each bringing up to :data:`_NODE_FANOUT` of its memories.
 2. Strength and relevance (``_relate``): the two channels fused with equal say for
    ranking; a calibrated relevance (:mod:`.relevance`) for the floor. Candidates below
    ``retrieval.relevance_floor`` are not matches: with none left, nothing is returned,
