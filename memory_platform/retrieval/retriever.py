@@ -228,6 +228,7 @@ class _Request:
     filters: list[LinkType | str] | None
     causes_only: bool
     max_results: int
+    pool: int
     floor: float
     now: datetime
     within: frozenset[str] | None = None
@@ -379,6 +380,7 @@ class HybridRetriever:
             # embeds (not on every search: a thread beside the embedding slows it)
             warm.submit(self._store.warm_vectors, user_id, vector_kinds)
         visible = _Visible(types, window, include_invalid, include_sensitive, now)
+        pool = self._pool(max_results)
 
         def searched(as_planned: QueryPlan, asked: str) -> list[SearchResult]:
             semantic = as_planned.semantic_query
@@ -392,15 +394,14 @@ class HybridRetriever:
                 query=asked,
                 plan=as_planned,
                 vector=self._embed_query(query_text(semantic)),
-                lexical=self._lexical(
-                    user_id, semantic, kind_set, want_episodes, self._pool(max_results)
-                ),
+                lexical=self._lexical(user_id, semantic, kind_set, want_episodes, pool),
                 kinds=kind_set,
                 want_episodes=want_episodes,
                 visible=visible,
                 filters=filters,
                 causes_only=as_planned.causes_only and relation_types is None,
                 max_results=max_results,
+                pool=pool,
                 floor=floor,
                 now=now,
                 within=within,
@@ -438,13 +439,12 @@ class HybridRetriever:
         """The steps of a search that read the store (see the module docstring)."""
         plan, user, now = r.plan, r.user_id, r.now
         want_episodes = r.want_episodes
-        pool = self._pool(r.max_results)
         candidates = self._seed(
-            user, plan.semantic_query, r.vector, r.lexical, r.kinds, want_episodes, pool
+            user, plan.semantic_query, r.vector, r.lexical, r.kinds, want_episodes, r.pool
         )
         if r.within is not None:
             candidates = self._within(
-                user, plan.semantic_query, candidates, r.within, r.vector, r.visible.now, pool
+                user, plan.semantic_query, candidates, r.within, r.vector, r.visible.now, r.pool
             )
         direct = [c for c in candidates.values() if r.visible.admits(c)]
         self._relate(user, plan.semantic_query, r.vector, direct)
