@@ -25,7 +25,7 @@ from ..builder import TIME_KEYS
 from ..llm import LLMClient
 from ..models import KnowledgePoint, KnowledgeType, Message
 from ..privacy import SENSITIVE_KEY
-from ..textutil import distinctive_terms, mentions
+from ..textutil import distinctive_terms, mentions, word_tokens
 from ..tools.arguments import CreateMemoryArgs
 
 __all__ = [
@@ -248,7 +248,8 @@ class SessionExtractor:
                 metadata=valid.metadata
                 | ({SENSITIVE_KEY: valid.sensitive} if valid.sensitive is not None else {}),
             )
-            out.points.append(Sourced(point, cited or whole))
+            said = _words_said(point.content, turns)
+            out.points.append(Sourced(point, _sources(cited or whole, said)))
         for index, given in enumerate(answer.memories):
             cited, item = _cited(given, len(turns))
             try:
@@ -258,7 +259,7 @@ class SessionExtractor:
                     {"kind": "memory", "index": index, "item": given, "error": _brief(exc)}
                 )
                 continue
-            out.memories.append(Sourced(args, _sources(cited or whole, args, turns)))
+            out.memories.append(Sourced(args, _sources(cited or whole, _said(args, turns))))
         return out
 
 
@@ -277,24 +278,30 @@ def _cited(item: Any, count: int) -> tuple[tuple[int, ...], Any]:
     return tuple(sorted(n - 1 for n in cited if 1 <= n <= count)), rest
 
 
-def _sources(
-    cited: tuple[int, ...], args: CreateMemoryArgs, turns: Sequence[Turn]
-) -> tuple[int, ...]:
-    """The turns a memory comes from: those cited, joined by the turns that say its
-    distinctive words when none of the cited does (an LLM that cites the question for
-    what the answer said); with none cited, the turns that say them.
+def _sources(cited: tuple[int, ...], said: Sequence[int]) -> tuple[int, ...]:
+    """The turns an item comes from, given how much of it each turn says: those cited,
+    joined by the turns that say the most of it when no cited turn says as much (an LLM
+    that cites the question for what the answer said); with none cited, the turns that
+    say the most of it (none when no turn says any).
 
-    Forgetting a turn takes along what names it, so a memory tied to the wrong turn would
+    Forgetting a turn takes along what names it, so an item tied to the wrong turn would
     outlive "forget what I said". Joining, not replacing, keeps every turn either side
-    points at: forgetting any of them forgets the memory."""
-    said = _said(args, turns)
+    points at: forgetting any of them forgets the item."""
     most = max(said, default=0)
     saying = tuple(i for i, count in enumerate(said) if count == most) if most else ()
     if not cited:
         return saying
-    if most and not any(said[i] for i in cited):
+    if most > max(said[i] for i in cited):
         return tuple(sorted({*cited, *saying}))
     return cited
+
+
+def _words_said(content: str, turns: Sequence[Turn]) -> list[int]:
+    """For each turn, how many of a knowledge point's words it says (stop words left
+    out): a point is a sentence of its own, not a turn's words, so it is matched by the
+    words it shares with each turn."""
+    words = set(word_tokens(content))
+    return [len(words.intersection(word_tokens(turn.content))) for turn in turns]
 
 
 def _said(args: CreateMemoryArgs, turns: Sequence[Turn]) -> list[int]:

@@ -537,17 +537,60 @@ def test_a_memory_cited_to_turns_that_do_not_say_it_comes_from_the_turn_that_doe
 ) -> None:
     """An LLM that cites the wrong turn (the question, say, for what the answer said):
     the turn that says the memory's object is named beside it, so forgetting that turn
-    forgets the memory. A citation that says it is kept as given."""
+    forgets the memory; so is a turn that says more of its words than the cited one. A
+    citation that says it is kept as given."""
     turns = recorded_trip(mp)
-    daughter, trip = extracted(mp, stub, {
+    daughter, trip, food = extracted(mp, stub, {
         "knowledge": [],
-        "memories": [memory_item("考上", "大学", turns=[1]), memory_item("出差", "成都", turns=[1])],
+        "memories": [
+            memory_item("考上", "大学", turns=[1]),
+            memory_item("出差", "成都", turns=[1]),
+            memory_item("出行", "成都", attributes={"事由": "出差", "美食": "火锅"}, turns=[2]),
+        ],
     })  # fmt: skip
 
-    told = {m: mp.get_memory(USER, m).memory.metadata[TOLD_BY_KEY] for m in (daughter, trip)}
-    assert told == {daughter: sorted([turns[0], turns[2]]), trip: [turns[0]]}
+    memories = (daughter, trip, food)
+    told = {m: mp.get_memory(USER, m).memory.metadata[TOLD_BY_KEY] for m in memories}
+    assert told == {
+        daughter: sorted([turns[0], turns[2]]),
+        trip: [turns[0]],
+        food: sorted(turns[:2]),
+    }
     mp.forget(USER, turns[2])
-    assert [m.id for m in mp.list_memories(USER)] == [trip]
+    assert {m.id for m in mp.list_memories(USER)} == {trip, food}
+    mp.forget(USER, turns[0])
+    assert not mp.list_memories(USER)
+
+
+def test_a_knowledge_point_cited_wrongly_or_not_at_all_comes_from_the_turn_that_says_it(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """A knowledge point is a sentence of the LLM's, matched to the turns by the words it
+    shares with each: one citing no turn is tied to the turn sharing the most, one citing
+    a turn that says less of it than another names both, one citing the turn that says it
+    is kept as given, and one no turn says any word of is tied to none."""
+    turns = recorded_trip(mp)
+    extracted(mp, stub, {
+        "knowledge": [
+            {"content": "用户的女儿刚考上大学", "type": "WorldModel", "score": 70},
+            {"content": "用户喜欢吃火锅", "type": "WorldModel", "score": 60, "turns": [1]},
+            {"content": "用户下周去成都出差", "type": "WorldModel", "score": 50, "turns": [1]},
+            {"content": "规律作息有益健康", "type": "WorldModel", "score": 40},
+        ],
+        "memories": [],
+    })  # fmt: skip
+
+    told = {p.content: p.metadata.get(TOLD_BY_KEY) for p in mp.latest_knowledge(USER, min_score=0)}
+    assert told == {
+        "用户的女儿刚考上大学": [turns[2]],
+        "用户喜欢吃火锅": sorted(turns[:2]),
+        "用户下周去成都出差": [turns[0]],
+        "规律作息有益健康": None,
+    }
+    mp.forget(USER, turns[2])
+    mp.forget(USER, turns[1])
+    left = [p.content for p in mp.latest_knowledge(USER, min_score=0)]
+    assert sorted(left) == sorted(["用户下周去成都出差", "规律作息有益健康"])
 
 
 def test_a_purge_of_expired_turns_keeps_what_was_learnt_from_them(
