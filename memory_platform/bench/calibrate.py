@@ -79,7 +79,8 @@ def store_sets(mp: MemoryPlatform, sets: Sequence[EvalSet]) -> None:
 def collect(mp: MemoryPlatform, data: EvalSet, other_user: str, k: int = 50) -> list[Row]:
     """The candidates of every question, from its own user and from ``other_user``: each
     channel's first ``k``, 50 as the shipped models were fitted (the search's pool was 50
-    then; it is 100 since 2026-11-29, which adds weaker candidates of the same kinds)."""
+    then; it is 100 since 2026-11-29, which adds weaker candidates of the same kinds: a
+    fit on 100 searches the dev sets as the shipped one does, ``relevance_pool.md``)."""
     backgrounds = {lang: mp.embedder.embed(list(texts)) for lang, texts in BACKGROUND.items()}
     vectors = embed_queries(mp.embedder, [query_text(q.question) for q in data.questions])
     rows: list[Row] = []
