@@ -32,14 +32,11 @@ from pathlib import Path
 import checkouts
 
 from memory_platform import MemoryPlatform
-from memory_platform.bench.locomo import load_locomo
-from memory_platform.bench.madial import load_madial
 from memory_platform.bench.metrics import bootstrap_interval, latency_summary
 from memory_platform.bench.retrieval_eval import EvalSet
 from memory_platform.bench.workload import QUERIES
 from memory_platform.config import Settings
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 OUT = Path(__file__).resolve().parents[1] / "results" / "candidate_pool.md"
 POOLS = (50, 100, 150, 200)
 LATENCY_ROUNDS = 6
@@ -75,7 +72,7 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def recall_lines(db: Path, pools: Sequence[int]) -> list[str]:
-    sets = [load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json")]
+    sets = checkouts.dev_sets()
     per: dict[int, dict[str, list[tuple[str, float]]]] = {}
     off: dict[int, dict[str, float]] = {}
     with _open(db) as mp:

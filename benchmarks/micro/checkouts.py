@@ -1,5 +1,7 @@
-"""What the benchmarks that compare this tree with an older checkout share: a script run
-in a fresh process on one tree's code, and each tree's commit."""
+"""What the micro benchmarks share: for those that compare this tree with an older
+checkout, a script run in a fresh process on one tree's code and each tree's commit; for
+those that measure the dev sets, the sets and the store of ``memory-platform eval``; and
+the report every one of them writes."""
 
 from __future__ import annotations
 
@@ -12,9 +14,28 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from memory_platform.bench.locomo import load_locomo
+from memory_platform.bench.madial import load_madial
 from memory_platform.bench.metrics import machine_description
+from memory_platform.bench.retrieval_eval import EvalSet
 
 THIS_TREE = Path(__file__).resolve().parents[2]
+DATA = THIS_TREE.parent / "shared" / "data"
+"""The dev sets (``../shared/data``); only dev data is read."""
+
+
+def dev_sets() -> list[EvalSet]:
+    """LoCoMo dev and MADial-Bench zh dev, as ``memory-platform eval`` loads them."""
+    return [load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json")]
+
+
+def eval_store_parser(doc: str, out: Path) -> argparse.ArgumentParser:
+    """The options of a script that measures the store ``memory-platform eval --workdir``
+    left: ``--db`` and ``--out``; the script adds its own before parsing."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n", maxsplit=1)[0])
+    parser.add_argument("--db", type=Path, required=True, help="a store of `eval --workdir`")
+    parser.add_argument("--out", type=Path, default=out)
+    return parser
 
 
 def comparison_parser(doc: str, out: Path, store: bool = True) -> argparse.ArgumentParser:

@@ -18,18 +18,16 @@ of a named speaker raised). Only dev data is read. ::
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import checkouts
 import numpy as np
 import numpy.typing as npt
 
 from memory_platform import MemoryPlatform
-from memory_platform.bench.locomo import load_locomo
-from memory_platform.bench.madial import load_madial
 from memory_platform.bench.retrieval_eval import EvalQuestion, EvalSet
 from memory_platform.config import load_settings
 from memory_platform.embeddings import clip_query, embed_queries
@@ -37,7 +35,6 @@ from memory_platform.models import VectorKind
 from memory_platform.retrieval.results import SearchResult
 from memory_platform.textutil import plain_transcript
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 OUT = Path(__file__).resolve().parents[1] / "results" / "recall_headroom.md"
 BANDS = ("1-10", "11-20", "21-50", "51-100", "not a candidate")
 FEEDBACK = ((3, 0.3), (5, 0.3), (5, 0.5), (10, 0.3))
@@ -255,11 +252,8 @@ def reorderings(mp: MemoryPlatform, data: EvalSet) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", type=Path, required=True, help="a store of `eval --workdir`")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
-    sets = [load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json")]
+    args = checkouts.eval_store_parser(__doc__, OUT).parse_args()
+    sets = checkouts.dev_sets()
     lines = [
         "Where the missing recall sits (`benchmarks/micro/recall_headroom.py`, on the store "
         "of `memory-platform eval`): each gold item's rank in a search without floor or "

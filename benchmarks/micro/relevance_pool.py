@@ -15,7 +15,6 @@ question at the shipped floor, with its 95% bootstrap interval. Only dev data is
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,15 +23,12 @@ from relevance_loco import fitted
 
 from memory_platform import MemoryPlatform
 from memory_platform.bench import calibrate
-from memory_platform.bench.locomo import load_locomo
-from memory_platform.bench.madial import load_madial
 from memory_platform.bench.metrics import bootstrap_interval
 from memory_platform.bench.retrieval_eval import EvalSet
 from memory_platform.config import Settings
 from memory_platform.retrieval import HybridRetriever
 from memory_platform.retrieval.relevance import RelevanceModel, relevance_model_for
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 OUT = Path(__file__).resolve().parents[1] / "results" / "relevance_pool.md"
 POOLS = (50, 100)
 FLOORS = (0.02, 0.05, 0.1)
@@ -86,11 +82,8 @@ def measured(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", type=Path, required=True, help="a store of `eval --workdir`")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
-    sets = [load_locomo(DATA / "locomo_dev.json"), load_madial(DATA / "madial_zh_dev.json")]
+    args = checkouts.eval_store_parser(__doc__, OUT).parse_args()
+    sets = checkouts.dev_sets()
     with MemoryPlatform(Settings(backend="sqlite", sqlite_path=args.db, _env_file=None)) as mp:
         shipped_floor = mp.settings.retrieval.relevance_floor
         models = {"shipped": relevance_model_for(mp.embedder.model_name)}
