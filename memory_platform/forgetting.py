@@ -8,8 +8,9 @@ names the messages it retells; its words cannot be told apart by message, so it 
 whole, while the other messages it retells stay stored), and the memories and knowledge
 points extracted from it: a recorded session's extraction names, in each item's
 metadata, the turns it comes from (those the LLM cites, joined by those that say the
-most of it when no cited turn says as much). A purge of expired episodes keeps what was extracted from them: expiry ends the
-record of what was said, not what was learnt from it. Each call leaves one
+most of it when no cited turn says as much). A purge of expired episodes keeps what was
+extracted from them: expiry ends the record of what was said, not what was learnt from
+it. Each call leaves one
 :class:`AuditEntry` (ids and counts, never content).
 :func:`purge_archived` applies the same to archived memories past a configured age.
 """
