@@ -134,6 +134,14 @@ class RetrievalSettings(BaseModel):
             "design asks of a search at depth 1"
         ),
     )
+    english_gloss: bool = Field(
+        True,
+        description=(
+            "a Chinese question that finds nothing, and that no LLM planner translated, is "
+            "searched again glossed word by word into English (CC-CEDICT), for memories "
+            "told in English (benchmarks/results/cross_lingual.md); false: never"
+        ),
+    )
     max_expand_depth: int = Field(2, ge=0, le=3)
     vector_weight: float = Field(0.4, ge=0)
     importance_weight: float = Field(0.2, ge=0)

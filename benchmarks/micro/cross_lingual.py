@@ -15,6 +15,10 @@ fact's mean relevance, and the direct results per unanswerable question. The sen
 hand-written (a translation pair per fact), so the set checks a behaviour; it is too small,
 and too regular, to choose a constant with.
 
+Without an LLM, a Chinese question that finds nothing is searched again glossed into
+English (``retrieval/gloss.py``); ``--without-gloss`` measures without it
+(``retrieval.english_gloss`` off), as before the gloss.
+
 ``--planner`` asks the same questions of the same memories through an LLM query planner
 (the real ``openai`` client, answered by the tests' scripted server on 127.0.0.1) whose
 plan gives each question's hand-written translation as its ``other_language_query``: a
@@ -22,6 +26,7 @@ question that finds nothing as asked is searched again in the other language. Th
 translations are perfect, so this is the most a planner's translation can give. ::
 
     .venv/bin/python benchmarks/micro/cross_lingual.py   # about 1 minute
+    .venv/bin/python benchmarks/micro/cross_lingual.py --without-gloss
     .venv/bin/python benchmarks/micro/cross_lingual.py --planner
 """
 
@@ -155,10 +160,15 @@ def main() -> None:
     parser.add_argument(
         "--planner", action="store_true", help="plan each search with the translation"
     )
+    parser.add_argument(
+        "--without-gloss", action="store_true", help="no English gloss of Chinese questions"
+    )
     args = parser.parse_args()
+    retrieval = {"english_gloss": not args.without_gloss}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cross.db"
-        with MemoryPlatform(load_settings(backend="sqlite", sqlite_path=path)) as mp:
+        settings = load_settings(backend="sqlite", sqlite_path=path, retrieval=retrieval)
+        with MemoryPlatform(settings) as mp:
             start = datetime(2026, 1, 5, 9, tzinfo=UTC)
             for memory, user in enumerate(USERS):
                 for i, fact in enumerate(FACTS):
@@ -179,7 +189,10 @@ def main() -> None:
                     stub.reply(json.dumps(plan))
 
                 settings = load_settings(
-                    backend="sqlite", sqlite_path=path, llm_base_url=stub.base_url
+                    backend="sqlite",
+                    sqlite_path=path,
+                    llm_base_url=stub.base_url,
+                    retrieval=retrieval,
                 )
                 with MemoryPlatform(settings) as mp:
                     rows = [

@@ -21,7 +21,9 @@
    rewrote it, then as translated into the other of Chinese and English, for memories
    told in that language. The question as asked comes first: relevance and its floor
    were calibrated on questions as people ask them, not on a model's rewrites, and a
-   search that finds something waits for no LLM.
+   search that finds something waits for no LLM. A Chinese question that still finds
+   nothing, and that no LLM translated, is searched once more glossed word by word into
+   English (:mod:`.gloss`, ``retrieval.english_gloss``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -62,8 +64,9 @@ from ..models import (
 )
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
-from ..textutil import word_tokens
+from ..textutil import has_cjk, word_tokens
 from ..timeparse import dated_spans, without_dates
+from .gloss import english_gloss
 from .names import asks_about_owner
 from .people import MemoryPeople, name_evidence
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
@@ -192,11 +195,16 @@ class _Visible:
     include_invalid: bool
     include_sensitive: bool
     now: datetime
+    english_only: bool = False
+    """Only what holds no Chinese: the search of a question's English gloss, whose
+    Chinese items the question as asked has judged already."""
 
     def admits(self, c: _Candidate) -> bool:
         item = c.memory if c.memory is not None else c.episode
         if item is None:
             return False  # deleted between seeding and loading
+        if self.english_only and has_cjk(item.text):
+            return False
         if c.episode is not None and (not c.episode.searchable or c.episode.expired(self.now)):
             return False  # kept and read, never matched; or gone
         if item.sensitive and not self.include_sensitive:
@@ -382,7 +390,9 @@ class HybridRetriever:
         visible = _Visible(types, window, include_invalid, include_sensitive, now)
         pool = self._pool(max_results)
 
-        def searched(as_planned: QueryPlan, asked: str) -> list[SearchResult]:
+        def searched(
+            as_planned: QueryPlan, asked: str, english_only: bool = False
+        ) -> list[SearchResult]:
             semantic = as_planned.semantic_query
             filters: list[LinkType | str] | None = None
             if relation_types is not None:
@@ -397,7 +407,7 @@ class HybridRetriever:
                 lexical=self._lexical(user_id, semantic, kind_set, want_episodes, pool),
                 kinds=kind_set,
                 want_episodes=want_episodes,
-                visible=visible,
+                visible=replace(visible, english_only=True) if english_only else visible,
                 filters=filters,
                 causes_only=as_planned.causes_only and relation_types is None,
                 max_results=max_results,
@@ -410,20 +420,9 @@ class HybridRetriever:
                 return self._search_store(request)
 
         final = searched(plan, query)
-        if self._planner is not None and not _any_direct(final):
-            # nothing matched as asked: the LLM planner's rewrite, then its translation (the
-            # memory may have been told in the other language)
-            second = self._planner.plan(query, mode, expand_depth)
-            tried = {query}
-            for text, asked in (
-                (second.semantic_query, query),
-                (second.other_language_query, None),
-            ):
-                if text and text not in tried and not _any_direct(final):
-                    tried.add(text)
-                    final = searched(
-                        second.model_copy(update={"semantic_query": text}), asked or text
-                    )
+        if not _any_direct(final):
+            again = self._asked_again(query, plan, mode, expand_depth, searched)
+            final = final if again is None else again
         shown = [r for r in final if r.layer == "direct"]
         if record_access and shown:  # what matched is what was used, not its neighbours
             self._access_pool.submit(
@@ -433,6 +432,40 @@ class HybridRetriever:
                 [r.id for r in shown if r.kind == "episode"],
                 now,
             )
+        return final
+
+    def _asked_again(
+        self,
+        query: str,
+        plan: QueryPlan,
+        mode: Mode,
+        expand_depth: int,
+        searched: Callable[[QueryPlan, str, bool], list[SearchResult]],
+    ) -> list[SearchResult] | None:
+        """The search of a question that matched nothing as asked, run again: as the LLM
+        planner rewrote it, then as it translated it (the memory may have been told in the
+        other language); without a translation, a Chinese question as glossed into English,
+        among what was told without Chinese (the question as asked still names its people
+        and dates). The last search run, or None where none was."""
+        final: list[SearchResult] | None = None
+        translated = False
+        if self._planner is not None:
+            second = self._planner.plan(query, mode, expand_depth)
+            tried = {query}
+            for text, asked in (
+                (second.semantic_query, query),
+                (second.other_language_query, None),
+            ):
+                if text and text not in tried and not (final and _any_direct(final)):
+                    tried.add(text)
+                    translated = translated or asked is None
+                    final = searched(
+                        second.model_copy(update={"semantic_query": text}), asked or text, False
+                    )
+        if self._settings.english_gloss and not translated and not (final and _any_direct(final)):
+            gloss = english_gloss(query)
+            if gloss is not None:
+                final = searched(plan.model_copy(update={"semantic_query": gloss}), query, True)
         return final
 
     def _search_store(self, r: _Request) -> list[SearchResult]:

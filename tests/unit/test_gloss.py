@@ -1,0 +1,155 @@
+"""The English gloss of a Chinese question (``retrieval/gloss.py``): what it says, the
+glossary cached for later processes, and the search that falls back on it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory_platform import MemoryPlatform, Settings
+from memory_platform.embeddings import Embedder, query_text
+from memory_platform.retrieval import gloss
+from memory_platform.retrieval import retriever as retriever_module
+from memory_platform.retrieval.gloss import english_gloss
+from tests.support.openai_stub import OpenAIStub
+
+USER = "bilingual"
+TOLD = [
+    "My husband snores loudly.",
+    "I have been feeling anxious about my exam next week.",
+    "My best friend from college is a lawyer now.",
+    "I'm allergic to peanuts.",
+    "I work as a nurse at the city hospital.",
+    "We are moving to a new flat in June.",
+]
+
+
+def test_a_chinese_question_is_glossed_word_by_word_and_the_rest_kept() -> None:
+    allergy = english_gloss("我对什么过敏？")
+    assert allergy is not None
+    assert "allergic?" in allergy.split()  # Chinese punctuation as English writes it
+    assert not any("\u4e00" <= c <= "\u9fff" for c in allergy)
+    sister = english_gloss("我姐姐住在柏林吗？") or ""
+    assert "sister" in sister and "Berlin" in sister  # a proper noun where no common word
+    # the reading HSK gives first: 读 is "to read", not its other reading's "comma"
+    assert (english_gloss("读") or "").split()[:1] == ["read"]
+    # a word the dictionary lacks is cut into the words it holds
+    assert "evening party" in (english_gloss("元旦晚会") or "")
+    # speaker tags and Latin text as written
+    tagged = english_gloss('<Bart>:"我喜欢咖啡"') or ""
+    assert tagged.startswith('<Bart>:"') and tagged.split()[-2:] == ["coffee", '"']
+    assert english_gloss("What am I allergic to?") is None
+    assert english_gloss("") is None
+
+
+def test_a_name_the_dictionary_lacks_is_kept_not_glossed_by_its_characters() -> None:
+    """小红 is a name, not "small red": the names logic reads it in either script."""
+    said = english_gloss("小红喜欢什么？") or ""
+    assert "小红" in said and "small" not in said and "like" in said
+
+
+def test_the_glossary_is_cached_once_and_mapped_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first process reads the dictionary and writes the glossary; the next maps it,
+    and finds what the first read (words at both ends of the sorted file too). A cached
+    file of another format is not used but written again."""
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
+    first = gloss._load()
+    (cached,) = tmp_path.glob("cedict-glossary-*.tsv")
+    mapped = gloss._load()
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", "")
+    read = gloss._load()
+    assert isinstance(first, gloss._MappedGlossary) and isinstance(mapped, gloss._MappedGlossary)
+    assert isinstance(read, dict)  # no cache: read each time, held in memory
+    words = sorted(read, key=lambda w: w.encode())
+    for word in [*words[:3], *words[-3:], "过敏", "读", "柏林", "我"]:
+        assert mapped.get(word) == read[word]
+    assert mapped.get("Bart") is None and mapped.get("\u4e00\u4e00\u4e00") is None
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
+    cached.write_bytes(b"something else\n")
+    again = gloss._load()
+    assert isinstance(again, gloss._MappedGlossary) and again.get("过敏") == read["过敏"]
+    assert cached.read_bytes().startswith(gloss._HEADER)
+
+
+def _platform(tmp_path: Path, embedder: Embedder, **settings: object) -> MemoryPlatform:
+    return MemoryPlatform(
+        Settings(sqlite_path=tmp_path / "m.db", _env_file=None, **settings),  # type: ignore[arg-type]
+        embedder=embedder,
+    )
+
+
+def _tell(mp: MemoryPlatform) -> None:
+    for i, said in enumerate(TOLD):
+        mp.add_messages(USER, f"s{i}", [{"role": "user", "content": said}])
+    assert mp.wait_for_indexing(USER)
+
+
+def _direct(mp: MemoryPlatform, question: str) -> list[str]:
+    return [r.text for r in mp.search(USER, question, record_access=False) if r.layer == "direct"]
+
+
+def test_a_chinese_question_finds_what_was_told_in_english_through_its_gloss(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Without an LLM, a Chinese question that finds nothing as asked is searched again as
+    glossed; with the gloss turned off it finds nothing. A question that found something
+    as asked is not glossed, and one about nothing told still finds nothing."""
+    with _platform(tmp_path / "off", embedder, retrieval={"english_gloss": False}) as mp:
+        _tell(mp)
+        unglossed = [_direct(mp, "谁打呼噜？"), _direct(mp, "我为什么焦虑？")]
+    with _platform(tmp_path / "on", embedder) as mp:
+        _tell(mp)
+        glossed = [_direct(mp, "谁打呼噜？"), _direct(mp, "我为什么焦虑？")]
+        nothing = [_direct(mp, "量子力学是什么？"), _direct(mp, "我的狗叫什么名字？")]
+        in_english = _direct(mp, "What am I allergic to?")
+        embedded = mp._retriever._query_cache  # type: ignore[attr-defined]
+        searched = [query_text(english_gloss(q) or "") in embedded for q in ("谁打呼噜？", "What")]
+    assert unglossed == [[], []]
+    assert [found[:1] for found in glossed] == [[TOLD[0]], [TOLD[1]]]
+    assert nothing == [[], []]
+    assert in_english[:1] == [TOLD[3]]
+    assert searched == [True, False]  # an English question has no gloss
+
+
+def test_an_llm_translation_is_searched_instead_of_the_gloss(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """With an LLM planner, its translation is the second search, and the last: the
+    gloss, a rougher translation, comes only where the planner gave none."""
+    with OpenAIStub() as stub:
+        settings = {"llm_base_url": stub.base_url, "llm_max_retries": 1}
+        with _platform(tmp_path, embedder, **settings) as mp:
+            _tell(mp)
+            plan = {"semantic_query": "谁打呼噜？", "expand_depth": 0}
+            stub.reply(json.dumps(plan | {"other_language_query": "What is my job?"}))
+            translated = _direct(mp, "谁打呼噜？")
+            stub.reply(json.dumps(plan | {"other_language_query": "Who won the 1998 World Cup?"}))
+            translated_to_nothing = _direct(mp, "谁打呼噜？")
+            stub.reply(json.dumps(plan))
+            untranslated = _direct(mp, "谁打呼噜？")
+    assert translated[:1] == [TOLD[4]]  # the planner's translation, whatever it says
+    assert translated_to_nothing == []  # a translation that finds nothing is not glossed after
+    assert untranslated[:1] == [TOLD[0]]  # no translation: the gloss
+
+
+def test_the_glossed_search_shows_only_what_was_told_without_chinese(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Chinese item was judged by the Chinese question as asked; the gloss, meant for
+    what was told in English, does not get a second say on it. Here the "gloss" is made
+    to say a Chinese memory word for word: the search shows the English memory, not the
+    Chinese one it repeats."""
+    said = {"zh": "我对花生过敏。", "en": "I'm allergic to peanuts."}
+    with _platform(tmp_path, embedder) as mp:
+        for i, text in enumerate(said.values()):
+            mp.add_messages(USER, f"s{i}", [{"role": "user", "content": text}])
+        assert mp.wait_for_indexing(USER)
+        found = {}
+        for language, text in said.items():
+            monkeypatch.setattr(retriever_module, "english_gloss", lambda _q, text=text: text)
+            found[language] = _direct(mp, "量子力学是什么？")
+    assert found == {"zh": [said["en"]], "en": [said["en"]]}
