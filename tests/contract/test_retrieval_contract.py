@@ -747,12 +747,26 @@ def test_a_question_nothing_answers_gets_nothing(mp: MemoryPlatform, users) -> N
     question = "我喜欢喝咖啡吗?"  # the tool takes the floor too: just above its best, nothing
     best = mp.search(user, question, min_relevance=0)[0].relevance
     assert best < 1.0
-    above = mp.execute_tool(
-        user, "search_memories", {"query": question, "min_relevance": (best + 1.0) / 2}
+    floors = {"above": (best + 1.0) / 2, "below": best / 2}
+    unglossed = MemoryPlatform(
+        Settings(retrieval={"english_gloss": False}, _env_file=None),
+        embedder=mp.embedder,
+        store=mp.store,
     )
-    below = mp.execute_tool(user, "search_memories", {"query": question, "min_relevance": best / 2})
+    with unglossed:
+        above, below = (
+            unglossed.execute_tool(
+                user, "search_memories", {"query": question, "min_relevance": floors[side]}
+            )
+            for side in ("above", "below")
+        )
     assert above["success"] and above["count"] == 0, above
     assert below["success"] and below["count"] >= 1, below
+    # by default a Chinese question that finds nothing is searched again as its English
+    # gloss ("I like drink coffee?"): that search holds the floor as well
+    glossed = mp.search(user, question, min_relevance=floors["above"])
+    assert [r.text for r in glossed] == ["I love coffee"]
+    assert glossed[0].relevance >= floors["above"]
 
 
 def test_use_orders_comparable_matches_but_never_outranks_relevance(

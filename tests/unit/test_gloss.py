@@ -40,6 +40,9 @@ def test_a_chinese_question_is_glossed_word_by_word_and_the_rest_kept() -> None:
     # speaker tags and Latin text as written
     tagged = english_gloss('<Bart>:"我喜欢咖啡"') or ""
     assert tagged.startswith('<Bart>:"') and tagged.split()[-2:] == ["coffee", '"']
+    # traditional characters read as simplified; particles say nothing (呢 is no "woolen")
+    assert "allergic?" in (english_gloss("我對什麼過敏？") or "").split()
+    assert english_gloss("后来呢") == "afterwards later"
     assert english_gloss("What am I allergic to?") is None
     assert english_gloss("") is None
 
