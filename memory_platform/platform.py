@@ -988,6 +988,7 @@ class MemoryPlatform:
                     "layer": r.layer,
                     "graph_distance": r.graph_distance,
                     "score": round(r.score, 4),
+                    "relevance": round(r.relevance, 3),
                     **(
                         {"relation": relation_label(r.path[-1].relation, r.path[-1].direction)}
                         if r.path

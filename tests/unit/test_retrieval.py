@@ -586,6 +586,8 @@ def test_search_memories_tool(platform: MemoryPlatform) -> None:
 
     assert ok["success"] and ok["count"] == 1
     assert ok["results"][0]["text"] == "我 跑步 五公里（时间：2025-11-04）"
+    # the calibrated relevance, for the model to weigh what it is shown
+    assert platform.settings.retrieval.relevance_floor <= ok["results"][0]["relevance"] <= 1
     assert "<memory_context>" in ok["context"]
     assert bad["success"] is False and "'expand_depth'" in bad["error"]
     assert wrong_time["success"] is False and "time_range.start" in wrong_time["error"]
