@@ -57,24 +57,31 @@ def test_the_glossary_is_cached_once_and_mapped_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first process reads the dictionary and writes the glossary; the next maps it,
-    and finds what the first read (words at both ends of the sorted file too). A cached
-    file of another format is not used but written again."""
+    and finds what the dictionary says (words at both ends of the sorted file too), as
+    does a process with the cache off, which builds it in memory. A cached file of
+    another format is not used but written again."""
     monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
     first = gloss._load()
     (cached,) = tmp_path.glob("cedict-glossary-*.tsv")
+    written = cached.stat().st_mtime_ns
     mapped = gloss._load()
     monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", "")
-    read = gloss._load()
-    assert isinstance(first, gloss._MappedGlossary) and isinstance(mapped, gloss._MappedGlossary)
-    assert isinstance(read, dict)  # no cache: read each time, held in memory
+    in_memory = gloss._load()
+    source = gloss._dictionary_file()
+    assert source is not None
+    read = gloss._read(source, gloss._hsk_readings(source.parents[1] / gloss._HSK))
+    assert cached.stat().st_mtime_ns == written  # mapped, not written again
+    assert list(tmp_path.iterdir()) == [cached]
     words = sorted(read, key=lambda w: w.encode())
-    for word in [*words[:3], *words[-3:], "过敏", "读", "柏林", "我"]:
-        assert mapped.get(word) == read[word]
-    assert mapped.get("Bart") is None and mapped.get("\u4e00\u4e00\u4e00") is None
+    for glossary in (first, mapped, in_memory):
+        assert glossary is not None
+        for word in [*words[:3], *words[-3:], "过敏", "读", "柏林", "我", "過敏"]:
+            assert glossary.get(word) == read[word]
+        assert glossary.get("Bart") is None and glossary.get("\u4e00\u4e00\u4e00") is None
     monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
     cached.write_bytes(b"something else\n")
     again = gloss._load()
-    assert isinstance(again, gloss._MappedGlossary) and again.get("过敏") == read["过敏"]
+    assert again is not None and again.get("过敏") == read["过敏"]
     assert cached.read_bytes().startswith(gloss._HEADER)
 
 
