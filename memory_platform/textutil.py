@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 __all__ = [
+    "CJK_RUN",
     "distinctive_terms",
     "fts_query",
     "has_cjk",
@@ -40,6 +41,8 @@ __all__ = [
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[a-z0-9]+(?:'[a-z]+)?")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
+CJK_RUN = re.compile(rf"[{_CJK}]+")
+"""A run of Chinese characters."""
 
 
 def has_cjk(*parts: object) -> bool:

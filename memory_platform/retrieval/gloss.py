@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from ..heap import release_freed_memory
-from ..textutil import has_cjk, tagged_words
+from ..textutil import CJK_RUN, has_cjk, tagged_words
 from ..use_weights import cache_directory
 
 __all__ = ["SENSES_PER_WORD", "english_gloss"]
@@ -73,7 +73,6 @@ _PARTICLES = ("u", "y", "e")
 """jieba's tags of particles and interjections (助词, 语气词, 叹词), left out of a gloss."""
 _LONGEST = 8
 """Characters of the longest dictionary word a lacking word is cut into."""
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _lock = threading.Lock()
 
 
@@ -130,7 +129,7 @@ def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
             if line.startswith("#") or len(words) != 2 or not glosses:
                 continue  # comments, the header
             traditional, simplified = words
-            if not _CJK_RUN.fullmatch(simplified + traditional):
+            if not CJK_RUN.fullmatch(simplified + traditional):
                 continue  # "3C", "A型": a Chinese run never holds them
             usual = hsk.get(simplified) == pinyin.replace(" ", "").lower()
             proper = pinyin[:1].isupper()
@@ -295,7 +294,7 @@ def english_gloss(text: str) -> str | None:
     parts: list[str] = []
     glossed = False
     at = 0
-    for run in _CJK_RUN.finditer(text):
+    for run in CJK_RUN.finditer(text):
         parts.append(text[at : run.start()])
         words = _gloss_run(run.group(), glossary)
         glossed = glossed or any(not has_cjk(w) for w in words)
