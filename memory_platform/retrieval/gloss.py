@@ -34,7 +34,6 @@ import hashlib
 import importlib.util
 import logging
 import mmap
-import os
 import re
 import threading
 from pathlib import Path
@@ -42,8 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from ..heap import release_freed_memory
+from ..model_cache import cache_directory, mark_used, write_whole
 from ..textutil import CJK_RUN, has_cjk, tagged_words
-from ..use_weights import cache_directory
 
 __all__ = ["SENSES_PER_WORD", "english_gloss"]
 
@@ -207,19 +206,6 @@ def _cached_path(source: Path, hsk: Path) -> Path | None:
     return directory / f"cedict-glossary-{key[:16]}.tsv"
 
 
-def _write(path: Path, glossary: bytes) -> None:
-    """Write the glossary for later processes (whole or not at all; a failure only logs)."""
-    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(glossary)
-        os.replace(partial, path)
-    except OSError as exc:
-        log.info("glossary not cached (%s): the next process reads the dictionary again", exc)
-        with contextlib.suppress(OSError):
-            partial.unlink()
-
-
 def _load() -> Glossary | None:
     """The glossary: mapped from the model cache, or read from the dictionary (about
     1 s) and cached for the next process; None without the dictionary."""
@@ -230,12 +216,13 @@ def _load() -> Glossary | None:
     cached = _cached_path(source, hsk)
     if cached is not None:
         with contextlib.suppress(OSError, ValueError):
-            return Glossary.mapped(cached)
+            glossary = Glossary.mapped(cached)
+            mark_used(cached)
+            return glossary
     built = _serialised(_read(source, _hsk_readings(hsk)))
     gc.collect()  # the parse's temporaries, not kept: 50 MB resident without both
     release_freed_memory()
-    if cached is not None:
-        _write(cached, built)
+    if cached is not None and write_whole(cached, lambda out: out.write(built)):
         with contextlib.suppress(OSError, ValueError):
             return Glossary.mapped(cached)
     return Glossary(built)
