@@ -142,6 +142,15 @@ class RetrievalSettings(BaseModel):
             "told in English (benchmarks/results/cross_lingual.md); false: never"
         ),
     )
+    chinese_gloss: bool = Field(
+        True,
+        description=(
+            "the other way: an English question that finds nothing, and that no LLM "
+            "planner translated, is searched again as the Chinese words CC-CEDICT gives "
+            "its words, for memories told in Chinese, where the memory holds one of them "
+            "(benchmarks/results/cross_lingual.md); false: never"
+        ),
+    )
     max_expand_depth: int = Field(2, ge=0, le=3)
     vector_weight: float = Field(0.4, ge=0)
     importance_weight: float = Field(0.2, ge=0)

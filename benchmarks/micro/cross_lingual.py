@@ -15,9 +15,9 @@ fact's mean relevance, and the direct results per unanswerable question. The sen
 hand-written (a translation pair per fact), so the set checks a behaviour; it is too small,
 and too regular, to choose a constant with.
 
-Without an LLM, a Chinese question that finds nothing is searched again glossed into
-English (``retrieval/gloss.py``); ``--without-gloss`` measures without it
-(``retrieval.english_gloss`` off), as before the gloss.
+Without an LLM, a question that finds nothing is searched again glossed word by word into
+the other language (``retrieval/gloss.py``); ``--without-gloss`` measures without either
+gloss (``retrieval.english_gloss`` and ``retrieval.chinese_gloss`` off), as before them.
 
 ``--planner`` asks the same questions of the same memories through an LLM query planner
 (the real ``openai`` client, answered by the tests' scripted server on 127.0.0.1) whose
@@ -161,10 +161,10 @@ def main() -> None:
         "--planner", action="store_true", help="plan each search with the translation"
     )
     parser.add_argument(
-        "--without-gloss", action="store_true", help="no English gloss of Chinese questions"
+        "--without-gloss", action="store_true", help="no question glossed into the other language"
     )
     args = parser.parse_args()
-    retrieval = {"english_gloss": not args.without_gloss}
+    retrieval = {"english_gloss": not args.without_gloss, "chinese_gloss": not args.without_gloss}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cross.db"
         settings = load_settings(backend="sqlite", sqlite_path=path, retrieval=retrieval)

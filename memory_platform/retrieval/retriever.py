@@ -23,7 +23,8 @@
    were calibrated on questions as people ask them, not on a model's rewrites, and a
    search that finds something waits for no LLM. A Chinese question that still finds
    nothing, and that no LLM translated, is searched once more glossed word by word into
-   English (:mod:`.gloss`, ``retrieval.english_gloss``).
+   English (:mod:`.gloss`, ``retrieval.english_gloss``), and an English one into Chinese
+   (``retrieval.chinese_gloss``).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import has_cjk, word_tokens
 from ..timeparse import dated_spans, without_dates
-from .gloss import english_gloss
+from .gloss import chinese_gloss, english_gloss
 from .names import asks_about_owner
 from .people import MemoryPeople, name_evidence
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
@@ -87,6 +88,7 @@ __all__ = ["MAX_WITHIN", "HybridRetriever", "TimeWindow"]
 log = logging.getLogger(__name__)
 
 Mode = Literal["fast", "deep", "auto"]
+Language = Literal["en", "zh"]
 _KINDS = frozenset({"memory", "episode"})
 """What a search may return: memories (hubs) and episodes."""
 _DATED_BONUS = 0.25
@@ -195,15 +197,15 @@ class _Visible:
     include_invalid: bool
     include_sensitive: bool
     now: datetime
-    english_only: bool = False
-    """Only what holds no Chinese: the search of a question's English gloss, whose
-    Chinese items the question as asked has judged already."""
+    glossed_into: Language | None = None
+    """The language a question was glossed into (:mod:`.gloss`): only what is told in it
+    (an item holds Chinese or not), since the question as asked has judged the rest."""
 
     def admits(self, c: _Candidate) -> bool:
         item = c.memory if c.memory is not None else c.episode
         if item is None:
             return False  # deleted between seeding and loading
-        if self.english_only and has_cjk(item.text):
+        if self.glossed_into is not None and has_cjk(item.text) != (self.glossed_into == "zh"):
             return False
         if c.episode is not None and (not c.episode.searchable or c.episode.expired(self.now)):
             return False  # kept and read, never matched; or gone
@@ -391,9 +393,18 @@ class HybridRetriever:
         pool = self._pool(max_results)
 
         def searched(
-            as_planned: QueryPlan, asked: str, english_only: bool = False
-        ) -> list[SearchResult]:
+            as_planned: QueryPlan, asked: str, glossed_into: Language | None = None
+        ) -> list[SearchResult] | None:
             semantic = as_planned.semantic_query
+            # A gloss into Chinese is searched only where the memory holds a word of it:
+            # an English memory holds none, so an English question that finds nothing
+            # costs a lexical lookup, not a second search. What it adds is words (the
+            # question's own vector already reaches Chinese facts); a gloss into English
+            # adds a vector too, which finds facts sharing no word with it.
+            if glossed_into == "zh" and not self._store.lexical_search(
+                user_id, semantic, self._lexical_kinds(kind_set, want_episodes), 1
+            ):
+                return None
             filters: list[LinkType | str] | None = None
             if relation_types is not None:
                 filters = list(relation_types)
@@ -407,7 +418,7 @@ class HybridRetriever:
                 lexical=self._lexical(user_id, semantic, kind_set, want_episodes, pool),
                 kinds=kind_set,
                 want_episodes=want_episodes,
-                visible=replace(visible, english_only=True) if english_only else visible,
+                visible=replace(visible, glossed_into=glossed_into),
                 filters=filters,
                 causes_only=as_planned.causes_only and relation_types is None,
                 max_results=max_results,
@@ -419,7 +430,7 @@ class HybridRetriever:
             with self._store.reading():  # one snapshot, one read transaction on a server
                 return self._search_store(request)
 
-        final = searched(plan, query)
+        final = searched(plan, query) or []
         if not _any_direct(final):
             again = self._asked_again(query, plan, mode, expand_depth, searched)
             final = final if again is None else again
@@ -440,13 +451,14 @@ class HybridRetriever:
         plan: QueryPlan,
         mode: Mode,
         expand_depth: int,
-        searched: Callable[[QueryPlan, str, bool], list[SearchResult]],
+        searched: Callable[[QueryPlan, str, Language | None], list[SearchResult] | None],
     ) -> list[SearchResult] | None:
         """The search of a question that matched nothing as asked, run again: as the LLM
         planner rewrote it, then as it translated it (the memory may have been told in the
-        other language); without a translation, a Chinese question as glossed into English,
-        among what was told without Chinese (the question as asked still names its people
-        and dates). The last search run, or None where none was."""
+        other language); without a translation, as glossed word by word into the other of
+        Chinese and English, among what was told in that language (the question as asked
+        still names its people and dates), where the memory holds a word of the gloss.
+        The last search run, or None where none was."""
         final: list[SearchResult] | None = None
         translated = False
         if self._planner is not None:
@@ -459,14 +471,23 @@ class HybridRetriever:
                 if text and text not in tried and not (final and _any_direct(final)):
                     tried.add(text)
                     translated = translated or asked is None
-                    final = searched(
-                        second.model_copy(update={"semantic_query": text}), asked or text, False
-                    )
-        if self._settings.english_gloss and not translated and not (final and _any_direct(final)):
-            gloss = english_gloss(query)
-            if gloss is not None:
-                final = searched(plan.model_copy(update={"semantic_query": gloss}), query, True)
+                    update = {"semantic_query": text}
+                    final = searched(second.model_copy(update=update), asked or text, None)
+        glossed = None if translated or (final and _any_direct(final)) else self._gloss(query)
+        if glossed is not None:
+            text, language = glossed
+            again = searched(plan.model_copy(update={"semantic_query": text}), query, language)
+            final = final if again is None else again
         return final
+
+    def _gloss(self, query: str) -> tuple[str, Language] | None:
+        """The question glossed into the other of Chinese and English, where the settings
+        allow (``retrieval.english_gloss``, ``retrieval.chinese_gloss``), with the language."""
+        if has_cjk(query):
+            english = english_gloss(query) if self._settings.english_gloss else None
+            return None if english is None else (english, "en")
+        chinese = chinese_gloss(query) if self._settings.chinese_gloss else None
+        return None if chinese is None else (chinese, "zh")
 
     def _search_store(self, r: _Request) -> list[SearchResult]:
         """The steps of a search that read the store (see the module docstring)."""
@@ -480,7 +501,7 @@ class HybridRetriever:
                 user, plan.semantic_query, candidates, r.within, r.vector, r.visible.now, r.pool
             )
         direct = [c for c in candidates.values() if r.visible.admits(c)]
-        self._relate(user, plan.semantic_query, r.vector, direct)
+        self._relate(user, plan.semantic_query, r.vector, direct, r.query)
         self._favour_named_dates(r.query, direct, now)
         direct = [c for c in direct if c.relevance >= r.floor and c.relevance > 0]
         scored = sorted(
@@ -506,6 +527,7 @@ class HybridRetriever:
             causes_only=r.causes_only,
             visible=r.visible,
             query=plan.semantic_query,
+            asked=r.query,
             query_vector=r.vector,
             now=now,
             max_results=r.max_results,
@@ -778,8 +800,12 @@ class HybridRetriever:
         query: str,
         query_vector: npt.NDArray[np.float32],
         candidates: list[_Candidate],
+        question: str,
     ) -> None:
-        """Match strength (for ranking) and calibrated relevance (for the floor).
+        """Match strength (for ranking) and calibrated relevance (for the floor) of the
+        candidates of ``query``, the text searched: the ``question`` as asked, or as
+        rewritten, translated or glossed. The people a question names are read as asked
+        (a gloss says John as 约翰 若望, which names no one).
 
         Strength fuses the two channels with equal say, each scaled to this query: the
         dense lift over the background as a share of the best lift among the candidates,
@@ -807,7 +833,7 @@ class HybridRetriever:
         people = MemoryPeople(self._store, user, [c.episode for c in candidates if c.episode])
         evidence = name_evidence(
             people,
-            query,
+            question,
             user,
             documents,
             about_owner=lambda: any(_about_owner(c) for c in candidates),
@@ -920,6 +946,7 @@ class HybridRetriever:
         causes_only: bool,
         visible: _Visible,
         query: str,
+        asked: str,
         query_vector: npt.NDArray[np.float32],
         now: datetime,
         max_results: int,
@@ -987,7 +1014,7 @@ class HybridRetriever:
             if score is not None:
                 cand.see(score)
             neighbours[(VectorKind.MEMORY, memory.id)] = cand
-        self._relate(user, query, query_vector, list(neighbours.values()))
+        self._relate(user, query, query_vector, list(neighbours.values()), asked)
         related: list[tuple[ScoreComponents, _Candidate]] = []
         for memory_id, hit in related_ids.items():
             maybe = known.get(memory_id) or neighbours.get((VectorKind.MEMORY, memory_id))

@@ -1,5 +1,6 @@
-"""The English gloss of a Chinese question (``retrieval/gloss.py``): what it says, the
-glossary cached for later processes, and the search that falls back on it."""
+"""The gloss of a question into the other of Chinese and English (``retrieval/gloss.py``):
+what it says, the glossaries cached for later processes, and the search that falls back on
+it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from memory_platform import MemoryPlatform, Settings
 from memory_platform.embeddings import Embedder, query_text
 from memory_platform.retrieval import gloss
 from memory_platform.retrieval import retriever as retriever_module
-from memory_platform.retrieval.gloss import english_gloss
+from memory_platform.retrieval.gloss import chinese_gloss, english_gloss
 from tests.support.openai_stub import OpenAIStub
 
 USER = "bilingual"
@@ -23,6 +24,12 @@ TOLD = [
     "I'm allergic to peanuts.",
     "I work as a nurse at the city hospital.",
     "We are moving to a new flat in June.",
+]
+TOLD_ZH = [
+    "我老公打呼噜很响。",
+    "我奶奶教我包饺子。",
+    "我对下周的考试感到很焦虑。",
+    "我在市医院当护士。",
 ]
 
 
@@ -47,41 +54,62 @@ def test_a_chinese_question_is_glossed_word_by_word_and_the_rest_kept() -> None:
     assert english_gloss("") is None
 
 
+def test_an_english_question_becomes_the_chinese_words_of_its_words() -> None:
+    """Each word that is not a stop word becomes its Chinese words, looked up as the small
+    stemmer leaves it (dumplings, snores); a word the dictionary lacks is kept as written."""
+    assert "过敏" in (chinese_gloss("What am I allergic to?") or "").split()
+    dumplings = (chinese_gloss("Who taught Bart to make dumplings?") or "").split()
+    assert "饺子" in dumplings and "Bart" in dumplings and "taught" in dumplings
+    assert {"打呼", "打呼噜"} & set((chinese_gloss("Who snores?") or "").split())
+    assert "姐姐" in (chinese_gloss("Where does my sister live?") or "").split()
+    assert chinese_gloss("我对什么过敏？") is None  # Chinese: glossed the other way
+    assert chinese_gloss("What is it?") is None  # stop words only
+    assert chinese_gloss("") is None
+
+
 def test_a_name_the_dictionary_lacks_is_kept_not_glossed_by_its_characters() -> None:
     """小红 is a name, not "small red": the names logic reads it in either script."""
     said = english_gloss("小红喜欢什么？") or ""
     assert "小红" in said and "small" not in said and "like" in said
 
 
-def test_the_glossary_is_cached_once_and_mapped_after(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("name", "known", "unknown"),
+    [
+        ("glossary", ["过敏", "读", "柏林", "我", "過敏"], ["Bart", "\u4e00\u4e00\u4e00"]),
+        ("english", ["allergic", "dumpling", "sister", "berlin"], ["bart", "the", "过敏"]),
+    ],
+)
+def test_each_glossary_is_cached_once_and_mapped_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, known: list[str], unknown: list[str]
 ) -> None:
     """The first process reads the dictionary and writes the glossary; the next maps it,
     and finds what the dictionary says (words at both ends of the sorted file too), as
     does a process with the cache off, which builds it in memory. A cached file of
     another format is not used but written again."""
     monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
-    first = gloss._load()
-    (cached,) = tmp_path.glob("cedict-glossary-*.tsv")
+    first = gloss._load(name)
+    (cached,) = tmp_path.glob(f"cedict-{name}-*.tsv")
     written = cached.stat().st_mtime_ns
-    mapped = gloss._load()
+    mapped = gloss._load(name)
     monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", "")
-    in_memory = gloss._load()
+    in_memory = gloss._load(name)
     source = gloss._dictionary_file()
     assert source is not None
-    read = gloss._read(source, gloss._hsk_readings(source.parents[1] / gloss._HSK))
+    reader = gloss._READERS[name][0]
+    read = reader(source, gloss._hsk_readings(source.parents[1] / gloss._HSK))
     assert cached.stat().st_mtime_ns == written  # mapped, not written again
     assert list(tmp_path.iterdir()) == [cached]
     words = sorted(read, key=lambda w: w.encode())
     for glossary in (first, mapped, in_memory):
         assert glossary is not None
-        for word in [*words[:3], *words[-3:], "过敏", "读", "柏林", "我", "過敏"]:
+        for word in [*words[:3], *words[-3:], *known]:
             assert glossary.get(word) == read[word]
-        assert glossary.get("Bart") is None and glossary.get("\u4e00\u4e00\u4e00") is None
+        assert all(glossary.get(word) is None for word in unknown)
     monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
     cached.write_bytes(b"something else\n")
-    again = gloss._load()
-    assert again is not None and again.get("过敏") == read["过敏"]
+    again = gloss._load(name)
+    assert again is not None and again.get(known[0]) == read[known[0]]
     assert cached.read_bytes().startswith(gloss._HEADER)
 
 
@@ -146,13 +174,25 @@ def test_an_llm_translation_is_searched_instead_of_the_gloss(
     assert untranslated[:1] == [TOLD[0]]  # no translation: the gloss
 
 
-def test_the_glossed_search_shows_only_what_was_told_without_chinese(
-    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("glossing", "question", "shown"),
+    [
+        ("english_gloss", "量子力学是什么？", "en"),
+        ("chinese_gloss", "What is quantum physics?", "zh"),
+    ],
+)
+def test_a_glossed_search_shows_only_what_was_told_in_the_language_glossed_into(
+    tmp_path: Path,
+    embedder: Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+    glossing: str,
+    question: str,
+    shown: str,
 ) -> None:
-    """A Chinese item was judged by the Chinese question as asked; the gloss, meant for
-    what was told in English, does not get a second say on it. Here the "gloss" is made
-    to say a Chinese memory word for word: the search shows the English memory, not the
-    Chinese one it repeats."""
+    """An item in the question's own language was judged by the question as asked; the
+    gloss, meant for what was told in the other language, does not get a second say on
+    it. Here the "gloss" is made to say one memory or the other word for word: the search
+    shows the memory in the language glossed into, not the one the gloss repeats."""
     said = {"zh": "我对花生过敏。", "en": "I'm allergic to peanuts."}
     with _platform(tmp_path, embedder) as mp:
         for i, text in enumerate(said.values()):
@@ -160,6 +200,67 @@ def test_the_glossed_search_shows_only_what_was_told_without_chinese(
         assert mp.wait_for_indexing(USER)
         found = {}
         for language, text in said.items():
-            monkeypatch.setattr(retriever_module, "english_gloss", lambda _q, text=text: text)
-            found[language] = _direct(mp, "量子力学是什么？")
-    assert found == {"zh": [said["en"]], "en": [said["en"]]}
+            monkeypatch.setattr(retriever_module, glossing, lambda _q, text=text: text)
+            found[language] = _direct(mp, question)
+    assert found == {"zh": [said[shown]], "en": [said[shown]]}
+
+
+def _tell_in(mp: MemoryPlatform, told: list[str], user: str = USER) -> None:
+    for i, said in enumerate(told):
+        mp.add_messages(user, f"s{i}", [{"role": "user", "content": said}])
+    assert mp.wait_for_indexing(user)
+
+
+def test_an_english_question_finds_what_was_told_in_chinese_through_its_gloss(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Without an LLM, an English question that finds nothing as asked is searched again
+    as the Chinese words of its words; with that turned off it finds nothing. One about
+    nothing told still finds nothing."""
+    questions = ["Who snores?", "Who taught me to make dumplings?"]
+    with _platform(tmp_path / "off", embedder, retrieval={"chinese_gloss": False}) as mp:
+        _tell_in(mp, TOLD_ZH)
+        unglossed = [_direct(mp, q) for q in questions]
+    with _platform(tmp_path / "on", embedder) as mp:
+        _tell_in(mp, TOLD_ZH)
+        glossed = [_direct(mp, q) for q in questions]
+        nothing = [_direct(mp, "What is quantum mechanics?"), _direct(mp, "Is it raining?")]
+    assert unglossed == [[], []]
+    assert [found[:1] for found in glossed] == [[TOLD_ZH[0]], [TOLD_ZH[1]]]
+    assert nothing == [[], []]
+
+
+def test_a_memory_holding_no_word_of_the_chinese_gloss_is_not_searched_again(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """An English memory holds no Chinese word: an English question that finds nothing
+    in it is not embedded and searched a second time as its gloss, where a memory told
+    in Chinese that holds a word of the gloss is."""
+    question = "Who taught me to make dumplings?"
+    glossed = query_text(chinese_gloss(question) or "")
+    with _platform(tmp_path, embedder) as mp:
+        _tell_in(mp, TOLD)
+        _tell_in(mp, TOLD_ZH, user="chinese")
+        cache = mp._retriever._query_cache  # type: ignore[attr-defined]
+        assert mp.search(USER, question, record_access=False) == []
+        in_english = glossed in cache
+        found = mp.search("chinese", question, record_access=False)
+        in_chinese = glossed in cache
+    assert (in_english, in_chinese) == (False, True)
+    assert [r.text for r in found][:1] == [TOLD_ZH[1]]
+
+
+def test_a_glossed_question_names_the_people_it_named_as_asked(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """The gloss says John as 约翰 若望, which names no one: the people a glossed
+    question is about are read from the question as asked. The memory knows its owner
+    as Alice, so a question about John is about a stranger to it, glossed or not."""
+    with _platform(tmp_path, embedder) as mp:
+        mp.create_memory(USER, "user", "fact", "name", "Alice")
+        mp.create_memory(USER, "我", "观点", "喜欢", "吃火锅")
+        assert mp.wait_for_indexing(USER)
+        about_the_owner = _direct(mp, "What do I like to eat?")
+        about_john = _direct(mp, "What does John like to eat?")
+    assert about_the_owner[:1] == ["我 喜欢 吃火锅"]
+    assert about_john == []

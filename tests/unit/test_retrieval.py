@@ -90,12 +90,12 @@ def test_llm_planner_is_used_and_falls_back(embedder: Embedder) -> None:
 
 def _planned(stub: OpenAIStub, tmp_path: Path, embedder: Embedder) -> MemoryPlatform:
     """A platform whose searches are planned by the scripted LLM of ``stub`` (and by it
-    alone: a Chinese question is not glossed, see the gloss's own tests)."""
+    alone: no question is glossed, see the gloss's own tests)."""
     settings = Settings(
         sqlite_path=tmp_path / "m.db",
         llm_base_url=stub.base_url,
         llm_max_retries=1,
-        retrieval={"english_gloss": False},
+        retrieval={"english_gloss": False, "chinese_gloss": False},
         _env_file=None,
     )
     return MemoryPlatform(settings, embedder=embedder)
