@@ -769,6 +769,30 @@ def test_a_question_nothing_answers_gets_nothing(mp: MemoryPlatform, users) -> N
     assert glossed[0].relevance >= floors["above"]
 
 
+def test_a_question_in_the_other_language_is_glossed_into_it(mp: MemoryPlatform, users) -> None:
+    """Without an LLM, a question that finds nothing as asked is searched again glossed
+    word by word into the other of Chinese and English, through the backend's lexical and
+    vector paths (neither question finds its memory as asked)."""
+    chinese, english = users(), users()
+    told_zh = create(
+        mp, chinese, subject="我老公", memory_type="事实", topic="打呼噜", object="很响"
+    )
+    told_en = create(
+        mp, english, subject="my husband", memory_type="fact", topic="snores", object="loudly"
+    )
+    create(mp, english, subject="I", memory_type="opinion", topic="love", object="coffee")
+    assert mp.wait_for_indexing(chinese) and mp.wait_for_indexing(english)
+
+    def direct(user: str, question: str) -> list[str]:
+        found = mp.search(user, question, reference_time=EVENING, record_access=False)
+        return [r.id for r in found if r.layer == "direct"]
+
+    assert direct(chinese, "Who snores?")[:1] == [told_zh]
+    assert direct(english, "谁打呼噜？")[:1] == [told_en]
+    assert direct(chinese, "What is quantum chromodynamics?") == []
+    assert direct(english, "量子色动力学是什么？") == []
+
+
 def test_use_orders_comparable_matches_but_never_outranks_relevance(
     mp: MemoryPlatform, users
 ) -> None:
