@@ -84,8 +84,8 @@ _PARTICLES = ("u", "y", "e")
 """jieba's tags of particles and interjections (助词, 语气词, 叹词), left out of a gloss."""
 _ENGLISH_WORD = re.compile(r"[a-z]+")
 """An English word as the other direction's glossary keys it (lower case, letters only)."""
-_QUESTION_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[0-9]+")
-"""A word or a number of an English question."""
+_QUESTION_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|[0-9]+")
+"""A word or a number of an English question (a contraction one word: "don't")."""
 _LONGEST = 8
 """Characters of the longest dictionary word a lacking word is cut into."""
 _lock = threading.Lock()
@@ -358,17 +358,18 @@ def _chinese_words(word: str, glossary: Glossary) -> list[str]:
 
 def chinese_gloss(text: str) -> str | None:
     """An English question as Chinese words: each word replaced by the Chinese words the
-    dictionary gives it, stop words left out, names and numbers it does not know kept as
-    written ("Who snores?": 打呼 打呼噜); None where the text holds Chinese or no word was
+    dictionary gives it, stop words and negated auxiliaries left out, names and numbers it
+    does not know kept as written ("Who snores?": 打呼 打呼噜); None where the text holds Chinese or no word was
     glossed."""
     if has_cjk(text):
         return None
     words: list[str] = []
     glossed = False
     for match in _QUESTION_WORD.finditer(text):
-        word = match.group().split("'")[0]
-        if word.lower() in ENGLISH_STOP_WORDS:
-            continue
+        said = match.group().replace("’", "'")
+        word = said.split("'")[0]
+        if word.lower() in ENGLISH_STOP_WORDS or said.lower().endswith("n't"):
+            continue  # "don't", "can't": an auxiliary, not "don" (唐璜)
         glossary = _glossary("english")
         if glossary is None:
             return None

@@ -62,6 +62,8 @@ def test_an_english_question_becomes_the_chinese_words_of_its_words() -> None:
     assert "饺子" in dumplings and "Bart" in dumplings and "taught" in dumplings
     assert {"打呼", "打呼噜"} & set((chinese_gloss("Who snores?") or "").split())
     assert "姐姐" in (chinese_gloss("Where does my sister live?") or "").split()
+    for negated in ("Why don't I like coffee?", "Why don’t I like coffee?"):
+        assert chinese_gloss(negated) == chinese_gloss("Why do I like coffee?")
     assert chinese_gloss("我对什么过敏？") is None  # Chinese: glossed the other way
     assert chinese_gloss("What is it?") is None  # stop words only
     assert chinese_gloss("") is None
