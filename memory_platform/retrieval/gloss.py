@@ -359,21 +359,22 @@ def _chinese_words(word: str, glossary: Glossary) -> list[str]:
 def chinese_gloss(text: str) -> str | None:
     """An English question as Chinese words: each word replaced by the Chinese words the
     dictionary gives it, stop words and negated auxiliaries left out, names and numbers it
-    does not know kept as written ("Who snores?": 打呼 打呼噜); None where the text holds Chinese or no word was
-    glossed."""
+    does not know kept as written ("Who snores?": 呼噜噜 打呼); None where the text holds
+    Chinese or no word was glossed."""
     if has_cjk(text):
         return None
-    words: list[str] = []
-    glossed = False
+    asked = []
     for match in _QUESTION_WORD.finditer(text):
         said = match.group().replace("’", "'")
         word = said.split("'")[0]
-        if word.lower() in ENGLISH_STOP_WORDS or said.lower().endswith("n't"):
-            continue  # "don't", "can't": an auxiliary, not "don" (唐璜)
-        glossary = _glossary("english")
-        if glossary is None:
-            return None
-        chinese = _chinese_words(word.lower(), glossary)
-        glossed = glossed or bool(chinese)
-        words.extend(chinese or [word])
-    return " ".join(words) if glossed else None
+        if word.lower() not in ENGLISH_STOP_WORDS and not said.lower().endswith("n't"):
+            asked.append(word)  # not "don't", "can't": an auxiliary, not "don" (唐璜)
+    glossary = _glossary("english") if asked else None
+    if glossary is None:
+        return None
+    glossed = [_chinese_words(word.lower(), glossary) for word in asked]
+    if not any(glossed):
+        return None
+    return " ".join(
+        w for word, chinese in zip(asked, glossed, strict=True) for w in chinese or [word]
+    )

@@ -122,10 +122,10 @@ def _platform(tmp_path: Path, embedder: Embedder, **settings: object) -> MemoryP
     )
 
 
-def _tell(mp: MemoryPlatform) -> None:
-    for i, said in enumerate(TOLD):
-        mp.add_messages(USER, f"s{i}", [{"role": "user", "content": said}])
-    assert mp.wait_for_indexing(USER)
+def _tell_in(mp: MemoryPlatform, told: list[str], user: str = USER) -> None:
+    for i, said in enumerate(told):
+        mp.add_messages(user, f"s{i}", [{"role": "user", "content": said}])
+    assert mp.wait_for_indexing(user)
 
 
 def _direct(mp: MemoryPlatform, question: str) -> list[str]:
@@ -139,10 +139,10 @@ def test_a_chinese_question_finds_what_was_told_in_english_through_its_gloss(
     glossed; with the gloss turned off it finds nothing. A question that found something
     as asked is not glossed, and one about nothing told still finds nothing."""
     with _platform(tmp_path / "off", embedder, retrieval={"english_gloss": False}) as mp:
-        _tell(mp)
+        _tell_in(mp, TOLD)
         unglossed = [_direct(mp, "谁打呼噜？"), _direct(mp, "我为什么焦虑？")]
     with _platform(tmp_path / "on", embedder) as mp:
-        _tell(mp)
+        _tell_in(mp, TOLD)
         glossed = [_direct(mp, "谁打呼噜？"), _direct(mp, "我为什么焦虑？")]
         nothing = [_direct(mp, "量子力学是什么？"), _direct(mp, "我的狗叫什么名字？")]
         in_english = _direct(mp, "What am I allergic to?")
@@ -163,7 +163,7 @@ def test_an_llm_translation_is_searched_instead_of_the_gloss(
     with OpenAIStub() as stub:
         settings = {"llm_base_url": stub.base_url, "llm_max_retries": 1}
         with _platform(tmp_path, embedder, **settings) as mp:
-            _tell(mp)
+            _tell_in(mp, TOLD)
             plan = {"semantic_query": "谁打呼噜？", "expand_depth": 0}
             stub.reply(json.dumps(plan | {"other_language_query": "What is my job?"}))
             translated = _direct(mp, "谁打呼噜？")
@@ -205,12 +205,6 @@ def test_a_glossed_search_shows_only_what_was_told_in_the_language_glossed_into(
             monkeypatch.setattr(retriever_module, glossing, lambda _q, text=text: text)
             found[language] = _direct(mp, question)
     assert found == {"zh": [said[shown]], "en": [said[shown]]}
-
-
-def _tell_in(mp: MemoryPlatform, told: list[str], user: str = USER) -> None:
-    for i, said in enumerate(told):
-        mp.add_messages(user, f"s{i}", [{"role": "user", "content": said}])
-    assert mp.wait_for_indexing(user)
 
 
 def test_an_english_question_finds_what_was_told_in_chinese_through_its_gloss(
