@@ -12,7 +12,8 @@ people) is a check, not a fit: nothing was tuned on it. ::
 
 Prints, per language, how many questions find their memory as a direct result (and
 first), the direct results per question that nothing answers, and per question about
-someone else (Lisa, John: a stranger to this memory); then the same once a memory records
+someone else (Lisa, John: a stranger to this memory; in Chinese also named in Chinese
+characters, 王伟, 小丽); then the same once a memory records
 what the owner is called ((user, name, Alice), (我, 名字, 小芳)); then the same facts kept
 as notes, as the LangGraph store keeps its values, as notes that leave the user out
 ("Likes jazz music", 喜欢喝绿茶), and as notes about what is the user's ("My sister is
@@ -150,6 +151,24 @@ NAMES: dict[str, tuple[str, str, str, str, dict[str, str]]] = {
 OWNER_BY_NAME = {"en": ("What does Alice like to eat?", 0), "zh": ("小芳喜欢喝什么?", 8)}
 
 
+OTHERS_IN_CHINESE = [
+    "小丽平时喜欢什么运动?", "王伟有宠物吗?", "陈静是做什么工作的?", "刘洋现在住在哪里?",
+    "小红对什么过敏?", "张三有孩子吗?", "李明爱喝什么?", "阿强开什么车?",
+]  # fmt: skip
+"""Questions about other people named in Chinese characters, as Chinese users name
+theirs (the same facts as ``OTHERS["zh"]``), asked of the Chinese memories."""
+
+
+def about_others(mp: MemoryPlatform, user: str, language: str) -> str:
+    """The direct results per question about other people, and for Chinese, per question
+    naming them in Chinese characters."""
+    line = f"questions about other people: {direct_per_question(mp, user, OTHERS[language]):.2f}"
+    if language == "zh":
+        per = direct_per_question(mp, user, OTHERS_IN_CHINESE)
+        line += f" (named in Chinese characters: {per:.2f})"
+    return line
+
+
 def direct_per_question(mp: MemoryPlatform, user: str, questions: list[str]) -> float:
     """Direct results per question."""
     found = [
@@ -184,8 +203,7 @@ def main() -> None:
                 print(
                     f"{language}: found directly {found} of {len(questions)} (first {first}); "
                     f"questions nothing answers: {sum(unanswered) / len(unanswered):.2f} "
-                    "direct results each; questions about other people: "
-                    f"{direct_per_question(mp, user, OTHERS[language]):.2f}"
+                    f"direct results each; {about_others(mp, user, language)}"
                 )
             for s, t, topic, obj, attributes in NAMES.values():
                 mp.create_memory(user, s, t, topic, obj, attributes)
@@ -203,8 +221,7 @@ def main() -> None:
                     f"found directly {found} of {len(questions) + 1} (one question names the "
                     "owner); questions nothing answers: "
                     f"{direct_per_question(mp, user, UNANSWERED[language]):.2f}; "
-                    f"questions about other people: "
-                    f"{direct_per_question(mp, user, OTHERS[language]):.2f}"
+                    f"{about_others(mp, user, language)}"
                 )
             every = [memory_id for language_ids in ids.values() for memory_id in language_ids]
             texts = {m.id: m.text for m in mp.store.get_memories(user, every)}

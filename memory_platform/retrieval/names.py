@@ -12,8 +12,10 @@ A name is a capitalised word of Latin script that does not begin a sentence ("Jo
 "Chicago", "LGBTQ"), possessive dropped; months, weekdays, single letters and "I" are
 not names, nor is anything in a sentence where most words are capitalised (a query an
 agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no
-capitals: its own names are left alone, but a capitalised word of Latin script in a
-Chinese sentence is a name wherever it stands ("Lisa喜欢什么?", "我和Lisa去了公园").
+capitals: a capitalised word of Latin script in a Chinese sentence is a name wherever it
+stands ("Lisa喜欢什么?", "我和Lisa去了公园"), and a Chinese name is one jieba's HMM makes
+of its characters (:mod:`.chinese_names`: 小芳喜欢喝什么?, 王伟有宠物吗?); one its
+dictionary holds (周杰伦) or it does not tag a name (思雨) is missed, and says nothing.
 
 A query that is a pasted conversation also names its speakers, in any script
 (``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant, nor
@@ -95,6 +97,7 @@ from ..textutil import (
     word_tokens,
 )
 from ..timeparse import is_calendar_word, without_dates
+from .chinese_names import chinese_names
 from .pinyin import spelled_in_pinyin
 from .transliteration import same_name_in_two_scripts
 
@@ -235,9 +238,12 @@ def _role(speaker: str) -> str:
 
 
 def question_names(query: str) -> list[str]:
-    """The names a question asks about: its capitalised words (:func:`named_words`) and,
-    for a pasted conversation, its speakers (:func:`speaker_names`), each once."""
-    return list(dict.fromkeys(named_words(query) + speaker_names(query)))
+    """The names a question asks about: its capitalised words (:func:`named_words`), the
+    Chinese names jieba makes of their characters (:func:`.chinese_names.chinese_names`:
+    小芳喜欢喝什么？) and, for a pasted conversation, its speakers
+    (:func:`speaker_names`), each once."""
+    said = chinese_names(plain_transcript(query))
+    return list(dict.fromkeys(named_words(query) + said + speaker_names(query)))
 
 
 def names_the_owner(name: str, owner_name_memories: Iterable[str]) -> bool:

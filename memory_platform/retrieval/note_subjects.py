@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from ..textutil import has_cjk, in_dictionary, leading_cjk_words, tagged_words, word_tokens
+from .chinese_names import unglued
 from .english_verbs import opens_with_a_described_thing, opens_with_verb
 from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
 from .transliteration import written_for_sound
@@ -70,7 +71,7 @@ def note_subject(text: str) -> str | None:
     for word, tag in leading:
         if not tag.startswith("nr") or word in OWNER_WORDS or (not name and word in _NOT_PERSONS):
             break  # 老公 and 宝宝 are names to jieba (李阿姨 is one), and say no one's name
-        name += _unglued(word)
+        name += unglued(word)
         if not name.endswith(word):
             break  # the rest of the word was the next one's (张三在: 张三)
     # or cut after its first character, the rest untagged (梓萱: 梓, 萱)
@@ -124,20 +125,6 @@ _NOUNS = frozenset({"n", "ng", "nt", "ns", "s", "vn"})
 them rather than about a person."""
 
 
-_GLUED = frozenset("在和与跟去要想说给是对从把被都也又还就的很")
-"""Characters jieba's HMM glues to the end of a name it does not know (张三在, 李华去,
-王五说, 思雨要): a preposition, conjunction, adverb or common verb after the subject."""
-
-
-def _unglued(word: str) -> str:
-    """A word jieba's dictionary does not hold, without the character of :data:`_GLUED`
-    its HMM glued to the end of it (张三在: 张三), where two characters or more are left:
-    notes about 张三 begin 张三在, 张三和 and 张三去 by turns, one name."""
-    if len(word) >= 3 and word[-1] in _GLUED and not in_dictionary(word):
-        return word[:-1]
-    return word
-
-
 def _coined(word: str) -> bool:
     """Whether a note's first word is two or three Chinese characters that jieba's
     dictionary does not hold: its HMM put them together, as it does a given name (思雨,
@@ -166,7 +153,7 @@ def _leading_name(text: str) -> str | None:
         # takes it for, but for an adverb (常常) or a word of how often (天天, 年年)
         name = leading[0][0]
         return None if name in _NOT_PERSONS | _EVERY else name
-    if leading and _coined(first := _unglued(leading[0][0])):
+    if leading and _coined(first := unglued(leading[0][0])):
         return first  # a name jieba does not know, whatever it guessed it was
     words: list[tuple[str, str]] = []
     for word, tag in leading:

@@ -236,6 +236,45 @@ def test_a_conversation_between_strangers_finds_nothing_in_a_memory_of_named_peo
     assert math.isclose(relevance(tagged("Plan", "Reply", "Mood")), plain, rel_tol=1e-3)
 
 
+def test_a_chinese_question_names_the_people_jieba_makes_of_their_characters() -> None:
+    assert question_names("小芳喜欢喝什么?") == ["小芳"]
+    assert question_names("王伟有宠物吗?") == ["王伟"]  # not 王伟有, glued to the verb
+    assert question_names("<Lisa>: 我和小红去游泳了\n<Lisa>: 好开心") == ["小红", "Lisa"]
+    assert question_names("我为什么没心情工作?") == []
+    assert question_names("真是太棒了，我明白了") == []  # tagged names by a guess
+
+
+def test_a_chinese_question_about_someone_the_memory_never_held_finds_nothing(
+    platform: MemoryPlatform,
+) -> None:
+    """As "What is Joanna's job?" of a memory that names its owner otherwise: a Chinese
+    name counts as much as a capitalised one, and a name the memory holds is found."""
+    job = "我 工作 老师"
+    for args in (
+        {"subject": "我", "memory_type": "事实", "topic": "工作", "object": "老师"},
+        {"subject": "我", "memory_type": "观点", "topic": "喜欢", "object": "喝绿茶"},
+    ):
+        assert platform.execute_tool("zh-owner", "create_memory", args)["success"]
+    platform.wait_for_indexing()
+
+    def direct(query: str) -> list[str]:
+        results = platform.search("zh-owner", query, record_access=False)
+        return [r.text for r in results if r.layer == "direct"]
+
+    # the owner unnamed: 陈静 may be the owner, whom the memory only calls 我
+    assert job in direct("陈静是做什么工作的?")
+    name = {"subject": "我", "memory_type": "事实", "topic": "名字", "object": "小芳"}
+    assert platform.execute_tool("zh-owner", "create_memory", name)["success"]
+    platform.wait_for_indexing()
+    assert direct("陈静是做什么工作的?") == []  # now a stranger
+    assert job in direct("小芳是做什么工作的?")  # the owner, by the recorded name
+    assert job in direct("我是做什么工作的?")
+    friend = {"subject": "陈静", "memory_type": "事实", "topic": "工作", "object": "医生"}
+    assert platform.execute_tool("zh-owner", "create_memory", friend)["success"]
+    platform.wait_for_indexing()
+    assert direct("陈静是做什么工作的?")[:1] == ["陈静 工作 医生"]  # held now
+
+
 def test_a_speaker_is_unnamed_when_it_is_the_owner_the_assistant_or_nobody() -> None:
     for speaker in (None, "", "user", "User", "I", "我", "用户", "assistant", "mid-term summary"):
         assert unnamed_speaker(speaker), speaker
