@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 
@@ -28,6 +29,12 @@ from memory_platform.retrieval.names import (
 )
 from memory_platform.retrieval.relevance import RelevanceModel
 from memory_platform.textutil import word_tokens
+
+
+def _direct(platform: MemoryPlatform, user: str, query: str) -> list[str]:
+    """The texts a search of ``user``'s memory returns as direct matches."""
+    results = platform.search(user, query, record_access=False)
+    return [r.text for r in results if r.layer == "direct"]
 
 
 def test_names_are_capitalised_words_that_do_not_begin_a_sentence() -> None:
@@ -163,9 +170,7 @@ def test_a_question_about_someone_the_memory_never_held_finds_nothing(
     platform.add_episodes("joanna", [{"text": "I made a vegan lasagna from a new recipe."}])
     platform.wait_for_indexing()
 
-    def direct(user: str, query: str) -> list[str]:
-        results = platform.search(user, query, record_access=False)
-        return [r.text for r in results if r.layer == "direct"]
+    direct = functools.partial(_direct, platform)
 
     assert "I made a vegan lasagna from my grandmother's recipe." in direct(
         "tim-and-john", "What recipes has Tim made?"
@@ -257,9 +262,7 @@ def test_a_chinese_question_about_someone_the_memory_never_held_finds_nothing(
         assert platform.execute_tool("zh-owner", "create_memory", args)["success"]
     platform.wait_for_indexing()
 
-    def direct(query: str) -> list[str]:
-        results = platform.search("zh-owner", query, record_access=False)
-        return [r.text for r in results if r.layer == "direct"]
+    direct = functools.partial(_direct, platform, "zh-owner")
 
     # the owner unnamed: 陈静 may be the owner, whom the memory only calls 我
     assert job in direct("陈静是做什么工作的?")
@@ -303,9 +306,7 @@ def test_a_memory_that_never_names_its_owner_answers_questions_naming_them(
     platform.add_episodes("tim-and-john", [{"text": "I live in Berlin now.", "speaker": "Tim"}])
     platform.wait_for_indexing()
 
-    def direct(user: str, query: str) -> list[str]:
-        results = platform.search(user, query, record_access=False)
-        return [r.text for r in results if r.layer == "direct"]
+    direct = functools.partial(_direct, platform)
 
     assert direct("agent-user-1", "What is John's favourite food?")[:1] == [
         "user favourite food sushi"
@@ -358,9 +359,7 @@ def test_a_first_person_question_finds_the_memory_about_its_asker(
         assert platform.execute_tool("owner-1", "create_memory", args)["success"]
     platform.wait_for_indexing()
 
-    def direct(query: str) -> list[str]:
-        results = platform.search("owner-1", query, record_access=False)
-        return [r.text for r in results if r.layer == "direct"]
+    direct = functools.partial(_direct, platform, "owner-1")
 
     assert direct("What kind of films should I avoid recommending?") == [
         "user dislikes horror movies"
@@ -389,9 +388,7 @@ def test_a_first_person_question_finds_the_note_about_its_asker(
     platform.add_episodes("owner-2", [{"text": note} for note in notes])
     platform.wait_for_indexing()
 
-    def direct(query: str) -> list[str]:
-        results = platform.search("owner-2", query, record_access=False)
-        return [r.text for r in results if r.layer == "direct"]
+    direct = functools.partial(_direct, platform, "owner-2")
 
     assert direct("Have I done any long-distance running?") == ["User ran a marathon"]
     assert direct("What is my job?") == ["I work as a nurse"]
