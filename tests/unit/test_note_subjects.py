@@ -137,6 +137,10 @@ def test_notes_name_a_given_name_jieba_has_no_word_for_whatever_it_guesses_it_is
     for name in ("张三", "李华", "思雨", "王五"):
         glued = [name + rest for rest in ("在公园跳舞。", "去了学校。", "要去游泳。", "说很开心。")]
         assert notes_person(glued) == name, name
+    # or to any verb on its own after it: 王伟有, 小丽住, 张三买
+    for name in ("王伟", "小丽", "张三"):
+        glued = [name + rest for rest in ("有一只猫。", "住在上海。", "买了新书。", "会弹钢琴。")]
+        assert notes_person(glued) == name, name
 
 
 def test_notes_that_begin_with_he_or_she_go_on_about_the_person_the_others_name() -> None:
