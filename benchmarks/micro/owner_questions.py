@@ -154,9 +154,12 @@ OWNER_BY_NAME = {"en": ("What does Alice like to eat?", 0), "zh": ("小芳喜欢
 OTHERS_IN_CHINESE = [
     "小丽平时喜欢什么运动?", "王伟有宠物吗?", "陈静是做什么工作的?", "刘洋现在住在哪里?",
     "小红对什么过敏?", "张三有孩子吗?", "李明爱喝什么?", "阿强开什么车?",
+    "约翰平时喜欢什么运动?", "汤姆有宠物吗?", "威廉是做什么工作的?", "玛丽现在住在哪里?",
+    "安娜对什么过敏?", "乔治有孩子吗?", "彼得爱喝什么?", "凯特开什么车?",
 ]  # fmt: skip
 """Questions about other people named in Chinese characters, as Chinese users name
-theirs (the same facts as ``OTHERS["zh"]``), asked of the Chinese memories."""
+theirs (the facts of ``OTHERS["zh"]``), asked of the Chinese memories: eight Chinese
+names, then the same eight questions about foreign names written for their sound."""
 
 
 def about_others(mp: MemoryPlatform, user: str, language: str) -> str:

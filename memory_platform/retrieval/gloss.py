@@ -52,7 +52,7 @@ from ..heap import release_freed_memory
 from ..model_cache import cache_directory, mark_used, write_whole
 from ..textutil import CJK_RUN, ENGLISH_STOP_WORDS, english_stem, has_cjk, tagged_words
 
-__all__ = ["CHINESE_PER_WORD", "SENSES_PER_WORD", "chinese_gloss", "english_gloss"]
+__all__ = ["CHINESE_PER_WORD", "SENSES_PER_WORD", "chinese_gloss", "english_gloss", "proper_noun"]
 
 SENSES_PER_WORD = 2
 """English senses kept per word: the first is often narrower than the word (过敏: first
@@ -320,6 +320,16 @@ def _gloss_run(run: str, glossary: Glossary) -> list[str]:
         else:
             words.extend(senses.split("\t", 1)[0] for _, senses in pieces if senses)
     return words
+
+
+def proper_noun(word: str) -> bool | None:
+    """Whether CC-CEDICT holds a Chinese word only as a proper noun: its first sense is
+    capitalised (约翰: John; 迪士尼: Disney), where a common word's comes first (谢谢:
+    thank; 沙拉: salad). None where the dictionary does not hold the word, or is not
+    installed."""
+    glossary = _glossary()
+    senses = None if glossary is None else glossary.get(word)
+    return None if not senses else senses[0].isupper()
 
 
 def english_gloss(text: str) -> str | None:

@@ -14,8 +14,9 @@ not names, nor is anything in a sentence where most words are capitalised (a que
 agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no
 capitals: a capitalised word of Latin script in a Chinese sentence is a name wherever it
 stands ("Lisa喜欢什么?", "我和Lisa去了公园"), and a Chinese name is one jieba's HMM makes
-of its characters (:mod:`.chinese_names`: 小芳喜欢喝什么?, 王伟有宠物吗?); one its
-dictionary holds (周杰伦) or it does not tag a name (思雨) is missed, and says nothing.
+of its characters (:mod:`.chinese_names`: 小芳喜欢喝什么?, 王伟有宠物吗?), or a foreign
+name written for its sound (汤姆); one its dictionary holds (周杰伦) or it does not tag a
+name (思雨) is missed, and says nothing.
 
 A query that is a pasted conversation also names its speakers, in any script
 (``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant, nor
@@ -238,9 +239,9 @@ def _role(speaker: str) -> str:
 
 
 def question_names(query: str) -> list[str]:
-    """The names a question asks about: its capitalised words (:func:`named_words`), the
-    Chinese names jieba makes of their characters (:func:`.chinese_names.chinese_names`:
-    小芳喜欢喝什么？) and, for a pasted conversation, its speakers
+    """The names a question asks about: its capitalised words (:func:`named_words`), its
+    names in Chinese characters (:func:`.chinese_names.chinese_names`: 小芳喜欢喝什么？,
+    汤姆有宠物吗？) and, for a pasted conversation, its speakers
     (:func:`speaker_names`), each once."""
     said = chinese_names(plain_transcript(query))
     return list(dict.fromkeys(named_words(query) + said + speaker_names(query)))

@@ -1,5 +1,5 @@
-"""Chinese names are the words jieba's HMM makes of a name's characters, not every word it
-tags a name."""
+"""Chinese names are the words jieba's HMM makes of a name's characters, and foreign names
+those written for their sound, not every word jieba tags a name."""
 
 from __future__ import annotations
 
@@ -21,6 +21,11 @@ from memory_platform.retrieval.chinese_names import chinese_names, unglued
         ("我和小丽去哪里玩了?", ["小丽"]),
         ("张三住在哪里?", ["张三"]),
         ("小明和小红去了公园", ["小明", "小红"]),
+        # foreign names written for their sound: CC-CEDICT's proper nouns, or unknown
+        ("约翰喜欢喝什么？", ["约翰"]),
+        ("汤姆有宠物吗?", ["汤姆"]),
+        ("我和安娜去了公园", ["安娜"]),
+        ("艾玛爱喝什么?", ["艾玛"]),
     ],
 )
 def test_a_name_jieba_does_not_know_is_found_wherever_it_stands(
@@ -37,6 +42,9 @@ def test_a_name_jieba_does_not_know_is_found_wherever_it_stands(
         "友谊是最珍贵的",
         "我对什么过敏?",
         "我为什么没心情工作?",
+        "谢谢你的建议",  # written in the characters of foreign names, but common words
+        "我想吃沙拉",
+        "拜托帮我查一下",
         "What does John like to drink?",  # Latin script is named_words' to read
         "",
     ],

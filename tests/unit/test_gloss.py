@@ -33,6 +33,14 @@ TOLD_ZH = [
 ]
 
 
+def test_a_word_the_dictionary_holds_only_as_a_proper_noun_is_one() -> None:
+    assert gloss.proper_noun("约翰") is True  # John
+    assert gloss.proper_noun("迪士尼") is True  # Disney
+    assert gloss.proper_noun("谢谢") is False  # thank, in the characters of foreign names
+    assert gloss.proper_noun("麦克") is False  # microphone first, Mike after
+    assert gloss.proper_noun("丽莎") is None  # not held
+
+
 def test_a_chinese_question_is_glossed_word_by_word_and_the_rest_kept() -> None:
     allergy = english_gloss("我对什么过敏？")
     assert allergy is not None
