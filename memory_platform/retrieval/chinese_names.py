@@ -30,7 +30,7 @@ from ..textutil import has_cjk, in_dictionary, tagged_words
 from .gloss import proper_noun
 from .transliteration import written_for_sound
 
-__all__ = ["GLUED", "chinese_names", "unglued"]
+__all__ = ["chinese_names", "unglued"]
 
 SURNAMES = frozenset(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林高罗郑梁谢宋唐许韩邓冯曹彭曾肖田董潘袁蔡蒋"
@@ -38,12 +38,12 @@ SURNAMES = frozenset(
     "闫段雷龙黎史陶贺毛郝顾龚邵万覃武钱戴严欧莫孔向常汤康易乔赖文施洪辛柯庄温牛樊葛"
     "邢安齐伍"
 )
-"""The first characters of Chinese names: the commonest surnames (about nine in ten
-people carry one of them), and what a familiar name puts before a given name (小芳, 阿强,
-老王; :data:`_FAMILIAR`). Rarer surnames are missed, which costs nothing but the
+"""The commonest surnames (about nine in ten people carry one of them), the first
+characters of Chinese names. Rarer surnames are missed, which costs nothing but the
 evidence."""
 _FAMILIAR = frozenset("小阿老")
-GLUED = frozenset("在和与跟去要想说给是对从把被都也又还就的很")
+"""What a familiar name puts before a given name (小芳, 阿强, 老王)."""
+_GLUED = frozenset("在和与跟去要想说给是对从把被都也又还就的很")
 """Characters jieba's HMM glues to the end of a name it does not know (张三在, 李华去,
 王五说, 思雨要): a preposition, conjunction, adverb or common verb after the subject."""
 _GLUED_TAGS = ("v", "p", "d", "c", "u")
@@ -57,15 +57,20 @@ _LEADING_TAGS = ("c", "p")
 it does not know: a conjunction or preposition before it (和小红, 跟小丽)."""
 
 
+def _tag_alone(character: str) -> str:
+    """jieba's tag of a character read on its own."""
+    return tagged_words(character)[0][1]
+
+
 def unglued(word: str) -> str:
     """A word jieba's dictionary does not hold, without the character its HMM glued to
     the end of it (张三在: 张三; 王伟有: 王伟), where two characters or more are left:
-    one of :data:`GLUED`, or a verb, preposition, adverb, conjunction or particle on its
+    one of :data:`_GLUED`, or a verb, preposition, adverb, conjunction or particle on its
     own. A name is then read as it is said in "王伟的猫" and in "王伟有猫吗"."""
     if len(word) < 3 or in_dictionary(word):
         return word
     last = word[-1]
-    if last in GLUED or tagged_words(last)[0][1].startswith(_GLUED_TAGS):
+    if last in _GLUED or _tag_alone(last).startswith(_GLUED_TAGS):
         return word[:-1]
     return word
 
@@ -75,7 +80,8 @@ def chinese_names(text: str) -> list[str]:
     dictionary does not hold (so its HMM made them of their characters), without a
     character glued to their end (:func:`unglued`) or a conjunction or preposition glued
     to their start (和小红: 小红), of two or three Chinese characters
-    beginning with a common surname or 小, 阿, 老 (:data:`SURNAMES`)."""
+    beginning with a common surname or 小, 阿, 老 (:data:`SURNAMES`, :data:`_FAMILIAR`), and
+    foreign names written for their sound (:func:`_foreign_name`)."""
     if not has_cjk(text):
         return []
     found: dict[str, None] = {}
@@ -86,7 +92,7 @@ def chinese_names(text: str) -> list[str]:
         if tag != "nr" or not has_cjk(word):
             continue
         coined = word
-        if len(word) >= 3 and tagged_words(word[0])[0][1].startswith(_LEADING_TAGS):
+        if len(word) >= 3 and _tag_alone(word[0]).startswith(_LEADING_TAGS):
             coined = word[1:]  # 和小红: the conjunction before the name, glued to it
         if in_dictionary(coined):
             continue
