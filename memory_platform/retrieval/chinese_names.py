@@ -1,33 +1,40 @@
-"""Names in Chinese text as jieba reads them: a name it does not know, a foreign name
-written for its sound, and the character its HMM glues to a name.
+"""Names in Chinese text as jieba reads them: a name it does not know, a person
+CC-CEDICT names, a foreign name written for its sound, and the characters its HMM glues
+to a name.
 
 Chinese has no capitals, so the rule that finds names in English ("What does John like
 to drink?") finds none in "小芳喜欢喝什么？". jieba's tag ``nr`` (a person's name) alone
 is no better: it tags 太棒了, 明白, 友谊 and 冰淇淋 so, words its dictionary holds and
 that it tags by a guess. A name it does not know is put together by its HMM from the
 characters and tagged ``nr``: 小芳, 张三, 陈静 (:func:`chinese_names` takes those that
-begin as Chinese names do, with a common surname or 小, 阿, 老). A foreign name is
-written in the characters kept for sounds (:mod:`.transliteration`), as 谢谢 and 沙拉
-happen to be too: those CC-CEDICT holds only as proper nouns are names (约翰 is John,
-where 谢谢 is "thank"), and so are those it lacks that jieba tags a transliterated name
-or made of their characters (丽莎, 艾玛). On thirty common foreign names, each asked
-about ("…最近怎么样?"), that finds 21; the rest jieba tags a place or a noun (露西, 苏珊),
-or CC-CEDICT holds as common words first (麦克, "microphone"). Famous Chinese names
-its dictionary holds (周杰伦, 孙悦) and given names alone it tags otherwise (思雨, 婷婷)
-are not found either: a name missed says nothing, as it did before.
+begin as Chinese names do, with a common surname or 小, 阿, 老). A word CC-CEDICT holds
+first as a person's name is one whatever jieba tags it (:func:`.gloss.person_name`:
+大卫 "David (name)", a noun to jieba; 苏珊, a place; 周杰伦 "Jay Chou (1979-)"), not
+英文 ("English (language)") or 巴黎 (a place). A foreign name is written in the
+characters kept for sounds (:mod:`.transliteration`), as 谢谢 and 沙拉 happen to be too:
+of those jieba tags a name, the ones CC-CEDICT holds only as proper nouns are names (约翰
+is John, where 谢谢 is "thank"), and so are those it lacks that jieba tags a
+transliterated name or made of their characters (丽莎, 艾玛). A character glued to either
+end of a name is cut off (艾玛住, 和玛丽). Of thirty common foreign names, each asked
+about, that finds 28 in "…最近怎么样?" and "…住在哪里?" and 27 in "我和…去了公园" (24,
+23 and 18 before the dictionary's people and the cut of the foreign names, 2026-11-29);
+露西 ("Lucy", no "(name)") is missed, and 琳达 where jieba cuts it in two (我和琳 / 达).
+Given names alone it tags otherwise (思雨, 婷婷) are not found either: a name missed says
+nothing, as it did before.
 
 In MADial-Bench's 76 dev dialogues this finds 小明, 小红 and 阿黄 (a dog), one dialogue
 each, and 辛普森 and 奥特曼 (the Simpsons, Ultraman), which the memory holds; of 11,864
-sentences of strangers' reviews (``zh_off_topic.py``'s corpus), 230 hold a word it takes
-for a name (116 words, most of them names or brands: 余华, 惠普, 索尼). Places and
-brands are names here as "Chicago" and "Sony" are in English. A word taken for a name
-weighs only where the memory names its owner and holds none of the question's names
-(:mod:`.names`)."""
+sentences of strangers' reviews (``zh_off_topic.py``'s corpus), 259 hold a word it takes
+for a name (128 words, most of them names or brands: 余华, 张爱玲, 惠普, 索尼; 230 and
+116 before the dictionary's people). Places and brands are names here as "Chicago" and
+"Sony" are in English. A word taken for a name weighs only where the memory names its
+owner and holds none of the question's names (:mod:`.names`), in either script
+(:func:`.names.other_script_names`)."""
 
 from __future__ import annotations
 
 from ..textutil import has_cjk, in_dictionary, tagged_words
-from .gloss import proper_noun
+from .gloss import person_name, proper_noun
 from .transliteration import written_for_sound
 
 __all__ = ["chinese_names", "unglued"]
@@ -76,25 +83,32 @@ def unglued(word: str) -> str:
 
 
 def chinese_names(text: str) -> list[str]:
-    """The Chinese names in ``text``, in order, each once: words jieba tags ``nr`` that its
-    dictionary does not hold (so its HMM made them of their characters), without a
-    character glued to their end (:func:`unglued`) or a conjunction or preposition glued
-    to their start (和小红: 小红), of two or three Chinese characters
-    beginning with a common surname or 小, 阿, 老 (:data:`SURNAMES`, :data:`_FAMILIAR`), and
-    foreign names written for their sound (:func:`_foreign_name`)."""
+    """The Chinese names in ``text``, in order, each once, without a character glued to
+    their end (:func:`unglued`) or a conjunction or preposition glued to their start
+    (和小红: 小红): words CC-CEDICT holds first as a person's name
+    (:func:`.gloss.person_name`), foreign names written for their sound
+    (:func:`_foreign_name`), and words jieba tags ``nr`` that its dictionary does not hold
+    (so its HMM made them of their characters), of two or three Chinese characters
+    beginning with a common surname or 小, 阿, 老 (:data:`SURNAMES`, :data:`_FAMILIAR`)."""
     if not has_cjk(text):
         return []
     found: dict[str, None] = {}
     for word, tag in tagged_words(text):
-        if tag in _NAME_TAGS and _foreign_name(word, tag):
-            found.setdefault(word, None)
-            continue
-        if tag != "nr" or not has_cjk(word):
+        if not has_cjk(word):
             continue
         coined = word
         if len(word) >= 3 and _tag_alone(word[0]).startswith(_LEADING_TAGS):
             coined = word[1:]  # 和小红: the conjunction before the name, glued to it
-        if in_dictionary(coined):
+        # 艾玛住, 和玛丽: the name, without a character glued to either end
+        held = [
+            name
+            for name in (unglued(word), unglued(coined))
+            if person_name(name) or _foreign_name(name, tag)
+        ]
+        if held:
+            found.setdefault(held[0], None)
+            continue
+        if tag != "nr" or in_dictionary(coined):
             continue
         name = unglued(coined)
         if (
@@ -116,7 +130,7 @@ def _foreign_name(word: str, tag: str) -> bool:
     proper noun (:func:`.gloss.proper_noun`: 汤姆 is Tom, where 谢谢 and 沙拉, written in the
     same characters, are common words), or, where it does not hold it, one jieba tags a
     transliterated name (丽莎) or made of its characters (艾玛)."""
-    if not written_for_sound(word):
+    if tag not in _NAME_TAGS or not written_for_sound(word):
         return False
     proper = proper_noun(word)
     if proper is not None:

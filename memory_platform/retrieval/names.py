@@ -14,9 +14,9 @@ not names, nor is anything in a sentence where most words are capitalised (a que
 agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no
 capitals: a capitalised word of Latin script in a Chinese sentence is a name wherever it
 stands ("Lisa喜欢什么?", "我和Lisa去了公园"), and a Chinese name is one jieba's HMM makes
-of its characters (:mod:`.chinese_names`: 小芳喜欢喝什么?, 王伟有宠物吗?), or a foreign
-name written for its sound (汤姆); one its dictionary holds (周杰伦) or it does not tag a
-name (思雨) is missed, and says nothing.
+of its characters (:mod:`.chinese_names`: 小芳喜欢喝什么?, 王伟有宠物吗?), a person
+CC-CEDICT names (大卫, 周杰伦), or a foreign name written for its sound (汤姆); a given
+name it does not tag a name (思雨) is missed, and says nothing.
 
 A query that is a pasted conversation also names its speakers, in any script
 (``<Bart>:``, ``小明：``; :func:`speaker_names`), but not the user or the assistant, nor
@@ -30,8 +30,10 @@ each (0.45 for the first conversation, the evaluation's figure) and now meet non
 asked of their own user's memory, which names Bart, nothing changes (recall@10 0.776).
 
 A name counts as known when the lexical index holds it for the user (a speaker field, a
-memory's words), or when it is a word of the user's own id: an agent may call its user
-by name in a memory that only ever says "I". The rules here read text only; what they need
+memory's words), in either script as the dictionary writes it (:func:`other_script_names`:
+a Chinese question about 汤姆 of a memory that says "Tom", an English one about David of
+a memory that says 大卫), or when it is a word of the user's own id: an agent may call its
+user by name in a memory that only ever says "I". The rules here read text only; what they need
 from the store (is a name held, who the memory's people are, what the owner is
 called) :mod:`.people` reads, once a search.
 
@@ -99,6 +101,7 @@ from ..textutil import (
 )
 from ..timeparse import is_calendar_word, without_dates
 from .chinese_names import chinese_names
+from .gloss import chinese_names_for, english_names
 from .pinyin import spelled_in_pinyin
 from .transliteration import same_name_in_two_scripts
 
@@ -114,6 +117,7 @@ __all__ = [
     "names_the_owner",
     "names_the_user_id",
     "nicknames",
+    "other_script_names",
     "owner_names",
     "question_names",
     "says_name",
@@ -336,9 +340,22 @@ def _unnumbered(name: str) -> str:
 def _in_two_scripts(name: str, person: str) -> bool:
     """Whether one name is in Latin script and the other in Chinese characters, and the
     Latin one writes the Chinese one, or the given name of a Chinese full name (Xiaohong,
-    李小红): :func:`.transliteration.same_name_in_two_scripts`."""
+    李小红): by their sounds (:func:`.transliteration.same_name_in_two_scripts`), or as the
+    dictionary pairs them (:func:`other_script_names`: John, 约翰)."""
     latin, chinese = (person, name) if has_cjk(name) else (name, person)
-    return any(same_name_in_two_scripts(latin, form) for form in (chinese, *given_names(chinese)))
+    if any(same_name_in_two_scripts(latin, form) for form in (chinese, *given_names(chinese))):
+        return True
+    folded = latin.strip().casefold()
+    return any(n.casefold() == folded for n in english_names(chinese))
+
+
+def other_script_names(name: str) -> list[str]:
+    """The same name in the other of Latin script and Chinese characters, as CC-CEDICT
+    writes it (:func:`.gloss.english_names`, :func:`.gloss.chinese_names_for`): Tom for
+    汤姆, 大卫 for David, 约翰 for John. The sound rules of :mod:`.transliteration` compare
+    two names at hand; this gives the other to look for, also where custom changed its
+    sound (约翰, 大卫). None for a name the dictionary does not hold (丽莎, Bart, 小红)."""
+    return english_names(name) if has_cjk(name) else chinese_names_for(name)
 
 
 def _given_and_full(given: str, full: str) -> bool:
@@ -408,8 +425,14 @@ def owner_names(owner_name_memories: Iterable[str]) -> list[str]:
 
 
 def says_name(query: str, name: str) -> bool:
-    """Whether ``query`` says ``name`` anywhere: a Chinese name as it is written (the
-    segmenter may glue it to the next word, 小红去), any other as its words in any case."""
+    """Whether ``query`` says ``name`` anywhere, in either script as the dictionary
+    writes it (:func:`other_script_names`: Tom said as 汤姆): a Chinese name as it is
+    written (the segmenter may glue it to the next word, 小红去), any other as its words
+    in any case."""
+    return any(_says(query, form) for form in (name, *other_script_names(name)))
+
+
+def _says(query: str, name: str) -> bool:
     if has_cjk(name):  # a full name is said by its given name too (李小红: 小红)
         return any(form in query for form in (name, *given_names(name)))
     tokens = set(word_tokens(name))

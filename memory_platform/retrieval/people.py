@@ -27,6 +27,7 @@ from .names import (
     given_names,
     names_the_owner,
     names_the_user_id,
+    other_script_names,
     owner_names,
     question_names,
     speaker_names,
@@ -147,14 +148,17 @@ class MemoryPeople:
         )
 
     def knows(self, name: str) -> bool:
-        """Whether the memory holds ``name`` anywhere (memories, turns, speakers), or
+        """Whether the memory holds ``name`` anywhere (memories, turns, speakers), also in
+        the other script (:func:`.names.other_script_names`: Tom where it says 汤姆), or
         holds one of its people by it (:attr:`seen_people`, :func:`among_people`: notes
-        about 张伟 know 小伟): one lexical lookup per name, made only for a name no
-        candidate holds. The index also holds a Chinese word's characters, so a Chinese
+        about 张伟 know 小伟): a lexical lookup per form of the name, made only for a name
+        no candidate holds. The index also holds a Chinese word's characters, so a Chinese
         name (小红) must stand in the text of a hit, or its given name must (李小红 where
         小红 does): any note with 红 in it would match."""
         if name not in self._known:
-            self._known[name] = among_people(name, self.seen_people) or self._lookup(name)
+            self._known[name] = among_people(name, self.seen_people) or any(
+                map(self._lookup, (name, *other_script_names(name)))
+            )
         return self._known[name]
 
     def _lookup(self, name: str) -> bool:

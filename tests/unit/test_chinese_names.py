@@ -26,6 +26,13 @@ from memory_platform.retrieval.chinese_names import chinese_names, unglued
         ("汤姆有宠物吗?", ["汤姆"]),
         ("我和安娜去了公园", ["安娜"]),
         ("艾玛爱喝什么?", ["艾玛"]),
+        ("艾玛住在哪里？", ["艾玛"]),  # 艾玛住: the verb glued to its end
+        ("我和玛丽去了公园", ["玛丽"]),  # 和玛丽: the conjunction glued to its start
+        # people CC-CEDICT holds by name, whatever jieba tags them (a noun, a place)
+        ("大卫是做什么工作的？", ["大卫"]),
+        ("苏珊周末做什么？", ["苏珊"]),
+        ("奥利维亚会什么乐器？", ["奥利维亚"]),
+        ("周杰伦的新歌好听吗？", ["周杰伦"]),  # a famous name its dictionary holds
     ],
 )
 def test_a_name_jieba_does_not_know_is_found_wherever_it_stands(
@@ -44,6 +51,8 @@ def test_a_name_jieba_does_not_know_is_found_wherever_it_stands(
         "我为什么没心情工作?",
         "谢谢你的建议",  # written in the characters of foreign names, but common words
         "我想吃沙拉",
+        "我想学英文",  # CC-CEDICT's English (language), not a person
+        "文革的时候他还小",  # the Cultural Revolution (1966-1976), dated as people are
         "拜托帮我查一下",
         "What does John like to drink?",  # Latin script is named_words' to read
         "",

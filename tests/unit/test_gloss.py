@@ -41,6 +41,32 @@ def test_a_word_the_dictionary_holds_only_as_a_proper_noun_is_one() -> None:
     assert gloss.proper_noun("丽莎") is None  # not held
 
 
+def test_a_name_is_written_in_the_other_script_as_the_dictionary_pairs_them() -> None:
+    assert gloss.english_names("汤姆") == ["Tom"]
+    assert gloss.english_names("玛丽") == ["Mary", "Marie"]  # "Mary or Marie"
+    assert gloss.english_names("周杰伦") == ["Jay Chou"]
+    assert gloss.english_names("谢谢") == []  # a common word first
+    assert gloss.english_names("丽莎") == []  # not held
+    assert gloss.chinese_names_for("John")[:2] == ["约翰", "約翰"]  # simplified first
+    assert "大卫" in gloss.chinese_names_for("david")
+    assert "玛丽" in gloss.chinese_names_for("Mary")  # "Mary or Marie (name)"
+    assert gloss.chinese_names_for("Jay Chou") == ["周杰伦", "周杰倫"]
+    assert gloss.chinese_names_for("Berlin") == ["柏林"]  # a place; not 柏林围墙
+    assert gloss.chinese_names_for("Bart") == []
+    assert all(len(gloss.chinese_names_for(n)) <= gloss.FORMS_PER_NAME for n in ("Mary", "Tom"))
+
+
+def test_a_word_the_dictionary_holds_first_as_a_persons_name_names_that_person() -> None:
+    assert gloss.person_name("大卫") == "David"  # "David (name)"
+    assert gloss.person_name("凯文") == "Kevin"  # "Kevin (person name)"
+    assert gloss.person_name("周杰伦") == "Jay Chou"  # "Jay Chou (1979-), Taiwanese pop star"
+    assert gloss.person_name("瑪麗") == "Mary or Marie"  # traditional characters too
+    assert gloss.person_name("英文") is None  # "English (language)"
+    assert gloss.person_name("巴黎") is None  # "Paris, capital of France": a place
+    assert gloss.person_name("文革") is None  # "Cultural Revolution (1966-1976)": dated
+    assert gloss.person_name("谢谢") is None
+
+
 def test_a_chinese_question_is_glossed_word_by_word_and_the_rest_kept() -> None:
     allergy = english_gloss("我对什么过敏？")
     assert allergy is not None

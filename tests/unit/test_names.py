@@ -19,6 +19,7 @@ from memory_platform.retrieval.names import (
     names_the_owner,
     names_the_user_id,
     nicknames,
+    other_script_names,
     owner_names,
     question_names,
     says_name,
@@ -426,6 +427,35 @@ def test_a_conversation_of_strangers_says_none_of_the_memorys_people() -> None:
     assert not strangers_conversation("What does Lisa like to swim?", unread())
 
 
+def test_a_name_is_known_in_the_other_script_as_the_dictionary_writes_it(
+    platform: MemoryPlatform,
+) -> None:
+    """A bilingual memory that knows its owner as Alice holds Tom and David in one
+    language; a question naming them in the other asks about someone it knows, not a
+    stranger (before, 汤姆喜欢吃什么？ found nothing of the English memory, since a
+    name it never held is evidence against every match)."""
+    for user, facts in (
+        ("en", [("user", "name", "Alice"), ("Tom", "favourite food", "sushi")]),
+        ("zh", [("我", "名字", "小芳"), ("大卫", "工作", "牙医")]),
+    ):
+        for subject, topic, obj in facts:
+            platform.create_memory(user, subject, "fact", topic, obj)
+    platform.wait_for_indexing()
+
+    def relevance(user: str, query: str, text: str) -> float:
+        results = platform.search(user, query, min_relevance=0.0, record_access=False)
+        return next((r.relevance for r in results if r.text == text), 0.0)
+
+    assert other_script_names("汤姆") == ["Tom"]
+    assert "大卫" in other_script_names("David")
+    assert _direct(platform, "en", "汤姆喜欢吃什么？")[:1] == ["Tom favourite food sushi"]
+    # the memory knows David as 大卫: no evidence against the match, which a stranger
+    # of the same question gets
+    about_david = relevance("zh", "What is David's job?", "大卫 工作 牙医")
+    assert about_david > relevance("zh", "What is Peter's job?", "大卫 工作 牙医")
+    assert "大卫 工作 牙医" in _direct(platform, "zh", "What is David's job?")
+
+
 def test_a_speaker_is_among_a_memorys_people_by_name_in_any_case() -> None:
     people = ["Caroline Smith", "bart", "小红"]
     assert among_people("Caroline", people)  # one's words within the other's
@@ -553,6 +583,10 @@ def test_a_chinese_name_and_the_nicknames_of_its_last_character_are_one_person()
         ("丽莎", "Lisa", "", None),
         ("Lisa", "丽莎", "", None),
         ("莉莎", "Lisa", "", None),  # a name jieba cuts in two
+        # names whose sound custom changed, paired by the dictionary (before it, either
+        # way round, their own conversations found nothing)
+        ("大卫", "David", "", None),
+        ("John", "约翰", "", None),
         # notes that call her 小红 (or 李小红) and her conversations tagged with the
         # pinyin of her name (Bart's dialogues renamed so: recall@10 0.01 before, 0.73 now)
         ("小红", "Xiaohong", "", None),

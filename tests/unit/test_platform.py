@@ -217,12 +217,16 @@ def test_warm_up_loads_the_models_and_freezes_the_start_up_heap(
     (tens of milliseconds per collection otherwise, a stall in one search of thirty)."""
     import gc
 
+    from memory_platform.retrieval import gloss
+
     gc.unfreeze()
+    gloss._tables.pop("people", None)  # as in a new process
     try:
         platform.warm_up()
         frozen = gc.get_freeze_count()
         assert frozen > 1000  # the modules, the models, the platform
         assert platform.embedder.loaded  # type: ignore[attr-defined]
+        assert gloss._tables["people"] is not None  # every Chinese search reads it
         assert platform.search("u", "warm", record_access=False) == []
     finally:
         gc.unfreeze()
