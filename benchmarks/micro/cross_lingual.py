@@ -18,6 +18,13 @@ fact's mean relevance, and the direct results per unanswerable question. The sen
 hand-written (a translation pair per fact), so the set checks a behaviour; it is too small,
 and too regular, to choose a constant with.
 
+The "people" rows ask eight facts about people named in both scripts as the dictionary
+writes them (Tom, 汤姆; David, 大卫) of two more memories, one per language, that record
+what their owner is called (Alice, 小芳), in the four directions; their last figure is the
+direct results per question about someone none of the facts names (Henry, 亨利): a name
+the memory never held is evidence against every match, a name it holds in the other
+script is not.
+
 Without an LLM, a question that finds nothing is searched again glossed word by word into
 the other language (``retrieval/gloss.py``); ``--without-gloss`` measures without either
 gloss (``retrieval.english_gloss`` and ``retrieval.chinese_gloss`` off), as before them.
@@ -112,6 +119,31 @@ UNANSWERED: tuple[tuple[str, str], ...] = (
     ("Which city did my parents move to?", "我父母搬到了哪个城市？"),
     ("What instrument does my son play?", "我儿子弹什么乐器？"),
 )
+PEOPLE: tuple[tuple[str, str, str, str], ...] = (
+    # facts about people the dictionary names in both scripts, as FACTS
+    ("Tom loves sushi.", "汤姆很喜欢吃寿司。", "What food does Tom love?", "汤姆喜欢吃什么？"),
+    ("Anna lives in Berlin.", "安娜住在柏林。", "Where does Anna live?", "安娜住在哪里？"),
+    ("David works as a dentist.", "大卫是一名牙医。", "What is David's job?", "大卫是做什么工作的？"),
+    ("Susan paints landscapes at the weekend.", "苏珊周末画风景画。",
+     "What does Susan do at the weekend?", "苏珊周末做什么？"),
+    ("John has two cats.", "约翰养了两只猫。", "What pets does John have?", "约翰养了什么宠物？"),
+    ("Mary plays the violin.", "玛丽会拉小提琴。",
+     "What instrument does Mary play?", "玛丽会什么乐器？"),
+    ("Kevin is afraid of spiders.", "凯文怕蜘蛛。", "What is Kevin afraid of?", "凯文害怕什么？"),
+    ("Peter runs a small bakery.", "彼得开了一家小面包店。",
+     "What business does Peter run?", "彼得经营什么生意？"),
+)  # fmt: skip
+STRANGERS: tuple[tuple[str, str], ...] = (
+    ("What food does Henry love?", "亨利喜欢吃什么？"),
+    ("Where does Olivia live?", "奥利维亚住在哪里？"),
+    ("What is Daniel's job?", "丹尼尔是做什么工作的？"),
+    ("What pets does George have?", "乔治养了什么宠物？"),
+)
+"""Questions about people no fact names, in both languages."""
+OWNERS = (("user", "name", "Alice"), ("我", "名字", "小芳"))
+"""What each people memory calls its owner (a memory under a name topic): with it, a
+name the memory never held is evidence against every match (``retrieval/names.py``)."""
+PEOPLE_USERS = ("english-people", "chinese-people")
 DIRECTIONS = (
     # (label, whose memory: 0 English / 1 Chinese, question language: 0 English / 1 Chinese)
     ("English asked of English", 0, 0),
@@ -135,6 +167,14 @@ def measure(
     """One direction's figures (see the module's docstring)."""
     asked = [(fact[memory], (fact[2], fact[3]), language) for fact in FACTS]
     return _figures(mp, USERS[memory], asked, [(pair, language) for pair in UNANSWERED], planning)
+
+
+def measure_people(mp: MemoryPlatform, memory: int, language: int) -> dict[str, float]:
+    """One direction's figures of the facts about people, in memories that name their
+    owner; "direct, unanswerable" is per question about a stranger."""
+    asked = [(fact[memory], (fact[2], fact[3]), language) for fact in PEOPLE]
+    strangers = [(pair, language) for pair in STRANGERS]
+    return _figures(mp, PEOPLE_USERS[memory], asked, strangers, None)
 
 
 def measure_mixed(mp: MemoryPlatform, planning: Planning | None = None) -> dict[str, float]:
@@ -203,10 +243,20 @@ def main() -> None:
                 said = {"role": "user", "content": fact[i % 2],
                         "timestamp": start + timedelta(days=i)}  # fmt: skip
                 mp.add_messages(MIXED, f"s{i}", [said])
+            for memory, user in enumerate(PEOPLE_USERS):
+                mp.create_memory(user, OWNERS[memory][0], "fact", *OWNERS[memory][1:])
+                for i, fact in enumerate(PEOPLE):
+                    said = {"role": "user", "content": fact[memory],
+                            "timestamp": start + timedelta(days=i)}  # fmt: skip
+                    mp.add_messages(user, f"s{i}", [said])
             mp.wait_for_indexing(timeout=3600)
             if not args.planner:
                 rows = [(label, measure(mp, memory, lang)) for label, memory, lang in DIRECTIONS]
                 rows.append((MIXED_LABEL, measure_mixed(mp)))
+                rows += [
+                    (f"people: {label}", measure_people(mp, memory, lang))
+                    for label, memory, lang in DIRECTIONS
+                ]
         if args.planner:
             with OpenAIStub() as stub:
 
