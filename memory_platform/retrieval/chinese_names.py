@@ -24,14 +24,16 @@ nothing, as it did before.
 
 In MADial-Bench's 76 dev dialogues this finds 小明, 小红 and 阿黄 (a dog), one dialogue
 each, and 辛普森 and 奥特曼 (the Simpsons, Ultraman), which the memory holds; of 11,864
-sentences of strangers' reviews (``zh_off_topic.py``'s corpus), 259 hold a word it takes
-for a name (128 words, most of them names or brands: 余华, 张爱玲, 惠普, 索尼; 230 and
+sentences of strangers' reviews (``zh_off_topic.py``'s corpus), 258 hold a word it takes
+for a name (127 words, most of them names or brands: 余华, 张爱玲, 惠普, 索尼; 230 and
 116 before the dictionary's people). Places and brands are names here as "Chicago" and
 "Sony" are in English. A word taken for a name weighs only where the memory names its
 owner and holds none of the question's names (:mod:`.names`), in either script
 (:func:`.names.other_script_names`)."""
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from ..textutil import has_cjk, in_dictionary, tagged_words
 from .gloss import person_name, proper_noun
@@ -94,30 +96,34 @@ def chinese_names(text: str) -> list[str]:
         return []
     found: dict[str, None] = {}
     for word, tag in tagged_words(text):
-        if not has_cjk(word):
-            continue
-        coined = word
-        if len(word) >= 3 and _tag_alone(word[0]).startswith(_LEADING_TAGS):
-            coined = word[1:]  # 和小红: the conjunction before the name, glued to it
-        # 艾玛住, 和玛丽: the name, without a character glued to either end
-        held = [
-            name
-            for name in (unglued(word), unglued(coined))
-            if person_name(name) or _foreign_name(name, tag)
-        ]
-        if held:
-            found.setdefault(held[0], None)
-            continue
-        if tag != "nr" or in_dictionary(coined):
-            continue
-        name = unglued(coined)
-        if (
-            2 <= len(name) <= 3
-            and all(has_cjk(ch) for ch in name)
-            and (name[0] in SURNAMES or name[0] in _FAMILIAR)
-        ):
+        name = _name_of(word, tag)
+        if name is not None:
             found.setdefault(name, None)
     return list(found)
+
+
+@lru_cache(maxsize=16_384)
+def _name_of(word: str, tag: str) -> str | None:
+    """The name a word jieba tagged ``tag`` is (:func:`chinese_names`), or None. Cached:
+    a search asks it of every word of its question, and a dialogue has hundreds."""
+    if len(word) < 2 or not tag.startswith("n") or not has_cjk(word):
+        return None  # a name is a noun to jieba, of two characters or more
+    coined = word
+    if len(word) >= 3 and _tag_alone(word[0]).startswith(_LEADING_TAGS):
+        coined = word[1:]  # 和小红: the conjunction before the name, glued to it
+    for name in (unglued(word), unglued(coined)):  # 艾玛住, 和玛丽: cut either end
+        if person_name(name) or _foreign_name(name, tag):
+            return name
+    if tag != "nr" or in_dictionary(coined):
+        return None
+    name = unglued(coined)
+    if (
+        2 <= len(name) <= 3
+        and all(has_cjk(ch) for ch in name)
+        and (name[0] in SURNAMES or name[0] in _FAMILIAR)
+    ):
+        return name
+    return None
 
 
 _NAME_TAGS = ("nr", "nrt")
