@@ -111,7 +111,7 @@ def _name_of(word: str, tag: str) -> str | None:
     coined = word
     if len(word) >= 3 and _tag_alone(word[0]).startswith(_LEADING_TAGS):
         coined = word[1:]  # 和小红: the conjunction before the name, glued to it
-    for name in (unglued(word), unglued(coined)):  # 艾玛住, 和玛丽: cut either end
+    for name in dict.fromkeys((unglued(word), unglued(coined))):  # 艾玛住, 和玛丽: either end
         if person_name(name) or _foreign_name(name, tag):
             return name
     if tag != "nr" or in_dictionary(coined):
