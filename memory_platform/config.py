@@ -137,16 +137,16 @@ class RetrievalSettings(BaseModel):
     english_gloss: bool = Field(
         True,
         description=(
-            "a Chinese question that finds nothing, and that no LLM planner translated, is "
-            "searched again glossed word by word into English (CC-CEDICT), for memories "
+            "a Chinese question that finds nothing, or only what was told in English, and "
+            "that no LLM planner translated, is searched again glossed word by word into English (CC-CEDICT), for memories "
             "told in English (benchmarks/results/cross_lingual.md); false: never"
         ),
     )
     chinese_gloss: bool = Field(
         True,
         description=(
-            "the other way: an English question that finds nothing, and that no LLM "
-            "planner translated, is searched again as the Chinese words CC-CEDICT gives "
+            "the other way: an English question that finds nothing, or only what was told "
+            "in Chinese, and that no LLM planner translated, is searched again as the Chinese words CC-CEDICT gives "
             "its words, for memories told in Chinese, where the memory holds one of them "
             "(benchmarks/results/cross_lingual.md); false: never"
         ),

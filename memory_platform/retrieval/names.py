@@ -116,10 +116,12 @@ __all__ = [
     "named_words",
     "names_the_owner",
     "names_the_user_id",
+    "names_written_otherwise",
     "nicknames",
     "other_script_names",
     "owner_names",
     "question_names",
+    "said_in_other_script",
     "says_name",
     "speaker_names",
     "strangers_conversation",
@@ -356,6 +358,38 @@ def other_script_names(name: str) -> list[str]:
     two names at hand; this gives the other to look for, also where custom changed its
     sound (约翰, 大卫). None for a name the dictionary does not hold (丽莎, Bart, 小红)."""
     return english_names(name) if has_cjk(name) else chinese_names_for(name)
+
+
+def names_written_otherwise(names: Sequence[str], documents: Sequence[str]) -> tuple[str, ...]:
+    """The ``names`` that ``documents`` may say in the other script: those the dictionary
+    writes in it (:func:`other_script_names`), asked only where a document is written in
+    that script (Chinese characters for a name in Latin script, a Latin letter for a
+    Chinese one), so that a memory of one language reads no table of the other."""
+    chinese = [name for name in names if has_cjk(name)]
+    latin = [name for name in names if not has_cjk(name)]
+    if chinese and not any(LATIN_WORD.search(document) for document in documents):
+        chinese = []
+    if latin and not any(map(has_cjk, documents)):
+        latin = []
+    looked_up = {*chinese, *latin}
+    return tuple(name for name in names if name in looked_up and other_script_names(name))
+
+
+def said_in_other_script(names: Iterable[str], words: Set[str], document: Set[str]) -> int:
+    """How many of a question's ``words`` are a name of ``names`` (the question's) that
+    the ``document``'s words say only in the other script (:func:`other_script_names`:
+    "What food does Tom love?" and 汤姆很喜欢吃寿司): the same word, written otherwise, as
+    relevance counts it (:func:`.relevance.matched_words`). A name's words must all be
+    among the question's, and one of its other forms' words all among the document's."""
+    shared = 0
+    for name in names:
+        said = set(word_tokens(name))
+        if not said or not said <= words or said & document:
+            continue
+        forms = (set(word_tokens(form)) for form in other_script_names(name))
+        if any(form and form <= document for form in forms):
+            shared += len(said)
+    return shared
 
 
 def _given_and_full(given: str, full: str) -> bool:

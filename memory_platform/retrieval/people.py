@@ -27,6 +27,7 @@ from .names import (
     given_names,
     names_the_owner,
     names_the_user_id,
+    names_written_otherwise,
     other_script_names,
     owner_names,
     question_names,
@@ -65,11 +66,14 @@ class NameEvidence:
     match (a shift of the log odds), not a verdict. ``strangers``: such a conversation
     that does not even say one of the memory's people; nothing is a match.
     ``owner_words``: the words that stand for the owner in this query (the
-    :data:`.names.OWNER_WORDS`, and a name the memory records as the owner's)."""
+    :data:`.names.OWNER_WORDS`, and a name the memory records as the owner's).
+    ``other_script``: the query's names that the dictionary also writes in the other of
+    Latin script and Chinese characters (:func:`.names.other_script_names`)."""
 
     against: bool = False
     strangers: bool = False
     owner_words: frozenset[str] = OWNER_WORDS
+    other_script: tuple[str, ...] = ()
 
 
 class MemoryPeople:
@@ -267,4 +271,5 @@ def name_evidence(
         against=against,
         strangers=against and strangers_conversation(query, people.people),
         owner_words=frozenset(owner_words),
+        other_script=names_written_otherwise(names, documents),
     )

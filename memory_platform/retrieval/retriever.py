@@ -24,7 +24,10 @@
    search that finds something waits for no LLM. A Chinese question that still finds
    nothing, and that no LLM translated, is searched once more glossed word by word into
    English (:mod:`.gloss`, ``retrieval.english_gloss``), and an English one into Chinese
-   (``retrieval.chinese_gloss``).
+   (``retrieval.chinese_gloss``). A question whose every match is told in the other
+   language is asked in it too (translated, else glossed), and the search with the more
+   relevant best match is kept: what it found was judged across languages, where
+   relevance reads less.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ from ..store.base import SeedQuery, episode_document, memory_document, relation_
 from ..textutil import has_cjk, word_tokens
 from ..timeparse import dated_spans, without_dates
 from .gloss import chinese_gloss, english_gloss
-from .names import asks_about_owner
+from .names import asks_about_owner, said_in_other_script
 from .people import MemoryPeople, name_evidence
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import (
@@ -89,6 +92,9 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["fast", "deep", "auto"]
 Language = Literal["en", "zh"]
+_Searched = Callable[[QueryPlan, str, Language | None], list[SearchResult] | None]
+"""One search of a question as planned, the text whose names count, and the language it
+was glossed into (see :meth:`HybridRetriever.search`)."""
 _KINDS = frozenset({"memory", "episode"})
 """What a search may return: memories (hubs) and episodes."""
 _DATED_BONUS = 0.25
@@ -271,6 +277,18 @@ def _any_direct(results: list[SearchResult]) -> bool:
     return any(r.layer == "direct" for r in results)
 
 
+def _best_relevance(results: list[SearchResult]) -> float:
+    """The relevance of the best direct result, 0 where there is none."""
+    return max((r.relevance for r in results if r.layer == "direct"), default=0.0)
+
+
+def _told_in_other_language(query: str, results: list[SearchResult]) -> bool:
+    """Whether there are direct results and every one is written in the other of Chinese
+    and English."""
+    direct = [r for r in results if r.layer == "direct"]
+    return bool(direct) and all(has_cjk(r.text) != has_cjk(query) for r in direct)
+
+
 def _vector_kinds(kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
     """The vector kinds a search seeds from: a memory is found through its own vector
     and through its topic's and object's."""
@@ -430,10 +448,7 @@ class HybridRetriever:
             with self._store.reading():  # one snapshot, one read transaction on a server
                 return self._search_store(request)
 
-        final = searched(plan, query) or []
-        if not _any_direct(final):
-            again = self._asked_again(query, plan, mode, expand_depth, searched)
-            final = final if again is None else again
+        final = self._asked_further(query, plan, mode, expand_depth, searched)
         shown = [r for r in final if r.layer == "direct"]
         if record_access and shown:  # what matched is what was used, not its neighbours
             self._access_pool.submit(
@@ -445,40 +460,65 @@ class HybridRetriever:
             )
         return final
 
+    def _asked_further(
+        self, query: str, plan: QueryPlan, mode: Mode, expand_depth: int, searched: _Searched
+    ) -> list[SearchResult]:
+        """The question searched as asked, then again where that found nothing
+        (:meth:`_asked_again`), or where all it found is told in the other of Chinese
+        and English: asked in that language, among what is told in it
+        (:meth:`_asked_in_other_language`), the question may match as a question in that
+        language would. Of those two, the search whose best direct result is the more
+        relevant."""
+        final = searched(plan, query, None) or []
+        if not _any_direct(final):
+            again = self._asked_again(query, plan, mode, expand_depth, searched)
+            return final if again is None else again
+        if _told_in_other_language(query, final):
+            second = self._planner.plan(query, mode, expand_depth) if self._planner else None
+            again = self._asked_in_other_language(query, plan, second, searched)
+            if again and _best_relevance(again) > _best_relevance(final):
+                return again
+        return final
+
     def _asked_again(
         self,
         query: str,
         plan: QueryPlan,
         mode: Mode,
         expand_depth: int,
-        searched: Callable[[QueryPlan, str, Language | None], list[SearchResult] | None],
+        searched: _Searched,
     ) -> list[SearchResult] | None:
         """The search of a question that matched nothing as asked, run again: as the LLM
-        planner rewrote it, then as it translated it (the memory may have been told in the
-        other language); without a translation, as glossed word by word into the other of
-        Chinese and English, among what was told in that language (the question as asked
-        still names its people and dates), where the memory holds a word of the gloss.
-        The last search run, or None where none was."""
+        planner rewrote it, then in the other of Chinese and English
+        (:meth:`_asked_in_other_language`: the memory may have been told in it). The last
+        search run, or None where none was."""
         final: list[SearchResult] | None = None
-        translated = False
-        if self._planner is not None:
-            second = self._planner.plan(query, mode, expand_depth)
-            tried = {query}
-            for text, asked in (
-                (second.semantic_query, query),
-                (second.other_language_query, None),
-            ):
-                if text and text not in tried and not (final and _any_direct(final)):
-                    tried.add(text)
-                    translated = translated or asked is None
-                    update = {"semantic_query": text}
-                    final = searched(second.model_copy(update=update), asked or text, None)
-        glossed = None if translated or (final and _any_direct(final)) else self._gloss(query)
-        if glossed is not None:
-            text, language = glossed
-            again = searched(plan.model_copy(update={"semantic_query": text}), query, language)
-            final = final if again is None else again
-        return final
+        second = self._planner.plan(query, mode, expand_depth) if self._planner else None
+        if second is not None and second.semantic_query not in (query, ""):
+            update = {"semantic_query": second.semantic_query}
+            final = searched(second.model_copy(update=update), query, None)
+            if final and _any_direct(final):
+                return final
+        again = self._asked_in_other_language(query, plan, second, searched)
+        return final if again is None else again
+
+    def _asked_in_other_language(
+        self, query: str, plan: QueryPlan, second: QueryPlan | None, searched: _Searched
+    ) -> list[SearchResult] | None:
+        """The question searched in the other of Chinese and English: as the LLM planner
+        translated it (``second``, its plan), else glossed word by word (:meth:`_gloss`)
+        among what is told in that language (the question as asked still names its
+        people and dates), where the memory holds a word of the gloss. None where there
+        is neither, or the memory holds no word of the gloss."""
+        translation = second.other_language_query if second is not None else None
+        if second is not None and translation and translation not in (query, second.semantic_query):
+            update = {"semantic_query": translation}
+            return searched(second.model_copy(update=update), translation, None)
+        glossed = self._gloss(query)
+        if glossed is None:
+            return None
+        text, language = glossed
+        return searched(plan.model_copy(update={"semantic_query": text}), query, language)
 
     def _gloss(self, query: str) -> tuple[str, Language] | None:
         """The question glossed into the other of Chinese and English, where the settings
@@ -845,6 +885,9 @@ class HybridRetriever:
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(words, document)
+            if evidence.other_script:  # Tom asked of 汤姆 is a word they share
+                said = set(word_tokens(document))
+                cand.matched += said_in_other_script(evidence.other_script, words, said)
             asked = len(words)
             if (
                 owner_asked

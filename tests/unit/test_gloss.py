@@ -260,6 +260,63 @@ def test_an_english_question_finds_what_was_told_in_chinese_through_its_gloss(
     assert nothing == [[], []]
 
 
+def test_a_question_whose_every_match_is_told_in_the_other_language_is_asked_in_it(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """A question that finds its fact only among what was told in the other language
+    (here through the name both say, Tom and 汤姆) is asked again in that language, and
+    the fact comes back as relevant as a question in that language would find it. A
+    memory that answers in the question's own language is not asked again."""
+    question = "What food does Tom love?"
+    fact = "汤姆很喜欢吃寿司。"
+    glossed = query_text(chinese_gloss(question) or "")
+
+    def found(mp: MemoryPlatform, user: str = USER) -> list[tuple[str, float, float]]:
+        results = mp.search(user, question, record_access=False)
+        return [(r.text, r.relevance, r.components.lexical) for r in results if r.layer == "direct"]
+
+    off = {"chinese_gloss": False, "english_gloss": False}
+    with _platform(tmp_path / "off", embedder, retrieval=off) as mp:
+        _tell_in(mp, [fact, *TOLD_ZH])
+        as_asked = found(mp)
+    with _platform(tmp_path / "on", embedder) as mp:
+        _tell_in(mp, [fact, *TOLD_ZH])
+        _tell_in(mp, [fact, *TOLD_ZH, "Tom loves sushi."], user="both")
+        asked_again = found(mp)
+        cache = mp._retriever._query_cache  # type: ignore[attr-defined]
+        glossed_for_chinese = glossed in cache
+        mp._retriever.clear_query_cache()  # type: ignore[attr-defined]
+        in_both = found(mp, "both")
+        glossed_for_both = glossed in cache
+    assert [(text, lexical) for text, _, lexical in as_asked[:1]] == [(fact, 1.0)]  # Tom, 汤姆
+    assert asked_again[:1] and asked_again[0][0] == fact and glossed_for_chinese
+    assert asked_again[0][1] > as_asked[0][1]
+    assert in_both[:1] and in_both[0][0] == "Tom loves sushi." and not glossed_for_both
+
+
+def test_a_question_answered_only_in_the_other_language_is_asked_as_the_llm_translates(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """With an LLM planner, the question whose every match is told in the other language
+    is asked again as the planner translates it, not as glossed."""
+    question, translation = "What food does Tom love?", "汤姆喜欢吃什么食物？"
+    with OpenAIStub() as stub:
+        settings = {"llm_base_url": stub.base_url, "llm_max_retries": 1}
+        with _platform(tmp_path, embedder, **settings) as mp:
+            _tell_in(mp, ["汤姆很喜欢吃寿司。", *TOLD_ZH])
+            plan = {"semantic_query": question, "expand_depth": 0}
+            stub.reply(json.dumps(plan | {"other_language_query": translation}))
+            found = _direct(mp, question)
+            cache = mp._retriever._query_cache  # type: ignore[attr-defined]
+            searched = [
+                query_text(q) in cache for q in (translation, chinese_gloss(question) or "")
+            ]
+            asked = stub.chat_requests()
+    assert found[:1] == ["汤姆很喜欢吃寿司。"]
+    assert searched == [True, False]
+    assert asked == 1
+
+
 def test_a_memory_holding_no_word_of_the_chinese_gloss_is_not_searched_again(
     tmp_path: Path, embedder: Embedder
 ) -> None:

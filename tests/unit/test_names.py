@@ -11,6 +11,7 @@ import pytest
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.builder import about_owner
 from memory_platform.embeddings import Embedder
+from memory_platform.retrieval import names as names_module
 from memory_platform.retrieval.names import (
     among_people,
     asks_about_owner,
@@ -18,10 +19,12 @@ from memory_platform.retrieval.names import (
     named_words,
     names_the_owner,
     names_the_user_id,
+    names_written_otherwise,
     nicknames,
     other_script_names,
     owner_names,
     question_names,
+    said_in_other_script,
     says_name,
     speaker_names,
     strangers_conversation,
@@ -454,6 +457,39 @@ def test_a_name_is_known_in_the_other_script_as_the_dictionary_writes_it(
     about_david = relevance("zh", "What is David's job?", "大卫 工作 牙医")
     assert about_david > relevance("zh", "What is Peter's job?", "大卫 工作 牙医")
     assert "大卫 工作 牙医" in _direct(platform, "zh", "What is David's job?")
+
+
+def test_a_name_said_in_the_other_script_is_a_word_question_and_text_share() -> None:
+    """Tom asked of 汤姆很喜欢吃寿司 is the word they share, as "tom" of "Tom loves sushi"
+    is: counted once for each of the name's words, and not where the text says the name
+    as asked (the ordinary count has it) or says neither."""
+
+    def shared(name: str, question: str, text: str) -> int:
+        return said_in_other_script([name], set(word_tokens(question)), set(word_tokens(text)))
+
+    assert shared("Tom", "What food does Tom love?", "汤姆很喜欢吃寿司。") == 1
+    assert shared("汤姆", "汤姆喜欢吃什么？", "Tom loves sushi.") == 1
+    assert shared("Jay Chou", "Does Jay Chou sing?", "我最喜欢周杰伦的歌") == 2
+    assert shared("Tom", "What food does Tom love?", "Tom loves sushi. 汤姆") == 0
+    assert shared("Tom", "What food does Tom love?", "安娜住在柏林。") == 0
+    assert shared("Tom", "What food does she love?", "汤姆很喜欢吃寿司。") == 0  # not asked
+
+
+def test_names_are_looked_up_in_the_other_script_only_where_a_text_is_written_in_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A memory of one language reads no dictionary table of the other: the other-script
+    forms of a question's names are asked for only where a candidate is written in that
+    script."""
+    assert names_written_otherwise(["Tom", "Bart"], ["汤姆很喜欢吃寿司。"]) == ("Tom",)
+    assert names_written_otherwise(["汤姆"], ["我和Tom去了公园"]) == ("汤姆",)
+
+    def unread(name: str) -> list[str]:
+        raise AssertionError(f"looked up {name}")
+
+    monkeypatch.setattr(names_module, "other_script_names", unread)
+    assert names_written_otherwise(["Tom"], ["Tom loves sushi.", "Anna lives in Berlin."]) == ()
+    assert names_written_otherwise(["汤姆"], ["汤姆很喜欢吃寿司。"]) == ()
 
 
 def test_a_speaker_is_among_a_memorys_people_by_name_in_any_case() -> None:
