@@ -15,7 +15,8 @@
 4. Scoring (:mod:`.scoring`): strength scaled by importance, recency and use, every
    component kept on the result. A lower-ranked match that a better one reaches through
    an explicit link is shown as its graph-related neighbour, which is what the two-layer
-   prompt of seed 004 wants.
+   prompt of seed 004 wants. Matches told in both Chinese and English are taken from
+   whichever language's next is the more relevant (:func:`_across_languages`).
 5. The rules plan (:func:`.planner.plan_heuristically`). With an LLM planner configured, a
    question that finds no match as asked is then planned by the LLM and searched as it
    rewrote it, then as translated into the other of Chinese and English, for memories
@@ -32,6 +33,7 @@
 
 from __future__ import annotations
 
+import heapq
 import logging
 import threading
 from collections import OrderedDict
@@ -289,6 +291,25 @@ def _told_in_other_language(query: str, results: list[SearchResult]) -> bool:
     return bool(direct) and all(has_cjk(r.text) != has_cjk(query) for r in direct)
 
 
+def _across_languages(
+    scored: list[tuple[ScoreComponents, _Candidate]],
+) -> list[tuple[ScoreComponents, _Candidate]]:
+    """Matches told in Chinese and in English, each language's in its own order, taken
+    from whichever language's next match is the more relevant; matches of one language
+    as they are. Strength fuses a lexical channel that cannot read the other script (an
+    English question shares no word with a Chinese text), so it ranks the two languages
+    on different scales; relevance is calibrated to compare across them."""
+    chinese = [pair for pair in scored if has_cjk(_text(pair[1]))]
+    if not chinese or len(chinese) == len(scored):
+        return scored
+    others = [pair for pair in scored if not has_cjk(_text(pair[1]))]
+    return list(heapq.merge(chinese, others, key=lambda pair: -pair[0].relevance))
+
+
+def _text(c: _Candidate) -> str:
+    return (c.memory or c.episode).text  # type: ignore[union-attr]
+
+
 def _vector_kinds(kinds: set[VectorKind], want_episodes: bool) -> list[VectorKind]:
     """The vector kinds a search seeds from: a memory is found through its own vector
     and through its topic's and object's."""
@@ -544,9 +565,11 @@ class HybridRetriever:
         self._relate(user, plan.semantic_query, r.vector, direct, r.query)
         self._favour_named_dates(r.query, direct, now)
         direct = [c for c in direct if c.relevance >= r.floor and c.relevance > 0]
-        scored = sorted(
-            ((self._components(c, 0, now), c) for c in direct),
-            key=lambda pair: (-weighted_score(pair[0], self._settings), pair[1].id),
+        scored = _across_languages(
+            sorted(
+                ((self._components(c, 0, now), c) for c in direct),
+                key=lambda pair: (-weighted_score(pair[0], self._settings), pair[1].id),
+            )
         )
 
         top_relevance = max((c.relevance for c in direct), default=0.0)

@@ -14,6 +14,7 @@ from memory_platform.embeddings import Embedder, query_text
 from memory_platform.retrieval import gloss
 from memory_platform.retrieval import retriever as retriever_module
 from memory_platform.retrieval.gloss import chinese_gloss, english_gloss
+from memory_platform.textutil import has_cjk
 from tests.support.openai_stub import OpenAIStub
 
 USER = "bilingual"
@@ -315,6 +316,39 @@ def test_a_question_answered_only_in_the_other_language_is_asked_as_the_llm_tran
     assert found[:1] == ["汤姆很喜欢吃寿司。"]
     assert searched == [True, False]
     assert asked == 1
+
+
+def test_matches_told_in_both_languages_are_ranked_across_them_by_relevance(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """One memory of both languages: the lexical channel cannot read a Chinese text for
+    an English question, so strength ranks the two languages on different scales. The
+    matches are taken from whichever language's next is the more relevant, each
+    language's in its own order: the Chinese answer before an English near miss that
+    shares words with the question and outscores it."""
+    told = [
+        "My knee hurts when I climb stairs.",
+        "我儿子踢足球时摔断了胳膊。",
+        "I work as a nurse at the city hospital.",
+        "我买了一台新的工作用笔记本电脑。",
+        "My husband snores loudly.",
+        "我奶奶教我包饺子。",
+    ]
+    with _platform(tmp_path, embedder) as mp:
+        _tell_in(mp, told)
+        found = {
+            question: [r for r in mp.search(USER, question, record_access=False)]
+            for question in ("How did my son get hurt?", "What did I buy for work?")
+        }
+    for question, answer in zip(found, (told[1], told[3]), strict=True):
+        direct = [r for r in found[question] if r.layer == "direct"]
+        assert direct[0].text == answer, question
+        english = [r.score for r in direct if not has_cjk(r.text)]
+        assert english and direct[0].score < english[0]  # outscored, and more relevant
+        assert direct[0].relevance > max(r.relevance for r in direct[1:])
+        for language in (True, False):  # each language's in its own order
+            scores = [r.score for r in direct if has_cjk(r.text) is language]
+            assert scores == sorted(scores, reverse=True)
 
 
 def test_a_memory_holding_no_word_of_the_chinese_gloss_is_not_searched_again(
