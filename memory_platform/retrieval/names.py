@@ -9,7 +9,8 @@ evidence (:attr:`~.relevance.RelevanceModel.unknown_names`, a shift of the log o
 as a rule: a strong enough match still passes the floor.
 
 A name is a capitalised word of Latin script that does not begin a sentence ("Joanna",
-"Chicago", "LGBTQ"), possessive dropped; months, weekdays, single letters and "I" are
+"Chicago", "LGBTQ"), possessive dropped, and a run of such words written together ("Jay
+Chou", whom the dictionary writes 周杰伦 as a whole); months, weekdays, single letters and "I" are
 not names, nor is anything in a sentence where most words are capitalised (a query an
 agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no
 capitals: a capitalised word of Latin script in a Chinese sentence is a name wherever it
@@ -131,6 +132,8 @@ __all__ = [
 
 _SENTENCES = re.compile(r"(?<=[.?!。？！])\s+|\n+")
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_NAME_RUN = re.compile(r"(?<![A-Za-z'’\-])[A-Z][A-Za-z'’\-]*(?:[ \t]+[A-Z][A-Za-z'’\-]*)+")
+"""Capitalised words written together, one space or tab apart ("Jay Chou", "New York")."""
 _FIRST_WORD = re.compile(r"[\s\"'“‘「(\[]*[A-Za-z][A-Za-z'’\-]*(?P<after>.?)")
 _NOT_NAMES = {"i", "i'm", "i've", "i'd", "i'll", "ok"}
 _ROLES = {"human", "system", "bot", "model", "tool", "function", "agent", "narrator", "系统"}
@@ -179,19 +182,35 @@ def nameable(word: str) -> bool:
 
 def named_words(text: str) -> list[str]:
     """The capitalised words of ``text`` that are not the first of their sentence, in
-    order, each once, without a possessive "'s"; dates and speaker tags are left out."""
+    order, each once, without a possessive "'s"; dates and speaker tags are left out.
+    Then each run of two or more of them written together, as one name ("Jay Chou"):
+    the dictionary writes 周杰伦 for the whole name, not for its words."""
     found: dict[str, None] = {}
+    runs: dict[str, None] = {}
     for sentence in _SENTENCES.split(without_dates(plain_transcript(text))):
         words = LATIN_WORD.findall(sentence)
-        if words and _begins_sentence(sentence):
+        begins = bool(words) and _begins_sentence(sentence)
+        if begins:
             words = words[1:]
         if len(words) >= 3 and 2 * sum(w[0].isupper() for w in words) > len(words):
             continue  # Title Case or capitals throughout: capitals mark no names here
         for found_word in words:
-            word = re.sub(r"['’]s$", "", found_word).strip("'’-")
+            word = _name_of(found_word)
             if word[0:1].isupper() and nameable(word):
                 found.setdefault(word, None)
-    return list(found)
+        first = LATIN_WORD.search(sentence)
+        for run in _NAME_RUN.finditer(sentence):
+            parts = [_name_of(part) for part in run.group().split()]
+            if begins and first is not None and run.start() == first.start():
+                parts = parts[1:]
+            if len(parts) >= 2 and all(nameable(part) for part in parts):
+                runs.setdefault(" ".join(parts), None)
+    return [*found, *runs]
+
+
+def _name_of(word: str) -> str:
+    """A capitalised word as a name: without a possessive "'s" or quotes around it."""
+    return re.sub(r"['’]s$", "", word).strip("'’-")
 
 
 def _begins_sentence(sentence: str) -> bool:

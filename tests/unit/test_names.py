@@ -55,6 +55,22 @@ def test_names_are_capitalised_words_that_do_not_begin_a_sentence() -> None:
     assert named_words("What did Caroline and Melanie do?") == ["Caroline", "Melanie"]
 
 
+def test_capitalised_words_written_together_are_also_one_name() -> None:
+    """The dictionary writes 周杰伦 for "Jay Chou", not for Jay or Chou: a run of names is
+    a name too, after its words, and a sentence's first word is no more part of it."""
+    assert named_words("Does Jay Chou sing well?") == ["Jay", "Chou", "Jay Chou"]
+    assert named_words("I love Jay Chou's songs") == ["Jay", "Chou", "Jay Chou"]
+    assert named_words("我喜欢Jay Chou的歌") == ["Jay", "Chou", "Jay Chou"]
+    assert named_words("Jay Chou sings well.") == ["Chou"]
+    assert named_words("What did Anna think of the film with Tom Hanks?") == [
+        "Anna",
+        "Tom",
+        "Hanks",
+        "Tom Hanks",
+    ]
+    assert "周杰伦" in other_script_names("Jay Chou")
+
+
 def test_a_capitalised_word_in_a_chinese_sentence_is_a_name_wherever_it_stands() -> None:
     # Chinese capitalises nothing, so its place says nothing about a Latin word's capital
     assert named_words("Lisa喜欢什么运动?") == ["Lisa"]
@@ -490,6 +506,23 @@ def test_names_are_looked_up_in_the_other_script_only_where_a_text_is_written_in
     monkeypatch.setattr(names_module, "other_script_names", unread)
     assert names_written_otherwise(["Tom"], ["Tom loves sushi.", "Anna lives in Berlin."]) == ()
     assert names_written_otherwise(["汤姆"], ["汤姆很喜欢吃寿司。"]) == ()
+
+
+def test_a_full_name_in_latin_script_is_known_as_the_dictionary_writes_it(
+    platform: MemoryPlatform,
+) -> None:
+    """A memory that knows its owner as 小芳 says 周杰伦; an English question about Jay
+    Chou asks about someone it knows (before, Jay and Chou were each a stranger to it, and
+    the question found nothing), as one naming him in Chinese does."""
+    platform.create_memory("zh", "我", "事实", "名字", "小芳")
+    platform.add_messages("zh", "s1", [{"role": "user", "content": "我最喜欢周杰伦的歌。"}])
+    platform.add_messages("zh", "s2", [{"role": "user", "content": "我老公打呼噜很响。"}])
+    platform.wait_for_indexing()
+    assert _direct(platform, "zh", "周杰伦有新专辑吗？")[:1] == ["我最喜欢周杰伦的歌。"]
+    assert _direct(platform, "zh", "Does Jay Chou have a new album?")[:1] == [
+        "我最喜欢周杰伦的歌。"
+    ]
+    assert _direct(platform, "zh", "Does Taylor Swift have a new album?") == []
 
 
 def test_a_speaker_is_among_a_memorys_people_by_name_in_any_case() -> None:
