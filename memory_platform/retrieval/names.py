@@ -10,9 +10,11 @@ as a rule: a strong enough match still passes the floor.
 
 A name is a capitalised word of Latin script that does not begin a sentence ("Joanna",
 "Chicago", "LGBTQ"), possessive dropped, and a run of such words written together ("Jay
-Chou", whom the dictionary writes 周杰伦 as a whole); months, weekdays, single letters and "I" are
-not names, nor is anything in a sentence where most words are capitalised (a query an
-agent wrote in Title Case, "Favourite Food Preferences", names nobody). Chinese has no
+Chou", whom the dictionary writes 周杰伦 as a whole); months, weekdays, single letters
+and "I" are not names, nor is anything in a sentence where most words are capitalised (a
+query an agent wrote in Title Case, "Favourite Food Preferences", names nobody), unless
+it is a question that leaves a word of content in lower case ("Is Oscar Melanie's
+pet?" names three, not by style). Chinese has no
 capitals: a capitalised word of Latin script in a Chinese sentence is a name wherever it
 stands ("Lisa喜欢什么?", "我和Lisa去了公园"), and a Chinese name is one jieba's HMM makes
 of its characters (:mod:`.chinese_names`: 小芳喜欢喝什么?, 王伟有宠物吗?), a person
@@ -94,6 +96,7 @@ from collections.abc import Callable, Iterable, Sequence, Set
 from ..builder import ASSISTANT_SUBJECT, SELF_SUBJECT, canonical_subject
 from ..layers import MID_TERM_SPEAKER
 from ..textutil import (
+    ENGLISH_STOP_WORDS,
     has_cjk,
     normalize_name,
     plain_transcript,
@@ -192,8 +195,8 @@ def named_words(text: str) -> list[str]:
         begins = bool(words) and _begins_sentence(sentence)
         if begins:
             words = words[1:]
-        if len(words) >= 3 and 2 * sum(w[0].isupper() for w in words) > len(words):
-            continue  # Title Case or capitals throughout: capitals mark no names here
+        if _title_case(sentence, words):
+            continue  # capitals mark no names here
         for found_word in words:
             word = _name_of(found_word)
             if word[0:1].isupper() and nameable(word):
@@ -206,6 +209,19 @@ def named_words(text: str) -> list[str]:
             if len(parts) >= 2 and all(nameable(part) for part in parts):
                 runs.setdefault(" ".join(parts), None)
     return [*found, *runs]
+
+
+def _title_case(sentence: str, words: Sequence[str]) -> bool:
+    """Whether a sentence capitalises most of its words (not counting its first), as a
+    query an agent wrote in Title Case does ("User Favourite Food Preferences", "WHAT DID
+    JOANNA COOK?"), so that capitals mark no names in it. Not a question that leaves a
+    word of content in lower case: "Is Oscar Melanie's pet?" and "How was John's
+    experience in New York City?" capitalise most words because they name three people
+    or places, not by style."""
+    if len(words) < 3 or 2 * sum(w[0].isupper() for w in words) <= len(words):
+        return False
+    lower = [w for w in words if w[0].islower() and w.lower() not in ENGLISH_STOP_WORDS]
+    return not (lower and sentence.rstrip().endswith(("?", "？")))
 
 
 def _name_of(word: str) -> str:

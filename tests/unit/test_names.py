@@ -52,6 +52,10 @@ def test_names_are_capitalised_words_that_do_not_begin_a_sentence() -> None:
     # capitals mean nothing in a Title Case query, or one in capitals throughout
     assert named_words("User Favourite Food Preferences") == []
     assert named_words("WHAT DID JOANNA COOK?") == []
+    assert named_words("What Is The User's Favourite Food?") == []
+    # but a question that leaves a word of content in lower case capitalises its names
+    assert named_words("Is Oscar Melanie's pet?")[:2] == ["Oscar", "Melanie"]
+    assert named_words("When did Gina mention Shia Labeouf?")[:3] == ["Gina", "Shia", "Labeouf"]
     assert named_words("What did Caroline and Melanie do?") == ["Caroline", "Melanie"]
 
 
