@@ -217,8 +217,11 @@ def _title_case(sentence: str, words: Sequence[str]) -> bool:
     JOANNA COOK?"), so that capitals mark no names in it. Not a question that leaves a
     word of content in lower case: "Is Oscar Melanie's pet?" and "How was John's
     experience in New York City?" capitalise most words because they name three people
-    or places, not by style."""
+    or places, not by style. Nor a Chinese sentence, whose Latin words are names wherever
+    they stand ("Lisa和Tom和Jack喜欢什么？")."""
     if len(words) < 3 or 2 * sum(w[0].isupper() for w in words) <= len(words):
+        return False
+    if has_cjk(sentence):
         return False
     lower = [w for w in words if w[0].islower() and w.lower() not in ENGLISH_STOP_WORDS]
     return not (lower and sentence.rstrip().endswith(("?", "？")))

@@ -78,6 +78,7 @@ def test_capitalised_words_written_together_are_also_one_name() -> None:
 def test_a_capitalised_word_in_a_chinese_sentence_is_a_name_wherever_it_stands() -> None:
     # Chinese capitalises nothing, so its place says nothing about a Latin word's capital
     assert named_words("Lisa喜欢什么运动?") == ["Lisa"]
+    assert named_words("Lisa和Tom和Jack喜欢什么？") == ["Lisa", "Tom", "Jack"]  # no Title Case
     assert named_words("我和Lisa去了公园") == ["Lisa"]
     assert named_words('<Bart>:"我昨天和Jimmy去公园"') == ["Jimmy"]
     assert named_words("“Lisa说了什么？”") == ["Lisa"]
