@@ -138,16 +138,18 @@ class RetrievalSettings(BaseModel):
         True,
         description=(
             "a Chinese question that finds nothing, or only what was told in English, and "
-            "that no LLM planner translated, is searched again glossed word by word into English (CC-CEDICT), for memories "
-            "told in English (benchmarks/results/cross_lingual.md); false: never"
+            "that no LLM planner translated, is searched again glossed word by word into "
+            "English (CC-CEDICT), for memories told in English "
+            "(benchmarks/results/cross_lingual.md); false: never"
         ),
     )
     chinese_gloss: bool = Field(
         True,
         description=(
             "the other way: an English question that finds nothing, or only what was told "
-            "in Chinese, and that no LLM planner translated, is searched again as the Chinese words CC-CEDICT gives "
-            "its words, for memories told in Chinese, where the memory holds one of them "
+            "in Chinese, and that no LLM planner translated, is searched again as the "
+            "Chinese words CC-CEDICT gives its words, for memories told in Chinese, where "
+            "the memory holds one of them "
             "(benchmarks/results/cross_lingual.md); false: never"
         ),
     )

@@ -113,6 +113,7 @@ __all__ = [
     "LATIN_WORD",
     "OWNER_NAME_TOPICS",
     "OWNER_WORDS",
+    "NameForms",
     "among_people",
     "asks_about_owner",
     "given_names",
@@ -122,11 +123,13 @@ __all__ = [
     "names_the_user_id",
     "names_written_otherwise",
     "nicknames",
+    "other_script_forms",
     "other_script_names",
     "owner_names",
     "question_names",
     "said_in_other_script",
     "says_name",
+    "shared_in_other_script",
     "speaker_names",
     "strangers_conversation",
     "unknown_names",
@@ -413,18 +416,35 @@ def names_written_otherwise(names: Sequence[str], documents: Sequence[str]) -> t
     return tuple(name for name in names if name in looked_up and other_script_names(name))
 
 
+NameForms = tuple[frozenset[str], tuple[frozenset[str], ...]]
+"""A name's words as asked, and the words of each of its forms in the other script."""
+
+
+def other_script_forms(names: Iterable[str]) -> list[NameForms]:
+    """Each name's words and the words of its forms in the other script
+    (:func:`other_script_names`): looked up once a search, not once a candidate."""
+    return [
+        (frozenset(word_tokens(name)), tuple(frozenset(word_tokens(f)) for f in forms))
+        for name in names
+        if (forms := other_script_names(name))
+    ]
+
+
 def said_in_other_script(names: Iterable[str], words: Set[str], document: Set[str]) -> int:
     """How many of a question's ``words`` are a name of ``names`` (the question's) that
     the ``document``'s words say only in the other script (:func:`other_script_names`:
     "What food does Tom love?" and 汤姆很喜欢吃寿司): the same word, written otherwise, as
     relevance counts it (:func:`.relevance.matched_words`). A name's words must all be
     among the question's, and one of its other forms' words all among the document's."""
+    return shared_in_other_script(other_script_forms(names), words, document)
+
+
+def shared_in_other_script(names: Iterable[NameForms], words: Set[str], document: Set[str]) -> int:
+    """:func:`said_in_other_script` of names whose forms :func:`other_script_forms` gave."""
     shared = 0
-    for name in names:
-        said = set(word_tokens(name))
+    for said, forms in names:
         if not said or not said <= words or said & document:
             continue
-        forms = (set(word_tokens(form)) for form in other_script_names(name))
         if any(form and form <= document for form in forms):
             shared += len(said)
     return shared

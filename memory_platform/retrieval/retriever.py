@@ -73,7 +73,7 @@ from ..store.base import SeedQuery, episode_document, memory_document, relation_
 from ..textutil import has_cjk, word_tokens
 from ..timeparse import dated_spans, without_dates
 from .gloss import chinese_gloss, english_gloss
-from .names import asks_about_owner, said_in_other_script
+from .names import asks_about_owner, other_script_forms, shared_in_other_script
 from .people import MemoryPeople, name_evidence
 from .planner import LLMQueryPlanner, QueryPlan, plan_heuristically
 from .relevance import (
@@ -299,10 +299,12 @@ def _across_languages(
     as they are. Strength fuses a lexical channel that cannot read the other script (an
     English question shares no word with a Chinese text), so it ranks the two languages
     on different scales; relevance is calibrated to compare across them."""
-    chinese = [pair for pair in scored if has_cjk(_text(pair[1]))]
-    if not chinese or len(chinese) == len(scored):
+    chinese: list[tuple[ScoreComponents, _Candidate]] = []
+    others: list[tuple[ScoreComponents, _Candidate]] = []
+    for pair in scored:
+        (chinese if has_cjk(_text(pair[1])) else others).append(pair)
+    if not chinese or not others:
         return scored
-    others = [pair for pair in scored if not has_cjk(_text(pair[1]))]
     return list(heapq.merge(chinese, others, key=lambda pair: -pair[0].relevance))
 
 
@@ -905,12 +907,13 @@ class HybridRetriever:
         owner_asked = bool(words & owner_words) or asks_about_owner(query, words)
         if owner_asked and people.notes_person:  # notes about Bart are about the owner
             owner_words |= set(word_tokens(people.notes_person))
+        other_script = other_script_forms(evidence.other_script)
         for cand, document in zip(candidates, documents, strict=True):
             cand.lift = background.lift(cand.similarity) if cand.has_similarity else 0.0
             cand.matched = matched_words(words, document)
-            if evidence.other_script:  # Tom asked of 汤姆 is a word they share
+            if other_script:  # Tom asked of 汤姆 is a word they share
                 said = set(word_tokens(document))
-                cand.matched += said_in_other_script(evidence.other_script, words, said)
+                cand.matched += shared_in_other_script(other_script, words, said)
             asked = len(words)
             if (
                 owner_asked
