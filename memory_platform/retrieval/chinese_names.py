@@ -14,11 +14,15 @@ first as a person's name is one whatever jieba tags it (:func:`.gloss.person_nam
 characters kept for sounds (:mod:`.transliteration`), as 谢谢 and 沙拉 happen to be too:
 of those jieba tags a name, the ones CC-CEDICT holds only as proper nouns are names (约翰
 is John, where 谢谢 is "thank"), and so are those it lacks that jieba tags a
-transliterated name or made of their characters (丽莎, 艾玛). A character glued to either
-end of a name is cut off (艾玛住, 和玛丽). Of thirty common foreign names, each asked
-about, that finds 28 in "…最近怎么样?" and "…住在哪里?" and 27 in "我和…去了公园" (24,
-23 and 18 before the dictionary's people and the cut of the foreign names, 2026-11-29);
-露西 ("Lucy", no "(name)") is missed, and 琳达 where jieba cuts it in two (我和琳 / 达).
+transliterated name or made of their characters (丽莎, 艾玛), and a common noun to jieba
+that CC-CEDICT writes only as a name in Latin script (露西, Lucy). A character glued to
+either end of a name is cut off (艾玛住, 和玛丽). Of thirty common foreign names (约翰,
+露西, 詹姆斯, 杰西卡, …), each asked about in five questions, that finds 27 in "…最近怎么样?",
+"…住在哪里?", "…喜欢吃什么？" and "你知道…的生日吗？" and 26 in "我和…去了公园" (26 and 25
+before 露西 was read, 2026-11-29). Missed: 查理, a verb to jieba; 海伦 and 艾伦, names
+jieba holds and CC-CEDICT lacks (taken as 丽莎 is, such words made 20 more words of
+strangers' reviews names, 保修卡, 米汤 and 富豪 among them); 琳达 where jieba cuts it in
+two (我和琳 / 达).
 Given names alone it tags otherwise (思雨, 婷婷) are not found either: a name missed says
 nothing, as it did before.
 
@@ -36,7 +40,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..textutil import has_cjk, in_dictionary, tagged_words
-from .gloss import person_name, proper_noun
+from .gloss import english_names, person_name, proper_noun
 from .transliteration import written_for_sound
 
 __all__ = ["chinese_names", "unglued"]
@@ -135,9 +139,13 @@ def _foreign_name(word: str, tag: str) -> bool:
     汤姆, 艾玛; :func:`.transliteration.written_for_sound`): one CC-CEDICT holds only as a
     proper noun (:func:`.gloss.proper_noun`: 汤姆 is Tom, where 谢谢 and 沙拉, written in the
     same characters, are common words), or, where it does not hold it, one jieba tags a
-    transliterated name (丽莎) or made of its characters (艾玛)."""
-    if tag not in _NAME_TAGS or not written_for_sound(word):
+    transliterated name (丽莎) or made of its characters (艾玛). A common noun to jieba is
+    one where CC-CEDICT gives it only a name in Latin script (露西: Lucy; not 美金, "US
+    dollar", a proper noun but no name, nor 沙拉)."""
+    if not written_for_sound(word):
         return False
+    if tag not in _NAME_TAGS:
+        return tag == "n" and bool(english_names(word))
     proper = proper_noun(word)
     if proper is not None:
         return proper

@@ -33,6 +33,9 @@ from memory_platform.retrieval.chinese_names import chinese_names, unglued
         ("苏珊周末做什么？", ["苏珊"]),
         ("奥利维亚会什么乐器？", ["奥利维亚"]),
         ("周杰伦的新歌好听吗？", ["周杰伦"]),  # a famous name its dictionary holds
+        # a common noun to jieba that CC-CEDICT writes only as a name in Latin script
+        ("露西最近怎么样?", ["露西"]),
+        ("我和露西去了公园", ["露西"]),
     ],
 )
 def test_a_name_jieba_does_not_know_is_found_wherever_it_stands(
@@ -52,6 +55,7 @@ def test_a_name_jieba_does_not_know_is_found_wherever_it_stands(
         "谢谢你的建议",  # written in the characters of foreign names, but common words
         "我想吃沙拉",
         "我想学英文",  # CC-CEDICT's English (language), not a person
+        "我换了一百美金",  # a proper noun written for its sound ("US dollar"), no name
         "文革的时候他还小",  # the Cultural Revolution (1966-1976), dated as people are
         "拜托帮我查一下",
         "What does John like to drink?",  # Latin script is named_words' to read

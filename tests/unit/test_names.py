@@ -752,3 +752,14 @@ def test_notes_about_the_owner_share_the_owner_with_the_owners_own_conversation(
     assert set(as_named) == set(notes) == set(retagged)
     for note in notes:
         assert math.isclose(retagged[note], as_named[note], rel_tol=1e-9), note
+
+
+def test_a_foreign_name_jieba_takes_for_a_noun_is_a_name(platform: MemoryPlatform) -> None:
+    """露西 is a common noun to jieba, and CC-CEDICT writes it only as Lucy: a question
+    about her asks about someone a memory that knows only its owner and 大卫 never held
+    (before, 露西是做什么工作的？ met 大卫's job directly)."""
+    for subject, topic, obj in [("我", "名字", "小芳"), ("大卫", "工作", "牙医")]:
+        platform.create_memory("zh", subject, "fact", topic, obj)
+    platform.wait_for_indexing()
+    assert _direct(platform, "zh", "大卫是做什么工作的？") == ["大卫 工作 牙医"]
+    assert _direct(platform, "zh", "露西是做什么工作的？") == []
