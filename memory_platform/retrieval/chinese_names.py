@@ -17,12 +17,12 @@ is John, where 谢谢 is "thank"), and so are those it lacks that jieba tags a
 transliterated name or made of their characters (丽莎, 艾玛), and a common noun to jieba
 that CC-CEDICT writes only as a name in Latin script (露西, Lucy). A character glued to
 either end of a name is cut off (艾玛住, 和玛丽). Of thirty common foreign names (约翰,
-露西, 詹姆斯, 杰西卡, …), each asked about in five questions, that finds 27 in "…最近怎么样?",
-"…住在哪里?", "…喜欢吃什么？" and "你知道…的生日吗？" and 26 in "我和…去了公园" (26 and 25
-before 露西 was read, 2026-11-29). Missed: 查理, a verb to jieba; 海伦 and 艾伦, names
-jieba holds and CC-CEDICT lacks (taken as 丽莎 is, such words made 20 more words of
-strangers' reviews names, 保修卡, 米汤 and 富豪 among them); 琳达 where jieba cuts it in
-two (我和琳 / 达).
+露西, 詹姆斯, 杰西卡, …), each asked about in five questions, that finds 28 in "…最近怎么样?",
+"…住在哪里?", "…喜欢吃什么？" and "你知道…的生日吗？" and 27 in "我和…去了公园" (26 and 25
+before 露西 was read and places glossed by their names, which made 海伦 a county's,
+2026-11-29). Missed: 查理, a verb to jieba; 艾伦, a name jieba holds and CC-CEDICT lacks
+(taken as 丽莎 is, such words made 20 more words of strangers' reviews names, 保修卡, 米汤
+and 富豪 among them); 琳达 where jieba cuts it in two (我和琳 / 达).
 Given names alone it tags otherwise (思雨, 婷婷) are not found either: a name missed says
 nothing, as it did before.
 

