@@ -50,6 +50,7 @@ import mmap
 import re
 import threading
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,10 @@ log = logging.getLogger(__name__)
 
 _HEADER = b"#memory-platform glossary 4\n"
 """The cached glossary's first line: a change of format changes it (and the file's name)."""
+_BUILT_BY = (Path(__file__), Path(__file__).parents[1] / "textutil.py")
+"""The code a glossary is read from the dictionary by (this module, and the stop words
+and stemmer of :mod:`..textutil`): a cached glossary is named by it too, so one that
+older code wrote is never mapped by newer (a change that forgot to bump the header)."""
 _HSK = Path("hsk", "HSK2.0 wordlist [2010-2020].txt")
 _NOTE = re.compile(
     r"^(CL:|surname |(old |erhua )?variant of|see |abbr\. |used in|also written|also pr\.|"
@@ -379,8 +384,21 @@ def _cached_path(name: str, source: Path, hsk: Path) -> Path | None:
         return None
     sizes = [p.stat().st_size if p.is_file() else 0 for p in (source, hsk)]
     kept = _READERS[name][1]
-    key = hashlib.sha256(f"{_HEADER!r}:{kept}:{sizes}".encode()).hexdigest()
+    key = hashlib.sha256(f"{_HEADER!r}:{kept}:{sizes}:{_code_digest()}".encode()).hexdigest()
     return directory / f"cedict-{name}-{key[:16]}.tsv"
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """A digest of the code that reads the glossaries (:data:`_BUILT_BY`); "" where a
+    file cannot be read (a zipped install), so the header alone names the file."""
+    digest = hashlib.sha256()
+    try:
+        for path in _BUILT_BY:
+            digest.update(path.read_bytes())
+    except OSError:
+        return ""
+    return digest.hexdigest()
 
 
 def _load(name: str = "glossary") -> Glossary | None:

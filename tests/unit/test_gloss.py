@@ -405,3 +405,16 @@ def test_a_glossed_question_names_the_people_it_named_as_asked(
         about_john = _direct(mp, "What does John like to eat?")
     assert about_the_owner[:1] == ["我 喜欢 吃火锅"]
     assert about_john == []
+
+
+def test_a_glossary_other_code_wrote_is_not_mapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached glossary is named by the code that read it from the dictionary too: a
+    change of that code that forgot to bump the header still reads the dictionary again,
+    where the old file would have been mapped."""
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path))
+    assert gloss._load("english") is not None
+    monkeypatch.setattr(gloss, "_code_digest", lambda: "the next version's")
+    assert gloss._load("english") is not None
+    assert len(list(tmp_path.glob("cedict-english-*.tsv"))) == 2
