@@ -252,48 +252,58 @@ def _read(path: Path, hsk: dict[str, str]) -> dict[str, str]:
 def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
     """Each English word's Chinese words (at most :data:`CHINESE_PER_WORD`), tab-separated:
     the words one of whose senses is the English word alone or a two-word phrase holding
-    it (姐姐: "older sister"), and each name of two words as a whole (hong kong: 香港; at
-    most :data:`FORMS_PER_NAME`).
-    HSK's common words come first (dumpling: 饺子, not 扁食), then,
-    for a word some sense writes in lower case, the places read from what they are after
-    the rest (mile: 哩, 英里, not 弥勒, "Mile county"; longan: 龙眼, not 龙安; but yunnan:
-    云南), then a sense of the word alone before a phrase, common words before proper
-    nouns, a word's earlier senses before its later ones, then the file's order."""
+    it (姐姐: "older sister"), and each name of two words under the two together too (hong
+    kong: 香港; at most :data:`FORMS_PER_NAME`); a name written two ways is each ("Taibei or
+    Taipei"). HSK's common words come first (dumpling: 饺子, not 扁食); then, for a word
+    some sense writes in lower case, the places read from what they are and the names read
+    from their ways of writing after the rest (mile: 哩, 英里, not 弥勒, "Mile county";
+    said: 话又说回来, not 赛义迪, "Said or Saidi"; but yunnan: 云南); then a
+    sense of the word alone before a phrase, common words before proper nouns, a word's
+    earlier senses before its later ones, then the file's order."""
     best: dict[str, dict[str, tuple[bool, bool, bool, int, int]]] = {}
-    places: set[tuple[str, str]] = set()
+    read_out: set[tuple[str, str]] = set()
     common: set[str] = set()
     for order, (_, simplified, pinyin, glosses) in enumerate(_entries(path)):
         listed, proper = simplified in hsk, pinyin[:1].isupper()
         for position, gloss in enumerate(glosses.split("/")):
             sense, place = _read_sense(gloss)
-            said = sense.split()
-            if not 0 < len(said) <= 2:
-                continue
-            rank = (not listed, len(said) > 1, proper, position, order)
-            keys = [word.lower() for word in said]
-            if len(said) == 2 and all(word[:1].isupper() for word in said):
-                keys.append(" ".join(keys))  # a name of two words: Hong Kong, 香港
-            for word in keys:
-                if (
-                    _ENGLISH_WORD.fullmatch(word.replace(" ", ""))
-                    and word not in ENGLISH_STOP_WORDS
-                ):
-                    held = best.setdefault(word, {})
-                    if simplified not in held or rank < held[simplified]:
-                        held[simplified] = rank
-                    if place:
-                        places.add((word, simplified))
-            common.update(word for word in said if word.islower())
+            ways = _ways_written(sense)
+            derived = place or len(ways) > 1  # read out of a longer gloss
+            for said in map(str.split, ways):
+                if not 0 < len(said) <= 2:
+                    continue
+                rank = (not listed, len(said) > 1, proper, position, order)
+                keys = [word.lower() for word in said]
+                if len(said) == 2 and all(word[:1].isupper() for word in said):
+                    keys.append(" ".join(keys))  # a name of two words: Hong Kong, 香港
+                for word in keys:
+                    if (
+                        _ENGLISH_WORD.fullmatch(word.replace(" ", ""))
+                        and word not in ENGLISH_STOP_WORDS
+                    ):
+                        held = best.setdefault(word, {})
+                        if simplified not in held or rank < held[simplified]:
+                            held[simplified] = rank
+                        if derived:
+                            read_out.add((word, simplified))
+                common.update(word for word in said if word.islower())
 
     def ranked(word: str, held: dict[str, tuple[bool, bool, bool, int, int]]) -> list[str]:
         def rank(chinese: str) -> tuple[bool, tuple[bool, bool, bool, int, int]]:
-            demoted = word in common and (word, chinese) in places
+            demoted = word in common and (word, chinese) in read_out
             return held[chinese][0] and demoted, held[chinese]
 
         kept = FORMS_PER_NAME if " " in word else CHINESE_PER_WORD  # a name's, or a word's
         return sorted(held, key=rank)[:kept]
 
     return {word: "\t".join(ranked(word, held)) for word, held in best.items()}
+
+
+def _ways_written(sense: str) -> list[str]:
+    """A sense that writes one name in more than one way ("Taibei or Taipei", "Mary or
+    Marie"), as each way; any other sense as it is."""
+    ways = sense.split(" or ")
+    return ways if len(ways) > 1 and all(way[:1].isupper() for way in ways) else [sense]
 
 
 def _read_people(path: Path, hsk: dict[str, str]) -> dict[str, str]:

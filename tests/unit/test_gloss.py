@@ -71,6 +71,9 @@ def test_a_list_of_names_is_none_of_them_and_a_place_is_its_name() -> None:
     assert gloss.chinese_names_for("Hong Kong") == ["香港"]  # as a whole: hong's are people
     assert gloss.english_names("港澳台") == []  # "Hong Kong 香港, Macao 澳門|澳门 and Taiwan"
     assert gloss.english_names("肖恩") == ["Sean"]  # "Sean, Shaun or Shawn": one name
+    assert gloss.chinese_names_for("Taipei")[:1] == ["台北"]  # "Taibei or Taipei"
+    # a name read out of its ways of writing is no English word's first ("Said or Saidi")
+    assert "赛义迪" not in (gloss.chinese_gloss("What has she said?") or "")
     assert "旧金山" in gloss.chinese_names_for("San Francisco")
     # a place's name is no English word's first Chinese ("Mile county", 弥勒)
     assert "英里" in (gloss.chinese_gloss("How many miles do I run every week?") or "")
