@@ -289,9 +289,10 @@ def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
                 common.update(word for word in said if word.islower())
 
     def ranked(word: str, held: dict[str, tuple[bool, bool, bool, int, int]]) -> list[str]:
-        def rank(chinese: str) -> tuple[bool, tuple[bool, bool, bool, int, int]]:
+        def rank(chinese: str) -> tuple[bool, bool, bool, bool, int, int]:
+            unlisted, phrase, proper, position, order = held[chinese]
             demoted = word in common and (word, chinese) in read_out
-            return held[chinese][0] and demoted, held[chinese]
+            return unlisted, demoted, phrase, proper, position, order
 
         kept = FORMS_PER_NAME if " " in word else CHINESE_PER_WORD  # a name's, or a word's
         return sorted(held, key=rank)[:kept]
