@@ -130,6 +130,9 @@ _PLACE = re.compile(
 """The gloss of a place that says what kind of place it is ("Yunnan province in southwest
 China", "Shanghai municipality", "Chengdu subprovincial city and capital of Sichuan"):
 the place is its name."""
+_DEROGATORY = "(derog"
+"""How CC-CEDICT marks a slur ("(derog.) Korea"): read to gloss Chinese, never given for
+an English word."""
 _PERSON_WORD = r"[A-Z][\w'.\-]*"
 _PERSON = re.compile(
     rf"(?P<name>{_PERSON_WORD}(?: {_PERSON_WORD})*(?: or {_PERSON_WORD}(?: {_PERSON_WORD})*)*) "
@@ -266,6 +269,8 @@ def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
     for order, (_, simplified, pinyin, glosses) in enumerate(_entries(path)):
         listed, proper = simplified in hsk, pinyin[:1].isupper()
         for position, gloss in enumerate(glosses.split("/")):
+            if _DEROGATORY in gloss:
+                continue  # a slur is no word to gloss an English question into (棒国, Korea)
             sense, place = _read_sense(gloss)
             ways = _ways_written(sense)
             derived = place or len(ways) > 1  # read out of a longer gloss

@@ -72,6 +72,9 @@ def test_a_list_of_names_is_none_of_them_and_a_place_is_its_name() -> None:
     assert gloss.english_names("港澳台") == []  # "Hong Kong 香港, Macao 澳門|澳门 and Taiwan"
     assert gloss.english_names("肖恩") == ["Sean"]  # "Sean, Shaun or Shawn": one name
     assert gloss.chinese_names_for("Taipei")[:1] == ["台北"]  # "Taibei or Taipei"
+    # a slur is never given for an English word ("(derog.) Korea": 棒国)
+    assert "棒" not in (gloss.chinese_gloss("What did I eat in Korea?") or "")
+    assert "俄国人" in (gloss.chinese_gloss("Is my neighbour Russian?") or "")  # not 毛子
     # a name read out of its ways of writing is no English word's first ("Said or Saidi")
     assert "赛义迪" not in (gloss.chinese_gloss("What has she said?") or "")
     assert "旧金山" in gloss.chinese_names_for("San Francisco")
