@@ -67,6 +67,7 @@ __all__ = [
     "chinese_names_for",
     "english_gloss",
     "english_names",
+    "names_no_person",
     "person_name",
     "proper_noun",
 ]
@@ -509,6 +510,19 @@ def person_name(word: str) -> str | None:
     大卫 David, 周杰伦 Jay Chou), or None: a common word, a place, a word it lacks."""
     people = _glossary("people")
     return None if people is None else people.get(word)
+
+
+def names_no_person(name: str) -> bool:
+    """Whether CC-CEDICT knows a name only as something other than a person: a place, a
+    country, a brand (Chengdu, Japan, 成都, 迪士尼), not a person it names (Henry, 汤姆) nor
+    a name it lacks (Bart, 丽莎). A given name it writes without "(name)" reads as no person
+    (Lucy, 露西)."""
+    if has_cjk(name):
+        return person_name(name) is None and bool(proper_noun(name))
+    people = _glossary("people")
+    if people is not None and people.get(name.strip().lower()):
+        return False
+    return bool(chinese_names_for(name))
 
 
 def chinese_names_for(name: str) -> list[str]:

@@ -20,10 +20,12 @@ from ..models import Episode, NodeType, VectorKind
 from ..store import GraphStore
 from ..store.base import episode_document, memory_document
 from ..textutil import has_cjk, word_tokens
+from .gloss import names_no_person
 from .names import (
     OWNER_NAME_TOPICS,
     OWNER_WORDS,
     among_people,
+    asks_about_owner,
     given_names,
     names_the_owner,
     names_the_user_id,
@@ -253,7 +255,12 @@ def name_evidence(
         )
 
     speakers = speaker_names(query)
-    against = none_known(names) or (
+    asked = names
+    if not speakers and asks_about_owner(query, set(word_tokens(query))):
+        # about the owner, whom the memory knows: a place or a thing it never held is a
+        # word like any other ("What did I eat in Chengdu?"), a person still a stranger
+        asked = [name for name in names if not names_no_person(name)]
+    against = none_known(asked) or (
         bool(speakers)
         and (none_known(speakers) or (people.none_of_its_people(speakers) and people.owner_named))
     )

@@ -83,6 +83,15 @@ def test_a_list_of_names_is_none_of_them_and_a_place_is_its_name() -> None:
     assert "弥勒" not in (gloss.chinese_gloss("How many miles do I run every week?") or "")
 
 
+def test_a_name_the_dictionary_holds_as_no_person_is_a_thing() -> None:
+    """Places, countries and brands are names, but no people: a question about the owner
+    may name them without asking about a stranger."""
+    for name in ("Chengdu", "Japan", "New York", "Disney", "成都", "日本"):
+        assert gloss.names_no_person(name), name
+    for name in ("Henry", "Tom", "Jay Chou", "汤姆", "大卫", "Bart", "丽莎", "Python"):
+        assert not gloss.names_no_person(name), name
+
+
 def test_a_word_the_dictionary_holds_first_as_a_persons_name_names_that_person() -> None:
     assert gloss.person_name("大卫") == "David"  # "David (name)"
     assert gloss.person_name("凯文") == "Kevin"  # "Kevin (person name)"

@@ -791,3 +791,20 @@ def test_a_place_is_known_in_the_other_script_as_the_dictionary_writes_it(
         return next(r.relevance for r in results if r.text == told["zh"][2])
 
     assert relevance("What did I see in New York?") > relevance("What did I see?") + 0.3
+
+
+def test_a_place_a_question_about_the_owner_names_is_no_stranger(
+    platform: MemoryPlatform,
+) -> None:
+    """A question about the owner asks about someone the memory knows: a place it never
+    held is a word like any other there (before, "What spicy food did I eat in Chengdu?"
+    found nothing, the name Chengdu evidence against every match). A person it never
+    held is still a stranger, and so is a place in a question about anyone else."""
+    told = ["Last month I ate a very spicy hotpot.", "I run five kilometres every morning."]
+    platform.create_memory("en", "user", "fact", "name", "Alice")
+    for i, text in enumerate(told):
+        platform.add_messages("en", f"s{i}", [{"role": "user", "content": text}])
+    platform.wait_for_indexing()
+    assert _direct(platform, "en", "What spicy food did I eat in Chengdu?") == [told[0]]
+    assert _direct(platform, "en", "What spicy food did I eat with Henry?") == []
+    assert _direct(platform, "en", "What spicy food did Tom eat in Chengdu?") == []
