@@ -255,12 +255,13 @@ def name_evidence(
         )
 
     speakers = speaker_names(query)
-    asked = names
-    if not speakers and asks_about_owner(query, set(word_tokens(query))):
+    unknown = none_known(names)
+    if unknown and not speakers and asks_about_owner(query, set(word_tokens(query))):
         # about the owner, whom the memory knows: a place or a thing it never held is a
-        # word like any other ("What did I eat in Chengdu?"), a person still a stranger
-        asked = [name for name in names if not names_no_person(name)]
-    against = none_known(asked) or (
+        # word like any other ("What did I eat in Chengdu?"), a person still a stranger;
+        # asked only here, so that a search reads the dictionary's tables only then
+        unknown = not all(map(names_no_person, names))
+    against = unknown or (
         bool(speakers)
         and (none_known(speakers) or (people.none_of_its_people(speakers) and people.owner_named))
     )
