@@ -338,7 +338,7 @@ def _read_people(path: Path, hsk: dict[str, str]) -> dict[str, str]:
     }
     written: dict[str, list[str]] = {}
     for word, name in people.items():  # simplified forms first
-        for alternative in name.split(" or "):
+        for alternative in _ways_written(name):
             forms = written.setdefault(alternative.lower(), [])
             if len(forms) < FORMS_PER_NAME:
                 forms.append(word)

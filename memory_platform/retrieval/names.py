@@ -127,7 +127,6 @@ __all__ = [
     "other_script_names",
     "owner_names",
     "question_names",
-    "said_in_other_script",
     "says_name",
     "shared_in_other_script",
     "speaker_names",
@@ -430,17 +429,13 @@ def other_script_forms(names: Iterable[str]) -> list[NameForms]:
     ]
 
 
-def said_in_other_script(names: Iterable[str], words: Set[str], document: Set[str]) -> int:
-    """How many of a question's ``words`` are a name of ``names`` (the question's) that
-    the ``document``'s words say only in the other script (:func:`other_script_names`:
-    "What food does Tom love?" and 汤姆很喜欢吃寿司): the same word, written otherwise, as
-    relevance counts it (:func:`.relevance.matched_words`). A name's words must all be
-    among the question's, and one of its other forms' words all among the document's."""
-    return shared_in_other_script(other_script_forms(names), words, document)
-
-
 def shared_in_other_script(names: Iterable[NameForms], words: Set[str], document: Set[str]) -> int:
-    """:func:`said_in_other_script` of names whose forms :func:`other_script_forms` gave."""
+    """How many of a question's ``words`` are a name of ``names`` (the question's, with
+    their forms from :func:`other_script_forms`) that the ``document``'s words say only in
+    the other script ("What food does Tom love?" and 汤姆很喜欢吃寿司): the same word,
+    written otherwise, as relevance counts it (:func:`.relevance.matched_words`). A name's
+    words must all be among the question's, and one of its other forms' words all among
+    the document's."""
     shared = 0
     for said, forms in names:
         if not said or not said <= words or said & document:

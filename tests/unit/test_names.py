@@ -21,11 +21,12 @@ from memory_platform.retrieval.names import (
     names_the_user_id,
     names_written_otherwise,
     nicknames,
+    other_script_forms,
     other_script_names,
     owner_names,
     question_names,
-    said_in_other_script,
     says_name,
+    shared_in_other_script,
     speaker_names,
     strangers_conversation,
     unknown_names,
@@ -486,7 +487,8 @@ def test_a_name_said_in_the_other_script_is_a_word_question_and_text_share() -> 
     as asked (the ordinary count has it) or says neither."""
 
     def shared(name: str, question: str, text: str) -> int:
-        return said_in_other_script([name], set(word_tokens(question)), set(word_tokens(text)))
+        forms = other_script_forms([name])
+        return shared_in_other_script(forms, set(word_tokens(question)), set(word_tokens(text)))
 
     assert shared("Tom", "What food does Tom love?", "汤姆很喜欢吃寿司。") == 1
     assert shared("汤姆", "汤姆喜欢吃什么？", "Tom loves sushi.") == 1
