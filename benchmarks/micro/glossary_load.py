@@ -1,7 +1,9 @@
 """Microbenchmark: what a process pays for its first gloss of a question into the other
-language (``retrieval/gloss.py``), each way, and for the first names read from a Chinese
-question (the table of the people CC-CEDICT names, read by every Chinese search), in the
-three states of the model cache.
+language (``retrieval/gloss.py``), each way, for the first names read from a Chinese
+question (the table of the people CC-CEDICT names, read by every Chinese search), and for
+the first name a question about the owner says that the memory never held (is it a place
+or a person: the tables of people and of things, and the English glossary that writes the
+name in Chinese), in the three states of the model cache.
 
 - **cache off** (``MEMORY_MODEL_CACHE_DIR=""``): every process reads CC-CEDICT and holds
   the glossary in memory;
@@ -38,7 +40,7 @@ _RUN = """
 import json, os, sys, time
 from memory_platform.heap import release_freed_memory
 from memory_platform.retrieval.chinese_names import chinese_names
-from memory_platform.retrieval.gloss import chinese_gloss, english_gloss
+from memory_platform.retrieval.gloss import chinese_gloss, english_gloss, names_no_person
 from memory_platform.textutil import tagged_words
 
 def resident_mb():
@@ -52,6 +54,8 @@ if sys.argv[1] == "english":
     gloss = english_gloss("我对什么过敏？")
 elif sys.argv[1] == "people":
     gloss = chinese_names("大卫是做什么工作的？")
+elif sys.argv[1] == "things":
+    gloss = names_no_person("Boston")
 else:
     gloss = chinese_gloss("What am I allergic to?")
 seconds = time.perf_counter() - started
@@ -73,6 +77,7 @@ DIRECTIONS = {
     "english": "Chinese into English",
     "chinese": "English into Chinese",
     "people": "the names of a Chinese question (the people table)",
+    "things": "a place or a person, in a question about the owner (people, things, English)",
 }
 
 

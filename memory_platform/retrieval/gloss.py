@@ -35,7 +35,10 @@ Names, both ways: :func:`english_names` (汤姆: Tom; 巴黎: Paris) and
 :func:`chinese_names_for` (Mary: 玛丽; Jay Chou: 周杰伦), from the glossaries and a third
 table, of the people CC-CEDICT names ("(name)", or a lifespan: :func:`_read_people`,
 :func:`person_name`). The names logic (``names.py``) knows a person by either form, and
-finds the people a Chinese question names by the table (``chinese_names.py``).
+finds the people a Chinese question names by the table (``chinese_names.py``). A fourth,
+of the proper nouns the dictionary says are something else (a place, a company:
+:func:`_read_things`), tells a place from a person in a question about the owner
+(:func:`names_no_person`).
 """
 
 from __future__ import annotations
@@ -135,14 +138,25 @@ _DEROGATORY = "(derog"
 """How CC-CEDICT marks a slur ("(derog.) Korea"): read to gloss Chinese, never given for
 an English word."""
 _PERSON_WORD = r"[A-Z][\w'.\-]*"
+_PERSON_NAME = rf"{_PERSON_WORD}(?: {_PERSON_WORD})*"
+_WAYS = re.compile(r",? or |, ")
+"""What separates the ways a name is written ("Sean, Shaun or Shawn")."""
 _PERSON = re.compile(
-    rf"(?P<name>{_PERSON_WORD}(?: {_PERSON_WORD})*(?: or {_PERSON_WORD}(?: {_PERSON_WORD})*)*) "
+    rf"(?P<name>{_PERSON_NAME}(?: or {_PERSON_NAME})*) "
     r"\((?:(?:a )?(?:[A-Z][a-z]+ |person |personal |male |female |given |biblical |proper )?name"
     r"|(?:c\. ?)?\d{1,4}(?: BC)?-[^)]*)\)"
+    rf"|(?P<ways>{_PERSON_NAME}(?:(?:,| or|, or) {_PERSON_NAME})+(?: etc)?) \(name\)"
 )
 """A sense that names a person: a name, then "(name)" (or "(person name)", "(Russian
 name)"; not "(place name)" or "(brand name)") or a lifespan ("Jay Chou (1979-), Taiwanese
-pop star"; "Cleopatra (c. 70-30 BC)")."""
+pop star"; "Cleopatra (c. 70-30 BC)"); or a name's ways of writing, then "(name)" ("Sean,
+Shaun or Shawn", "Alan, Allen, Allan, Alain etc"; with a lifespan a comma is the name's
+order or a suffix: "Khamenei, Ayatollah Aly (1939-)", "Joseph Smith, Jr. (1805-1844)")."""
+_SAID_WHAT = re.compile(rf"(?P<name>{_PERSON_NAME})(?:, | \()(?P<what>.*)")
+"""A proper noun's sense that says what the name names after it ("Paris, capital of
+France", "Disney (company name, surname)")."""
+_NAMED_FIRST = "(name) "
+"""How a few senses begin that give the name after it ("(name) Terry")."""
 _NOT_PEOPLE = frozenset(
     "War Wars Dynasty Dynasties Kingdom Kingdoms Empire Revolution Rebellion Uprising "
     "Republic Period Era Curtain Movement Incident Reform Reforms Treaty Expedition "
@@ -150,6 +164,8 @@ _NOT_PEOPLE = frozenset(
 )
 """The last words of a dated name that is a time or an event, not a person (Cultural
 Revolution (1966-1976), Song Dynasty (960-1279))."""
+_PLACE_OR_THING_TAGS = ("ns", "nz")
+"""jieba's tags of a place's name and of another proper noun (a brand, an organisation)."""
 _lock = threading.Lock()
 
 
@@ -308,20 +324,15 @@ def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
 
 def _ways_written(sense: str) -> list[str]:
     """A sense that writes one name in more than one way ("Taibei or Taipei", "Mary or
-    Marie"), as each way; any other sense as it is."""
-    ways = sense.split(" or ")
+    Marie", "Sean, Shaun or Shawn", "Alan, Allen, Allan, Alain etc"), as each way; any
+    other sense as it is."""
+    ways = _WAYS.split(sense.removesuffix(" etc"))
     return ways if len(ways) > 1 and all(way[:1].isupper() for way in ways) else [sense]
 
 
-def _read_people(path: Path, hsk: dict[str, str]) -> dict[str, str]:
-    """Both ways between people's names in Chinese characters and in Latin script, as
-    CC-CEDICT holds them: each word it holds first as a person's name, with that name
-    (汤姆 Tom, 凯文 Kevin, 周杰伦 Jay Chou, 李白 Li Bai; not 英文, "English (language)", 巴黎,
-    "Paris, capital of France", or 麦克, a microphone first), and each such name in lower
-    case with its words, tab-separated, simplified forms first, at most
-    :data:`FORMS_PER_NAME` (mary: 玛丽, 瑪麗). A word's first sense is its first entry's,
-    entries in :func:`_read`'s order; a person's entry is a proper noun's (capitalised
-    pinyin)."""
+def _first_senses(path: Path, hsk: dict[str, str]) -> dict[str, tuple[bool, str]]:
+    """Each word's first sense, its first entry's, entries in :func:`_read`'s order, with
+    whether that entry is a proper noun's (capitalised pinyin); simplified forms first."""
     first: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     for traditional, simplified, pinyin, glosses in _entries(path):
         usual = hsk.get(simplified) == pinyin.replace(" ", "").lower()
@@ -329,13 +340,35 @@ def _read_people(path: Path, hsk: dict[str, str]) -> dict[str, str]:
         for word, other_form in ((simplified, False), (traditional, True)):
             rank = (not usual, proper, other_form)
             if word not in first or rank < first[word][0]:
-                person = _PERSON.match(glosses.split("/", 1)[0]) if proper else None
-                first[word] = (rank, person["name"] if person else "")
-    people = {
-        word: name
-        for word, (_, name) in sorted(first.items(), key=lambda item: item[1][0][2])
-        if name and name.rsplit(" ", 1)[-1] not in _NOT_PEOPLE
+                first[word] = (rank, glosses.split("/", 1)[0])
+    return {
+        word: (rank[1], sense)
+        for word, (rank, sense) in sorted(first.items(), key=lambda item: item[1][0][2])
     }
+
+
+def _person_named(sense: str) -> str:
+    """The name of the person a sense names (:data:`_PERSON`; "(name) Terry" as "Terry
+    (name)"), or ""."""
+    if sense.startswith(_NAMED_FIRST):
+        sense = f"{sense.removeprefix(_NAMED_FIRST)} (name)"
+    person = _PERSON.match(sense)
+    return (person["name"] or person["ways"]) if person else ""
+
+
+def _read_people(path: Path, hsk: dict[str, str]) -> dict[str, str]:
+    """Both ways between people's names in Chinese characters and in Latin script, as
+    CC-CEDICT holds them: each word it holds first as a person's name (:data:`_PERSON`),
+    with that name (汤姆 Tom, 凯文 Kevin, 周杰伦 Jay Chou, 李白 Li Bai, 特利 "(name) Terry";
+    not 英文, "English (language)", 巴黎, "Paris, capital of France", or 麦克, a microphone
+    first), and each such name in lower case with its words, tab-separated, simplified
+    forms first, at most :data:`FORMS_PER_NAME` (mary: 玛丽, 瑪麗; sean, shaun, shawn: 肖恩).
+    A word's first sense is :func:`_first_senses`'; a person's entry is a proper noun's."""
+    people: dict[str, str] = {}
+    for word, (proper, sense) in _first_senses(path, hsk).items():
+        name = _person_named(sense) if proper else ""
+        if name and name.rsplit(" ", 1)[-1] not in _NOT_PEOPLE:
+            people[word] = name
     written: dict[str, list[str]] = {}
     for word, name in people.items():  # simplified forms first
         for alternative in _ways_written(name):
@@ -343,6 +376,24 @@ def _read_people(path: Path, hsk: dict[str, str]) -> dict[str, str]:
             if len(forms) < FORMS_PER_NAME:
                 forms.append(word)
     return people | {name: "\t".join(words) for name, words in written.items()}
+
+
+def _read_things(path: Path, hsk: dict[str, str]) -> dict[str, str]:
+    """Each word CC-CEDICT holds first as a proper noun that it says is something other
+    than a person, with its name: a name, then what it names (巴黎 "Paris, capital of
+    France", 波士顿 "Boston, capital of Massachusetts", 迪士尼 "Disney (company name,
+    surname)", 耐克 "Nike, Inc."), or a place read from its kind (成都, "Chengdu
+    subprovincial city…"). Not a person's name (:data:`_PERSON`; nor "Banks (surname)"),
+    nor a name alone (查尔斯 "Charles", 伊拉克 "Iraq": a person or not, it does not say)."""
+    things: dict[str, str] = {}
+    for word, (proper, sense) in _first_senses(path, hsk).items():
+        if not proper or _person_named(sense):
+            continue
+        if (said := _SAID_WHAT.match(sense)) and not said["what"].startswith("surname"):
+            things[word] = said["name"]
+        elif (place := _read_sense(sense))[1]:
+            things[word] = place[0]
+    return things
 
 
 class Glossary:
@@ -387,6 +438,7 @@ _READERS: dict[str, tuple[Callable[[Path, dict[str, str]], dict[str, str]], int]
     "glossary": (_read, SENSES_PER_WORD),
     "english": (_read_english, CHINESE_PER_WORD),
     "people": (_read_people, 1),
+    "things": (_read_things, 1),
 }
 """Each glossary, by the name its cached file carries: how it is read from the dictionary,
 and how many words it keeps for each (part of what its file is named by)."""
@@ -513,16 +565,32 @@ def person_name(word: str) -> str | None:
 
 
 def names_no_person(name: str) -> bool:
-    """Whether CC-CEDICT knows a name only as something other than a person: a place, a
-    country, a brand (Chengdu, Japan, 成都, 迪士尼), not a person it names (Henry, 汤姆) nor
-    a name it lacks (Bart, 丽莎). A given name it writes without "(name)" reads as no person
-    (Lucy, 露西)."""
+    """Whether a name is a place or a thing as far as CC-CEDICT and jieba tell: not a
+    person the dictionary names, and a word the dictionary says is something else
+    (:func:`_read_things`: 巴黎 "Paris, capital of France", 迪士尼 "Disney (company name,
+    surname)") or jieba tags a place or another proper noun (``ns``, ``nz``: 日本, 耐克);
+    the name itself in Chinese characters, or a Chinese word the dictionary writes a name
+    in Latin script with (Paris: 巴黎; Japan: 日本). A name the dictionary gives as no
+    more than a name reads as a possible person, whatever it is (Charles: 查尔斯, Lucy:
+    露西, Iraq: 伊拉克, which jieba tags a transliterated name), and so does a name it
+    lacks (Bart, 丽莎)."""
     if has_cjk(name):
-        return person_name(name) is None and bool(proper_noun(name))
-    people = _glossary("people")
-    if people is not None and people.get(name.strip().lower()):
-        return False
-    return bool(chinese_names_for(name))
+        forms = [] if person_name(name) else [name.strip()]
+    else:
+        people = _glossary("people")
+        if people is not None and people.get(name.strip().lower()):
+            return False
+        forms = chinese_names_for(name)
+    things = _glossary("things") if forms else None
+    return any(
+        (things is not None and things.get(form)) or _tagged_place_or_thing(form) for form in forms
+    )
+
+
+def _tagged_place_or_thing(word: str) -> bool:
+    """Whether jieba reads a Chinese word as one place or other proper noun (成都, 耐克)."""
+    tagged = tagged_words(word)
+    return len(tagged) == 1 and tagged[0][1] in _PLACE_OR_THING_TAGS
 
 
 def chinese_names_for(name: str) -> list[str]:

@@ -499,6 +499,12 @@ def asks_about_owner(question: str, words: Set[str]) -> bool:
     return bool(words & OWNER_WORDS) or bool(_OWNER.search(question))
 
 
+def said_as_place(query: str, name: str) -> bool:
+    """Whether ``query`` says ``name`` right after "in", where a name is a place's ("What
+    did I eat in Dallas?"): people are not in anything."""
+    return re.search(rf"\b(?i:in)\s+{re.escape(name)}\b", query) is not None
+
+
 def owner_names(owner_name_memories: Iterable[str]) -> list[str]:
     """What the owner is called in these texts (memories about the owner under a name
     topic, :data:`OWNER_NAME_TOPICS`): their words less the words for the owner and the

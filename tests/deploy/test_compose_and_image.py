@@ -119,8 +119,8 @@ def test_the_image_carries_the_unpacked_model_table_for_its_user() -> None:
     assert path.startswith("/") and not path.startswith(("/root", "/home", "/tmp"))
     load = DOCKERFILE.index("default_ensemble().embed(")
     assert cache.start() < load < DOCKERFILE.index("\nUSER ")
-    # and the dictionary's three tables, which a gloss each way and a person's name write
-    # beside the models
+    # and the dictionary's four tables, which a gloss each way, a person's name and a
+    # place's write beside the models
     glossing = re.search(r'python -c "(from memory_platform\.retrieval\.gloss [^"]+)"', DOCKERFILE)
     assert glossing is not None, "the image builds the glossaries"
     assert cache.start() < glossing.start() < DOCKERFILE.index("\nUSER ")
@@ -128,14 +128,15 @@ def test_the_image_carries_the_unpacked_model_table_for_its_user() -> None:
 
 def test_the_images_gloss_line_writes_the_dictionarys_tables(tmp_path: Path) -> None:
     """The Dockerfile's gloss line, run as the build runs it, leaves both glossaries and
-    the table of people in the model cache, so no container reads the dictionary at its
-    first gloss or its first Chinese search (the image's cache is read-only to it)."""
+    the tables of people and things in the model cache, so no container reads the
+    dictionary at its first gloss, its first Chinese search or its first question about
+    the owner naming a place (the image's cache is read-only to it)."""
     glossing = re.search(r'python -c "(from memory_platform\.retrieval\.gloss [^"]+)"', DOCKERFILE)
     assert glossing is not None
     environment = {**os.environ, "MEMORY_MODEL_CACHE_DIR": str(tmp_path)}
     subprocess.run([sys.executable, "-c", glossing.group(1)], check=True, env=environment)
     written = sorted(path.name.rsplit("-", 1)[0] for path in tmp_path.glob("cedict-*.tsv"))
-    assert written == ["cedict-english", "cedict-glossary", "cedict-people"]
+    assert written == ["cedict-english", "cedict-glossary", "cedict-people", "cedict-things"]
 
 
 def test_the_build_context_holds_what_the_dockerfile_copies() -> None:

@@ -85,11 +85,29 @@ def test_a_list_of_names_is_none_of_them_and_a_place_is_its_name() -> None:
 
 def test_a_name_the_dictionary_holds_as_no_person_is_a_thing() -> None:
     """Places, countries and brands are names, but no people: a question about the owner
-    may name them without asking about a stranger."""
-    for name in ("Chengdu", "Japan", "New York", "Disney", "成都", "日本"):
+    may name them without asking about a stranger. The dictionary says what they are
+    ("Boston, capital of Massachusetts", "Disney (company name, surname)"), or jieba tags
+    them a place or a brand (日本, 耐克); a name it gives as no more than a name may be a
+    person's (查尔斯 "Charles", 露西 "Lucy"), and so may a name it lacks."""
+    things = ("Chengdu", "Japan", "New York", "Disney", "Boston", "Berlin", "Nike", "成都", "日本")
+    for name in things:
         assert gloss.names_no_person(name), name
-    for name in ("Henry", "Tom", "Jay Chou", "汤姆", "大卫", "Bart", "丽莎", "Python"):
+    people = ("Henry", "Tom", "Jay Chou", "汤姆", "大卫", "Bart", "丽莎", "Python")
+    bare = ("Charles", "Lucy", "Evan", "Nancy", "Edward", "Roger", "露西", "查尔斯")
+    for name in (*people, *bare):
         assert not gloss.names_no_person(name), name
+
+
+def test_a_name_written_in_several_ways_is_a_person_by_each() -> None:
+    """ "Sean, Shaun or Shawn (name)", "Alan, Allen, Allan, Alain etc (name)", "(name)
+    Terry": each way is the person's name, as "Mary or Marie" was; with a lifespan a
+    comma is the name's order or a suffix, no second way ("Joseph Smith, Jr.")."""
+    for name in ("Sean", "Shaun", "Shawn"):
+        assert gloss.chinese_names_for(name) == ["肖恩"], name
+    assert "阿兰" in gloss.chinese_names_for("Allan")
+    assert gloss.chinese_names_for("Terry") == ["特利"]
+    assert gloss.person_name("肖恩") and gloss.person_name("特利")
+    assert not gloss.chinese_names_for("Jr.") and not gloss.chinese_names_for("Jr")
 
 
 def test_a_word_the_dictionary_holds_first_as_a_persons_name_names_that_person() -> None:

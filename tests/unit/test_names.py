@@ -25,6 +25,7 @@ from memory_platform.retrieval.names import (
     other_script_names,
     owner_names,
     question_names,
+    said_as_place,
     says_name,
     shared_in_other_script,
     speaker_names,
@@ -795,13 +796,23 @@ def test_a_place_is_known_in_the_other_script_as_the_dictionary_writes_it(
     assert relevance("What did I see in New York?") > relevance("What did I see?") + 0.3
 
 
+def test_a_name_said_right_after_in_is_a_places() -> None:
+    assert said_as_place("What did I eat in Dallas?", "Dallas")
+    assert said_as_place("Which museum did I like In  New York?", "New York")
+    assert not said_as_place("What did I eat with Dallas?", "Dallas")
+    assert not said_as_place("Did Dallas begin Dallas Cup?", "Dallas")  # "begin" is no "in"
+    assert not said_as_place("What did I eat in Dallasville?", "Dallas")
+
+
 def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     platform: MemoryPlatform,
 ) -> None:
     """A question about the owner asks about someone the memory knows: a place it never
     held is a word like any other there (before, "What spicy food did I eat in Chengdu?"
     found nothing, the name Chengdu evidence against every match). A person it never
-    held is still a stranger, and so is a place in a question about anyone else."""
+    held is still a stranger, and so is a place in a question about anyone else. A place
+    is what the dictionary says is one (Boston), or a name said after "in" (Dallas); a
+    name it gives as no more than a name may be a person's (Charles)."""
     told = ["Last month I ate a very spicy hotpot.", "I run five kilometres every morning."]
     platform.create_memory("en", "user", "fact", "name", "Alice")
     for i, text in enumerate(told):
@@ -810,3 +821,12 @@ def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     assert _direct(platform, "en", "What spicy food did I eat in Chengdu?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat with Henry?") == []
     assert _direct(platform, "en", "What spicy food did Tom eat in Chengdu?") == []
+    # a place the dictionary says is one, said anywhere; one it gives as no more than a
+    # name (达拉斯 "Dallas"), where only a place can be ("in Dallas", not "with Dallas")
+    assert _direct(platform, "en", "What spicy food did I eat on my Boston trip?") == [told[0]]
+    assert _direct(platform, "en", "What spicy food did I eat in Dallas?") == [told[0]]
+    assert _direct(platform, "en", "What spicy food did I eat with Dallas?") == []
+    # a name the dictionary gives as no more than a name may be a person's: still a
+    # stranger ("Charles", "Lucy"; before, read as no person, they found the hotpot)
+    for name in ("Charles", "Lucy", "Nancy"):
+        assert _direct(platform, "en", f"What spicy food did I eat with {name}?") == [], name
