@@ -499,10 +499,19 @@ def asks_about_owner(question: str, words: Set[str]) -> bool:
     return bool(words & OWNER_WORDS) or bool(_OWNER.search(question))
 
 
+_SOMEONES_PLACE = "家那这身旁里处的"
+"""What follows a person after 在 to make a place of them: 在露西家, 在露西那里, 在露西身边."""
+
+
 def said_as_place(query: str, name: str) -> bool:
-    """Whether ``query`` says ``name`` right after "in", where a name is a place's ("What
-    did I eat in Dallas?"): people are not in anything."""
-    return re.search(rf"\b(?i:in)\s+{re.escape(name)}\b", query) is not None
+    """Whether ``query`` says ``name`` where only a place can be: right after "in" ("What
+    did I eat in Dallas?"), or after 在 and not before 家, 那里 or the like (我在达拉斯吃了
+    什么, not 我在露西家吃了什么): people are not in anything."""
+    if has_cjk(name):
+        pattern = rf"在{re.escape(name)}(?![{_SOMEONES_PLACE}])"
+    else:
+        pattern = rf"\b(?i:in)\s+{re.escape(name)}\b"
+    return re.search(pattern, query) is not None
 
 
 def owner_names(owner_name_memories: Iterable[str]) -> list[str]:

@@ -802,6 +802,10 @@ def test_a_name_said_right_after_in_is_a_places() -> None:
     assert not said_as_place("What did I eat with Dallas?", "Dallas")
     assert not said_as_place("Did Dallas begin Dallas Cup?", "Dallas")  # "begin" is no "in"
     assert not said_as_place("What did I eat in Dallasville?", "Dallas")
+    assert said_as_place("我上个月在达拉斯吃了什么？", "达拉斯")
+    assert not said_as_place("我在露西家吃了什么？", "露西")  # at Lucy's home: she is a person
+    assert not said_as_place("我在露西那里吃了什么？", "露西")
+    assert not said_as_place("我和露西吃了什么？", "露西")
 
 
 def test_a_place_a_question_about_the_owner_names_is_no_stranger(
@@ -830,3 +834,17 @@ def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     # stranger ("Charles", "Lucy"; before, read as no person, they found the hotpot)
     for name in ("Charles", "Lucy", "Nancy"):
         assert _direct(platform, "en", f"What spicy food did I eat with {name}?") == [], name
+    # in Chinese, the same: 在 a place, 和 a person (达拉斯 "Dallas", 露西 "Lucy"); the
+    # question shares 吃 and 辣 with the memory, a match strong enough to pass the evidence
+    hotpot = "上个月我吃了很辣的火锅。"
+    platform.create_memory("zh", "我", "fact", "名字", "小芳")
+    platform.add_messages("zh", "s0", [{"role": "user", "content": hotpot}])
+    platform.add_messages("zh", "s1", [{"role": "user", "content": "我每天早上跑五公里。"}])
+    platform.wait_for_indexing()
+
+    def relevance(query: str) -> float:
+        results = platform.search("zh", query, min_relevance=0.0, record_access=False)
+        return next(r.relevance for r in results if r.text == hotpot)
+
+    assert relevance("我在达拉斯吃了什么辣的？") > relevance("我和达拉斯吃了什么辣的？") + 0.3
+    assert relevance("我和露西吃了什么辣的？") < relevance("我吃了什么辣的？") - 0.3
