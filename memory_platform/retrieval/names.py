@@ -499,8 +499,9 @@ def asks_about_owner(question: str, words: Set[str]) -> bool:
     return bool(words & OWNER_WORDS) or bool(_OWNER.search(question))
 
 
-_SOMEONES_PLACE = "家那这身旁里处的"
-"""What follows a person after 在 to make a place of them: 在露西家, 在露西那里, 在露西身边."""
+_SOMEONES_PLACE = "家那这身旁"
+"""What follows a person after 在 to make a place of them: 在露西家, 在露西那里, 在露西身边
+(not 的: 在达拉斯的时候, while in Dallas)."""
 
 
 def said_as_place(query: str, name: str) -> bool:

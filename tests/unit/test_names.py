@@ -803,6 +803,7 @@ def test_a_name_said_right_after_in_is_a_places() -> None:
     assert not said_as_place("Did Dallas begin Dallas Cup?", "Dallas")  # "begin" is no "in"
     assert not said_as_place("What did I eat in Dallasville?", "Dallas")
     assert said_as_place("我上个月在达拉斯吃了什么？", "达拉斯")
+    assert said_as_place("我在达拉斯的时候吃了什么？", "达拉斯")  # while in Dallas
     assert not said_as_place("我在露西家吃了什么？", "露西")  # at Lucy's home: she is a person
     assert not said_as_place("我在露西那里吃了什么？", "露西")
     assert not said_as_place("我和露西吃了什么？", "露西")
