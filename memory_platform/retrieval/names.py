@@ -500,18 +500,28 @@ def asks_about_owner(question: str, words: Set[str]) -> bool:
 
 
 _SOMEONES_PLACE = "家那这身旁"
-"""What follows a person after 在 to make a place of them: 在露西家, 在露西那里, 在露西身边
-(not 的: 在达拉斯的时候, while in Dallas)."""
+"""What follows a person after 在, 去 or 到 to make a place of them: 在露西家, 去露西那里,
+在露西身边 (not 的: 在达拉斯的时候, while in Dallas)."""
+_GONE = (
+    r"go|goes|going|went|gone|been|come|came|travel\w*|trips?|flights?|flew|fly|flying|"
+    r"drive|drove|driving|move|moved|moving|holidays?|vacations?|journeys?"
+)
+"""English words of going somewhere: a name after them and "to" is a place's ("my trip
+to Dallas", "When did I fly to Dallas?"; not "What did I say to Charles?")."""
+_PLACE_BEFORE_CJK = "[在去到]"
+_PLACE_BEFORE = rf"\b(?i:in|(?:{_GONE})\s+to)\s+"
 
 
 def said_as_place(query: str, name: str) -> bool:
-    """Whether ``query`` says ``name`` where only a place can be: right after "in" ("What
-    did I eat in Dallas?"), or after 在 and not before 家, 那里 or the like (我在达拉斯吃了
-    什么, not 我在露西家吃了什么): people are not in anything."""
+    """Whether ``query`` says ``name`` where only a place can be, not as whose it is
+    ("in Charles's car"): right after "in" ("What did I eat in Dallas?") or a word of
+    going and "to" ("my trip to Dallas"), or after 在, 去 or 到 and not before 家, 那里 or
+    the like (我在达拉斯吃了什么, 我去达拉斯的时候, not 我在露西家吃了什么): people are not
+    in anything, nor gone to."""
     if has_cjk(name):
-        pattern = rf"在{re.escape(name)}(?![{_SOMEONES_PLACE}])"
+        pattern = rf"{_PLACE_BEFORE_CJK}{re.escape(name)}(?![{_SOMEONES_PLACE}])"
     else:
-        pattern = rf"\b(?i:in)\s+{re.escape(name)}\b"
+        pattern = rf"{_PLACE_BEFORE}{re.escape(name)}\b(?!['’]s\b)"
     return re.search(pattern, query) is not None
 
 

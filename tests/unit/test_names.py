@@ -804,6 +804,13 @@ def test_a_name_said_right_after_in_is_a_places() -> None:
     assert not said_as_place("What did I eat in Dallasville?", "Dallas")
     assert said_as_place("我上个月在达拉斯吃了什么？", "达拉斯")
     assert said_as_place("我在达拉斯的时候吃了什么？", "达拉斯")  # while in Dallas
+    assert said_as_place("我去达拉斯的时候吃了什么？", "达拉斯")
+    assert not said_as_place("我到露西家吃了什么？", "露西")
+    for gone in ("Did I ever go to Dallas?", "What did I buy on my trip to Dallas?"):
+        assert said_as_place(gone, "Dallas"), gone
+    for person in ("What did I say to Charles?", "Did I go to Charles's party?"):
+        assert not said_as_place(person, "Charles"), person
+    assert not said_as_place("What did I leave in Charles's car?", "Charles")  # whose
     assert not said_as_place("我在露西家吃了什么？", "露西")  # at Lucy's home: she is a person
     assert not said_as_place("我在露西那里吃了什么？", "露西")
     assert not said_as_place("我和露西吃了什么？", "露西")
@@ -830,6 +837,7 @@ def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     # name (达拉斯 "Dallas"), where only a place can be ("in Dallas", not "with Dallas")
     assert _direct(platform, "en", "What spicy food did I eat on my Boston trip?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat in Dallas?") == [told[0]]
+    assert _direct(platform, "en", "What spicy food did I eat on my trip to Dallas?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat with Dallas?") == []
     # a name the dictionary gives as no more than a name may be a person's: still a
     # stranger ("Charles", "Lucy"; before, read as no person, they found the hotpot)
