@@ -508,16 +508,19 @@ _GONE = (
 )
 """English words of going somewhere: a name after them and "to" is a place's ("my trip
 to Dallas", "When did I fly to Dallas?"; not "What did I say to Charles?")."""
+_DETERMINERS = "a|an|the|my|our|your|their"
+"""Words before a noun that a person's name does not take ("my Dell laptop", "the
+Dallas trip"; not "her", which is also whom: "Did I tell her Charles was ill?")."""
 _PLACE_BEFORE_CJK = "[在去到]"
-_PLACE_BEFORE = rf"\b(?i:in|(?:{_GONE})\s+to)\s+"
+_PLACE_BEFORE = rf"\b(?i:in|(?:{_GONE})\s+to|{_DETERMINERS})\s+"
 
 
-def said_as_place(query: str, name: str) -> bool:
-    """Whether ``query`` says ``name`` where only a place can be, not as whose it is
-    ("in Charles's car"): right after "in" ("What did I eat in Dallas?") or a word of
-    going and "to" ("my trip to Dallas"), or after 在, 去 or 到 and not before 家, 那里 or
-    the like (我在达拉斯吃了什么, 我去达拉斯的时候, not 我在露西家吃了什么): people are not
-    in anything, nor gone to."""
+def said_as_place_or_thing(query: str, name: str) -> bool:
+    """Whether ``query`` says ``name`` where only a place or a thing can be, not as whose
+    it is ("in Charles's car"): right after "in" ("What did I eat in Dallas?"), a word of
+    going and "to" ("my trip to Dallas") or a determiner ("my Dell laptop"), or after 在,
+    去 or 到 and not before 家, 那里 or the like (我在达拉斯吃了什么, 我去达拉斯的时候, not
+    我在露西家吃了什么): people are not in anything, gone to, or had."""
     if has_cjk(name):
         pattern = rf"{_PLACE_BEFORE_CJK}{re.escape(name)}(?![{_SOMEONES_PLACE}])"
     else:

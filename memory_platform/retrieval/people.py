@@ -33,7 +33,7 @@ from .names import (
     other_script_names,
     owner_names,
     question_names,
-    said_as_place,
+    said_as_place_or_thing,
     speaker_names,
     strangers_conversation,
     unknown_names,
@@ -261,7 +261,7 @@ def name_evidence(
         # about the owner, whom the memory knows: a place or a thing it never held is a
         # word like any other ("What did I eat in Chengdu?"), a person still a stranger;
         # asked only here, so that a search reads the dictionary's tables only then
-        unknown = not all(said_as_place(query, n) or names_no_person(n) for n in names)
+        unknown = not all(said_as_place_or_thing(query, n) or names_no_person(n) for n in names)
     against = unknown or (
         bool(speakers)
         and (none_known(speakers) or (people.none_of_its_people(speakers) and people.owner_named))

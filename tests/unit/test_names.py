@@ -25,7 +25,7 @@ from memory_platform.retrieval.names import (
     other_script_names,
     owner_names,
     question_names,
-    said_as_place,
+    said_as_place_or_thing,
     says_name,
     shared_in_other_script,
     speaker_names,
@@ -796,24 +796,31 @@ def test_a_place_is_known_in_the_other_script_as_the_dictionary_writes_it(
     assert relevance("What did I see in New York?") > relevance("What did I see?") + 0.3
 
 
-def test_a_name_said_right_after_in_is_a_places() -> None:
-    assert said_as_place("What did I eat in Dallas?", "Dallas")
-    assert said_as_place("Which museum did I like In  New York?", "New York")
-    assert not said_as_place("What did I eat with Dallas?", "Dallas")
-    assert not said_as_place("Did Dallas begin Dallas Cup?", "Dallas")  # "begin" is no "in"
-    assert not said_as_place("What did I eat in Dallasville?", "Dallas")
-    assert said_as_place("我上个月在达拉斯吃了什么？", "达拉斯")
-    assert said_as_place("我在达拉斯的时候吃了什么？", "达拉斯")  # while in Dallas
-    assert said_as_place("我去达拉斯的时候吃了什么？", "达拉斯")
-    assert not said_as_place("我到露西家吃了什么？", "露西")
+def test_a_name_said_where_only_a_place_or_a_thing_can_be_is_one() -> None:
+    assert said_as_place_or_thing("What did I eat in Dallas?", "Dallas")
+    assert said_as_place_or_thing("Which museum did I like In  New York?", "New York")
+    assert not said_as_place_or_thing("What did I eat with Dallas?", "Dallas")
+    assert not said_as_place_or_thing(
+        "Did Dallas begin Dallas Cup?", "Dallas"
+    )  # "begin" is no "in"
+    assert not said_as_place_or_thing("What did I eat in Dallasville?", "Dallas")
+    assert said_as_place_or_thing("我上个月在达拉斯吃了什么？", "达拉斯")
+    assert said_as_place_or_thing("我在达拉斯的时候吃了什么？", "达拉斯")  # while in Dallas
+    assert said_as_place_or_thing("我去达拉斯的时候吃了什么？", "达拉斯")
+    assert not said_as_place_or_thing("我到露西家吃了什么？", "露西")
     for gone in ("Did I ever go to Dallas?", "What did I buy on my trip to Dallas?"):
-        assert said_as_place(gone, "Dallas"), gone
+        assert said_as_place_or_thing(gone, "Dallas"), gone
     for person in ("What did I say to Charles?", "Did I go to Charles's party?"):
-        assert not said_as_place(person, "Charles"), person
-    assert not said_as_place("What did I leave in Charles's car?", "Charles")  # whose
-    assert not said_as_place("我在露西家吃了什么？", "露西")  # at Lucy's home: she is a person
-    assert not said_as_place("我在露西那里吃了什么？", "露西")
-    assert not said_as_place("我和露西吃了什么？", "露西")
+        assert not said_as_place_or_thing(person, "Charles"), person
+    assert not said_as_place_or_thing("What did I leave in Charles's car?", "Charles")  # whose
+    assert said_as_place_or_thing("Which colour is my Dell laptop?", "Dell")
+    assert said_as_place_or_thing("What did I eat on the Dallas trip?", "Dallas")
+    assert not said_as_place_or_thing("Did I tell her Charles was ill?", "Charles")
+    assert not said_as_place_or_thing(
+        "我在露西家吃了什么？", "露西"
+    )  # at Lucy's home: she is a person
+    assert not said_as_place_or_thing("我在露西那里吃了什么？", "露西")
+    assert not said_as_place_or_thing("我和露西吃了什么？", "露西")
 
 
 def test_a_place_a_question_about_the_owner_names_is_no_stranger(
@@ -838,6 +845,7 @@ def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     assert _direct(platform, "en", "What spicy food did I eat on my Boston trip?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat in Dallas?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat on my trip to Dallas?") == [told[0]]
+    assert _direct(platform, "en", "What spicy food did I eat on the Dallas trip?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat with Dallas?") == []
     # a name the dictionary gives as no more than a name may be a person's: still a
     # stranger ("Charles", "Lucy"; before, read as no person, they found the hotpot)
