@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["UNUSED_FOR", "cache_directory", "mark_used", "write_whole"]
+__all__ = ["UNUSED_FOR", "cache_directory", "cached_files", "mark_used", "write_whole"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,11 @@ def cache_directory() -> Path | None:
         return Path(configured) if configured else None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "memory-platform"
+
+
+def cached_files(directory: Path) -> list[Path]:
+    """This package's files in the cache ``directory`` (no partial ones), by name."""
+    return sorted(path for pattern in _OURS for path in directory.glob(pattern))
 
 
 def write_whole(path: Path, write: Callable[[BinaryIO], object]) -> bool:

@@ -21,6 +21,11 @@ if [ ! -f "$stamp" ]; then
   fi
   echo "setup: installing memory-platform[$extras]"
   .venv/bin/pip install --disable-pip-version-check -q -e ".[$extras]" 2> >(quiet)
+  # What the first searches would otherwise unpack and read (the model's table, the
+  # dictionary's), done once here; without it they are built on first use instead.
+  echo "setup: preparing the model cache"
+  .venv/bin/memory-platform prepare >/dev/null \
+    || echo "setup: the model cache was not prepared; the first searches will fill it" >&2
   touch "$stamp"
 fi
 # An editable install leaves the sources uncompiled, and where PYTHONDONTWRITEBYTECODE is

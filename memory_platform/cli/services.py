@@ -90,6 +90,32 @@ def init_db(db: DbOption = None) -> None:
     console.print(f"schema ready: {where}; {users} users; vectors: {signature}", highlight=False)
 
 
+def prepare() -> None:
+    """Unpack the models and the dictionary's tables into the model cache now, so that no
+    later process waits for them in its first search; checks the models load offline."""
+    from ..prepare import prepare_model_cache
+
+    with user_errors():
+        done = prepare_model_cache(settings_for(None))
+    model = done.embedder or "a remote endpoint (not called)"
+    console.print(f"embedding model: {model}", highlight=False)
+    if not done.dictionary:
+        console.print("Chinese-English dictionary: not installed (no gloss, no names)")
+    if done.directory is None:
+        console.print(
+            "model cache: off (MEMORY_MODEL_CACHE_DIR is empty): every process unpacks the"
+            " models and reads the dictionary itself",
+            highlight=False,
+        )
+        return
+    tables = [f for f in done.files if f.name.startswith("cedict-")]
+    if done.dictionary and not tables:
+        raise fail(f"the model cache at {done.directory} could not be written")
+    console.print(f"model cache: {done.directory}", highlight=False)
+    for path in done.files:
+        console.print(f"  {path.name}  {path.stat().st_size / 1e6:.1f} MB", highlight=False)
+
+
 def mcp(
     transport: Annotated[
         str, typer.Option(help="stdio (a desktop or IDE host) or http (streamable HTTP)")

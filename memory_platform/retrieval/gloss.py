@@ -70,6 +70,7 @@ __all__ = [
     "chinese_names_for",
     "english_gloss",
     "english_names",
+    "load_glossaries",
     "names_no_person",
     "person_name",
     "proper_noun",
@@ -499,6 +500,14 @@ def _glossary(name: str = "glossary") -> Glossary | None:
         if name not in _tables:
             _tables[name] = _load(name)
         return _tables[name]
+
+
+def load_glossaries() -> bool:
+    """Load every glossary now (:data:`_READERS`), each read from the dictionary and cached
+    for later processes where the model cache holds none yet: what ``memory-platform
+    prepare`` does ahead of the first gloss, Chinese search and question about a place.
+    False without the dictionary."""
+    return all(_glossary(name) is not None for name in _READERS)
 
 
 def _pieces(word: str, glossary: Glossary) -> list[tuple[str, str | None]]:

@@ -443,3 +443,54 @@ def test_add_media_then_find_it(tmp_path: Path) -> None:
     wrong = run("add-media", str(image), "--user", "alice", "--modality", "audio",
                 "--description", "x", "--db", db)  # fmt: skip
     assert wrong.exit_code == 1 and "not audio" in wrong.output
+
+
+def _prepare(cache: str) -> subprocess.CompletedProcess[str]:
+    """``memory-platform prepare`` in a fresh process (the tables a process loaded are
+    its own), with the model cache at ``cache``."""
+    environment = {**os.environ, "MEMORY_MODEL_CACHE_DIR": cache}
+    return subprocess.run(
+        [sys.executable, "-m", "memory_platform.cli", "prepare"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_prepare_fills_the_model_cache_that_later_processes_map(tmp_path: Path) -> None:
+    """The model's table and the dictionary's four tables are written once, listed, and
+    only read by a later process's first searches: Chinese, glossed, and about the owner
+    naming a place."""
+    cache = tmp_path / "cache"
+    done = _prepare(str(cache))
+    assert done.returncode == 0, done.stderr
+    files = sorted(cache.iterdir())
+    kinds = [path.name.rsplit("-", 1)[0] for path in files]
+    assert kinds == ["cedict-english", "cedict-glossary", "cedict-people", "cedict-things",
+                     "use-table"]  # fmt: skip
+    assert all(path.name in done.stdout for path in files)
+    written = {path.name: path.stat().st_mtime_ns for path in files}
+    search = (
+        "from memory_platform import MemoryPlatform, Settings\n"
+        f"with MemoryPlatform(Settings(sqlite_path={str(tmp_path / 'm.db')!r})) as mp:\n"
+        "    mp.add_episodes('u', [{'text': 'I ate hotpot in Boston'}])\n"
+        "    mp.wait_for_indexing('u')\n"
+        "    for q in ('我在波士顿吃了什么?', 'What did I eat in Boston?', '小明喜欢什么'):\n"
+        "        mp.search('u', q, record_access=False)\n"
+    )
+    environment = {**os.environ, "MEMORY_MODEL_CACHE_DIR": str(cache)}
+    subprocess.run([sys.executable, "-c", search], env=environment, check=True)
+    assert {path.name: path.stat().st_mtime_ns for path in cache.iterdir()} == written
+
+
+def test_prepare_says_when_the_cache_is_off_or_cannot_be_written(tmp_path: Path) -> None:
+    off = _prepare("")
+    assert off.returncode == 0, off.stderr
+    assert "model cache: off" in off.stdout
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    failed = _prepare(str(blocked / "cache"))
+    assert failed.returncode == 1
+    assert "could not be written" in failed.stderr
+    assert "Traceback" not in failed.stderr

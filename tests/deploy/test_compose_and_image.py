@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -96,7 +95,7 @@ def test_dockerfile_installs_no_torch_and_runs_the_cli() -> None:
         "optional-dependencies"
     ]["all"]
     assert "embeddings" not in all_extra[0]  # the only extra with torch behind it
-    assert "default_ensemble().embed(" in DOCKERFILE, "the build proves the bundled models load"
+    assert "memory-platform prepare" in DOCKERFILE, "the build proves the bundled models load"
     assert re.search(r"^USER (?!root)\w+", DOCKERFILE, re.MULTILINE), (
         "the image does not run as root"
     )
@@ -110,33 +109,16 @@ def test_dockerfile_installs_no_torch_and_runs_the_cli() -> None:
 
 
 def test_the_image_carries_the_unpacked_model_table_for_its_user() -> None:
-    # the build's model load writes the table (and a gloss the glossary) where the
-    # unprivileged user reads it, not into root's home, so no container unpacks it again
-    # at start
+    # the build's `prepare` writes the model's table and the dictionary's where the
+    # unprivileged user reads them, not into root's home, so no container unpacks them
+    # again at start (what `prepare` writes: tests/cli, test_prepare_*)
     cache = re.search(r"^ENV MEMORY_MODEL_CACHE_DIR=(\S+)$", DOCKERFILE, re.MULTILINE)
     assert cache is not None, "the image names its model cache directory"
     path = cache.group(1)
     assert path.startswith("/") and not path.startswith(("/root", "/home", "/tmp"))
-    load = DOCKERFILE.index("default_ensemble().embed(")
-    assert cache.start() < load < DOCKERFILE.index("\nUSER ")
-    # and the dictionary's four tables, which a gloss each way, a person's name and a
-    # place's write beside the models
-    glossing = re.search(r'python -c "(from memory_platform\.retrieval\.gloss [^"]+)"', DOCKERFILE)
-    assert glossing is not None, "the image builds the glossaries"
-    assert cache.start() < glossing.start() < DOCKERFILE.index("\nUSER ")
-
-
-def test_the_images_gloss_line_writes_the_dictionarys_tables(tmp_path: Path) -> None:
-    """The Dockerfile's gloss line, run as the build runs it, leaves both glossaries and
-    the tables of people and things in the model cache, so no container reads the
-    dictionary at its first gloss, its first Chinese search or its first question about
-    the owner naming a place (the image's cache is read-only to it)."""
-    glossing = re.search(r'python -c "(from memory_platform\.retrieval\.gloss [^"]+)"', DOCKERFILE)
-    assert glossing is not None
-    environment = {**os.environ, "MEMORY_MODEL_CACHE_DIR": str(tmp_path)}
-    subprocess.run([sys.executable, "-c", glossing.group(1)], check=True, env=environment)
-    written = sorted(path.name.rsplit("-", 1)[0] for path in tmp_path.glob("cedict-*.tsv"))
-    assert written == ["cedict-english", "cedict-glossary", "cedict-people", "cedict-things"]
+    prepare = re.search(r"^\s*(?:RUN |&& )memory-platform prepare$", DOCKERFILE, re.MULTILINE)
+    assert prepare is not None, "the image prepares its model cache"
+    assert cache.start() < prepare.start() < DOCKERFILE.index("\nUSER ")
 
 
 def test_the_build_context_holds_what_the_dockerfile_copies() -> None:
