@@ -127,6 +127,8 @@ __all__ = [
     "other_script_names",
     "owner_names",
     "question_names",
+    "said_as_person",
+    "said_as_place_or_thing",
     "says_name",
     "shared_in_other_script",
     "speaker_names",
@@ -526,6 +528,54 @@ def said_as_place_or_thing(query: str, name: str) -> bool:
     else:
         pattern = rf"{_PLACE_BEFORE}{re.escape(name)}\b(?!['’]s\b)"
     return re.search(pattern, query) is not None
+
+
+_KIN = (
+    r"friends?|brother|sister|mom|mum|mother|dad|father|son|daughter|wife|husband|"
+    r"boyfriend|girlfriend|partner|fianc[eé]e?|cousin|uncle|aunt|nephew|niece|grandma|"
+    r"grandpa|grandmother|grandfather|colleague|co-?worker|boss|neighbou?r|roommate|"
+    r"classmate|teacher|coach|doctor|therapist|buddy|pal|kid|child"
+)
+"""Words for the people one has: a name after them is a person's ("my friend Noah")."""
+_DONE_TO_PEOPLE = (
+    r"told|tell|tells|telling|asked|ask|asks|asking|met|meet|meets|meeting|texted|text|"
+    r"invited|invite|thanked|thank|hugged|hug|married|marry|dated|kissed|kiss|"
+    r"helped|help|babysat|babysit"
+)
+"""Verbs whose object is a person: "What did I tell Noah?" (not "visited", which places
+take too)."""
+_DONE_BY_PEOPLE = (
+    r"said|says|say|told|tells|tell|asked|asks|ask|thinks|thought|think|likes|liked|loves|"
+    r"loved|wants|wanted|want|gave|gives|give|bought|buy|cooked|cook|recommended|recommend|"
+    r"suggested|suggest|invited|invite"
+)
+"""Verbs whose subject is a person ("Noah said", "What did Noah say?"; not "like", as
+in "What is Paris like?")."""
+_PERSON_BEFORE = (
+    rf"(?:(?<!love )(?<!familiar )(?<!obsessed )\bwith|\b(?:{_DONE_TO_PEOPLE})|"
+    rf"\b(?:{_KIN})|\b(?:me|I)\s+and)"
+)
+_PERSON_AFTER = rf"(?:\s+and\s+(?:I|me)\b|\s+(?:{_DONE_BY_PEOPLE})\b)"
+_PERSON_BEFORE_CJK = "(?:跟|同|与|告诉|问|朋友|同事|同学|哥哥|姐姐|弟弟|妹妹|妈妈|爸爸)"
+_PERSON_AFTER_CJK = "(?:说|告诉|问|送|一起)"
+
+
+def said_as_person(query: str, name: str) -> bool:
+    """Whether ``query`` says ``name`` where only a person can be, whatever the
+    dictionary makes of the name (jieba tags 挪亚, Noah, a place; CC-CEDICT says Florence is
+    a city): after "with" (not "in love with"), a verb done to people ("What did I tell
+    Noah?") or a word for one's people ("my friend Noah", "me and Noah"), or before "and
+    I" or a verb people do ("Noah said"); in Chinese after 跟, 告诉, 问 or a word for one's
+    people (朋友海迪), or before 说, 告诉, 问, 送 or 一起 (和海迪一起; not 和 alone, which
+    joins places too: 在北京和上海)."""
+    if has_cjk(name):
+        named = re.escape(name)
+        pattern = rf"{_PERSON_BEFORE_CJK}{named}|{named}{_PERSON_AFTER_CJK}"
+        return re.search(pattern, query) is not None
+    named = rf"{re.escape(name)}\b(?!['’]s\b)"
+    before = rf"(?i:{_PERSON_BEFORE})\s+{named}"
+    after = rf"\b{re.escape(name)}(?i:{_PERSON_AFTER})"
+    return re.search(before, query) is not None or re.search(after, query) is not None
 
 
 def owner_names(owner_name_memories: Iterable[str]) -> list[str]:

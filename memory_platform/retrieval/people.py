@@ -33,6 +33,7 @@ from .names import (
     other_script_names,
     owner_names,
     question_names,
+    said_as_person,
     said_as_place_or_thing,
     speaker_names,
     strangers_conversation,
@@ -259,9 +260,14 @@ def name_evidence(
     unknown = none_known(names)
     if unknown and not speakers and asks_about_owner(query, set(word_tokens(query))):
         # about the owner, whom the memory knows: a place or a thing it never held is a
-        # word like any other ("What did I eat in Chengdu?"), a person still a stranger;
-        # asked only here, so that a search reads the dictionary's tables only then
-        unknown = not all(said_as_place_or_thing(query, n) or names_no_person(n) for n in names)
+        # word like any other ("What did I eat in Chengdu?"), a person still a stranger,
+        # even one the dictionary takes for a place ("What did I eat with Noah?"); asked
+        # only here, so that a search reads the dictionary's tables only then
+        unknown = not all(
+            said_as_place_or_thing(query, n)
+            or (not said_as_person(query, n) and names_no_person(n))
+            for n in names
+        )
     against = unknown or (
         bool(speakers)
         and (none_known(speakers) or (people.none_of_its_people(speakers) and people.owner_named))

@@ -25,6 +25,7 @@ from memory_platform.retrieval.names import (
     other_script_names,
     owner_names,
     question_names,
+    said_as_person,
     said_as_place_or_thing,
     says_name,
     shared_in_other_script,
@@ -823,6 +824,38 @@ def test_a_name_said_where_only_a_place_or_a_thing_can_be_is_one() -> None:
     assert not said_as_place_or_thing("我和露西吃了什么？", "露西")
 
 
+def test_a_name_said_where_only_a_person_can_be_is_one() -> None:
+    """What the dictionary makes of a name does not decide it where the question says a
+    person: jieba tags 挪亚 (Noah) a place, and CC-CEDICT says Florence is a city."""
+    for person in (
+        "What spicy food did I eat with Noah?",
+        "What did I tell Noah?",
+        "What did my friend Noah cook?",
+        "Did me and Noah go hiking?",
+        "Did Noah and I go hiking?",
+        "What did Noah say about my cooking?",
+        "Noah said what about my cooking?",
+        "what did i eat WITH Noah?",
+    ):
+        assert said_as_person(person, "Noah"), person
+    for place in (
+        "Did I fall in love with Paris?",  # not a person's "with"
+        "What did I eat in Florence?",
+        "Did I ever visit Georgia?",  # places are visited too
+        "What is Paris like?",
+        "What did I do with Noahville?",  # another word
+        "What did I eat with Noah's family?",  # whose: the dictionary decides
+    ):
+        name = next(n for n in ("Paris", "Florence", "Georgia", "Noah") if n in place)
+        assert not said_as_person(place, name), place
+    assert said_as_person("我跟海迪吃了什么？", "海迪")
+    assert said_as_person("我和海迪一起吃了什么？", "海迪")
+    assert said_as_person("海迪说了什么？", "海迪")
+    assert said_as_person("我的朋友海迪喜欢什么？", "海迪")
+    assert not said_as_person("我在北京和上海吃了什么？", "上海")  # 和 joins places too
+    assert not said_as_person("我去了上海", "上海")
+
+
 def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     platform: MemoryPlatform,
 ) -> None:
@@ -851,6 +884,13 @@ def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     # stranger ("Charles", "Lucy"; before, read as no person, they found the hotpot)
     for name in ("Charles", "Lucy", "Nancy"):
         assert _direct(platform, "en", f"What spicy food did I eat with {name}?") == [], name
+    # and so is a name the dictionary takes for a place, said where only a person can be
+    # (jieba tags 挪亚, Noah, a place; CC-CEDICT says Florence is a city): before, these
+    # found the hotpot
+    for name in ("Noah", "Heidi", "Florence"):
+        assert _direct(platform, "en", f"What spicy food did I eat with {name}?") == [], name
+    assert _direct(platform, "en", "What spicy food did my friend Moses cook?") == []
+    assert _direct(platform, "en", "What spicy food did I eat in Florence?") == [told[0]]
     # in Chinese, the same: 在 a place, 和 a person (达拉斯 "Dallas", 露西 "Lucy"); the
     # question shares 吃 and 辣 with the memory, a match strong enough to pass the evidence
     hotpot = "上个月我吃了很辣的火锅。"
