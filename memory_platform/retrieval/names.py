@@ -517,17 +517,33 @@ _PLACE_BEFORE_CJK = "[在去到]"
 _PLACE_BEFORE = rf"\b(?i:in|(?:{_GONE})\s+to|{_DETERMINERS})\s+"
 
 
+_AIMED_AT = frozenset(
+    "look looked looking looks stare stared staring laugh laughed laughing smile smiled "
+    "smiling yell yelled yelling shout shouted shouting angry mad upset annoyed furious "
+    "cross wave waved waving point pointed pointing glance glanced grin grinned frown "
+    "frowned wink winked nod nodded snap snapped swear swore hint hinted".split()
+)
+"""Words after which "at" aims at someone ("Did I laugh at Charles?"), not at a place."""
+
+
 def said_as_place_or_thing(query: str, name: str) -> bool:
     """Whether ``query`` says ``name`` where only a place or a thing can be, not as whose
-    it is ("in Charles's car"): right after "in" ("What did I eat in Dallas?"), a word of
-    going and "to" ("my trip to Dallas") or a determiner ("my Dell laptop"), or after 在,
-    去 or 到 and not before 家, 那里 or the like (我在达拉斯吃了什么, 我去达拉斯的时候, not
-    我在露西家吃了什么): people are not in anything, gone to, or had."""
+    it is ("in Charles's car"): right after "in" ("What did I eat in Dallas?"), "at" but
+    for a word that aims it at someone ("What did I study at Harvard?", not "Did I laugh
+    at Charles?"), a word of going and "to" ("my trip to Dallas") or a determiner ("my
+    Dell laptop"), or after 在, 去 or 到 and not before 家, 那里 or the like
+    (我在达拉斯吃了什么, 我去达拉斯的时候, not 我在露西家吃了什么): people are not in
+    anything, gone to, or had."""
     if has_cjk(name):
         pattern = rf"{_PLACE_BEFORE_CJK}{re.escape(name)}(?![{_SOMEONES_PLACE}])"
-    else:
-        pattern = rf"{_PLACE_BEFORE}{re.escape(name)}\b(?!['’]s\b)"
-    return re.search(pattern, query) is not None
+        return re.search(pattern, query) is not None
+    named = rf"{re.escape(name)}\b(?!['’]s\b)"
+    if re.search(rf"{_PLACE_BEFORE}{named}", query):
+        return True
+    return any(
+        (said.group(1) or "").lower() not in _AIMED_AT
+        for said in re.finditer(rf"(?:\b(\w+)\s+)?\b(?i:at)\s+{named}", query)
+    )
 
 
 _KIN = (

@@ -816,6 +816,11 @@ def test_a_name_said_where_only_a_place_or_a_thing_can_be_is_one() -> None:
     assert not said_as_place_or_thing("What did I leave in Charles's car?", "Charles")  # whose
     assert said_as_place_or_thing("Which colour is my Dell laptop?", "Dell")
     assert said_as_place_or_thing("What did I eat on the Dallas trip?", "Dallas")
+    assert said_as_place_or_thing("What did I study at Harvard?", "Harvard")
+    assert said_as_place_or_thing("At Dell, what did I work on?", "Dell")
+    for aimed in ("Did I laugh at Charles?", "Was I mad at Charles?", "Who looked at Charles?"):
+        assert not said_as_place_or_thing(aimed, "Charles"), aimed  # at someone
+    assert not said_as_place_or_thing("What did I eat at Charles's place?", "Charles")
     assert not said_as_place_or_thing("Did I tell her Charles was ill?", "Charles")
     assert not said_as_place_or_thing(
         "我在露西家吃了什么？", "露西"
@@ -879,6 +884,8 @@ def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     assert _direct(platform, "en", "What spicy food did I eat in Dallas?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat on my trip to Dallas?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat on the Dallas trip?") == [told[0]]
+    assert _direct(platform, "en", "What spicy food did I eat at Harvard?") == [told[0]]
+    assert _direct(platform, "en", "What spicy food did I eat at Charles's?") == []
     assert _direct(platform, "en", "What spicy food did I eat with Dallas?") == []
     # a name the dictionary gives as no more than a name may be a person's: still a
     # stranger ("Charles", "Lucy"; before, read as no person, they found the hotpot)
