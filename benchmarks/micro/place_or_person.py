@@ -12,7 +12,8 @@ opposite ways:
   my friend X cook?", such a name must find nothing in a memory without X, and "…in X?"
   must find the hotpot;
 - CC-CEDICT gives many places and brands as no more than a name (Dallas, Harvard,
-  Walmart): asked "What lamp did I buy at X?", the lamp must be found.
+  Walmart): asked "What lamp did I buy at X?" or "…order from X?", the lamp must be
+  found.
 
 Each list is asked of a memory that records its owner's name and holds a spicy hotpot, a
 lamp bought and a morning run, none naming anyone or anywhere. ::
@@ -62,6 +63,7 @@ AS_PEOPLE = {
 AS_PLACES = {
     "at": ("What lamp did I buy at {}?", LAMP, True),
     "in": ("What lamp did I buy in {}?", LAMP, True),
+    "order from": ("What lamp did I order from {}?", LAMP, True),
     "with": ("What lamp did I buy with {}?", LAMP, False),
 }
 """Each wording: its question, the memory it is about, and whether that memory should be

@@ -510,11 +510,18 @@ _GONE = (
 )
 """English words of going somewhere: a name after them and "to" is a place's ("my trip
 to Dallas", "When did I fly to Dallas?"; not "What did I say to Charles?")."""
+_FROM_A_PLACE = (
+    r"travel\w*|trips?|flights?|flew|fly|flying|drive|drove|driving|move|moved|moving|"
+    r"order|ordered|ordering|orders|graduate|graduated|graduating|shipped"
+)
+"""Words after which "from" is said of a place, a shop or a school ("my flight from
+Dallas", "What did I order from Walmart?", "graduated from Harvard"; not "got", "came" or
+"heard from", which people give, come and speak too)."""
 _DETERMINERS = "a|an|the|my|our|your|their"
 """Words before a noun that a person's name does not take ("my Dell laptop", "the
 Dallas trip"; not "her", which is also whom: "Did I tell her Charles was ill?")."""
 _PLACE_BEFORE_CJK = "[在去到]"
-_PLACE_BEFORE = rf"\b(?i:in|(?:{_GONE})\s+to|{_DETERMINERS})\s+"
+_PLACE_BEFORE = rf"\b(?i:in|(?:{_GONE})\s+to|(?:{_FROM_A_PLACE})\s+from|{_DETERMINERS})\s+"
 
 
 _AIMED_AT = frozenset(
@@ -530,10 +537,11 @@ def said_as_place_or_thing(query: str, name: str) -> bool:
     """Whether ``query`` says ``name`` where only a place or a thing can be, not as whose
     it is ("in Charles's car"): right after "in" ("What did I eat in Dallas?"), "at" but
     for a word that aims it at someone ("What did I study at Harvard?", not "Did I laugh
-    at Charles?"), a word of going and "to" ("my trip to Dallas") or a determiner ("my
-    Dell laptop"), or after 在, 去 or 到 and not before 家, 那里 or the like
-    (我在达拉斯吃了什么, 我去达拉斯的时候, not 我在露西家吃了什么): people are not in
-    anything, gone to, or had."""
+    at Charles?"), a word of going and "to" ("my trip to Dallas"), a word of travelling,
+    ordering or graduating and "from" ("my flight from Dallas", "What did I order from
+    Walmart?") or a determiner ("my Dell laptop"), or after 在, 去 or 到 and not before
+    家, 那里 or the like (我在达拉斯吃了什么, 我去达拉斯的时候, not 我在露西家吃了什么):
+    people are not in anything, gone to, or had."""
     if has_cjk(name):
         pattern = rf"{_PLACE_BEFORE_CJK}{re.escape(name)}(?![{_SOMEONES_PLACE}])"
         return re.search(pattern, query) is not None

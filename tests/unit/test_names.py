@@ -821,6 +821,15 @@ def test_a_name_said_where_only_a_place_or_a_thing_can_be_is_one() -> None:
     for aimed in ("Did I laugh at Charles?", "Was I mad at Charles?", "Who looked at Charles?"):
         assert not said_as_place_or_thing(aimed, "Charles"), aimed  # at someone
     assert not said_as_place_or_thing("What did I eat at Charles's place?", "Charles")
+    assert said_as_place_or_thing("What did I order from Walmart?", "Walmart")
+    assert said_as_place_or_thing("When did I graduate from Harvard?", "Harvard")
+    assert said_as_place_or_thing("What did I bring on my flight from Dallas?", "Dallas")
+    for given in (
+        "What did I get from Charles?",
+        "Did I hear from Charles?",
+        "What came from Charles?",
+    ):
+        assert not said_as_place_or_thing(given, "Charles"), given  # people give, write, send
     assert not said_as_place_or_thing("Did I tell her Charles was ill?", "Charles")
     assert not said_as_place_or_thing(
         "我在露西家吃了什么？", "露西"
@@ -886,6 +895,8 @@ def test_a_place_a_question_about_the_owner_names_is_no_stranger(
     assert _direct(platform, "en", "What spicy food did I eat on the Dallas trip?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat at Harvard?") == [told[0]]
     assert _direct(platform, "en", "What spicy food did I eat at Charles's?") == []
+    assert _direct(platform, "en", "What spicy food did I order from Dallas?") == [told[0]]
+    assert _direct(platform, "en", "What spicy food did I get from Charles?") == []
     assert _direct(platform, "en", "What spicy food did I eat with Dallas?") == []
     # a name the dictionary gives as no more than a name may be a person's: still a
     # stranger ("Charles", "Lucy"; before, read as no person, they found the hotpot)
