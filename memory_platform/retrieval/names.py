@@ -502,8 +502,8 @@ def asks_about_owner(question: str, words: Set[str]) -> bool:
 
 
 _SOMEONES_PLACE = "家那这身旁"
-"""What follows a person after 在, 去 or 到 to make a place of them: 在露西家, 去露西那里,
-在露西身边 (not 的: 在达拉斯的时候, while in Dallas)."""
+"""What follows a person after 在, 去, 到 or 从 to make a place of them: 在露西家, 去露西那里,
+在露西身边, 从露西那里 (not 的: 在达拉斯的时候, while in Dallas)."""
 _GONE = (
     r"go|goes|going|went|gone|been|come|came|travel\w*|trips?|flights?|flew|fly|flying|"
     r"drive|drove|driving|move|moved|moving|holidays?|vacations?|journeys?"
@@ -520,7 +520,7 @@ Dallas", "What did I order from Walmart?", "graduated from Harvard"; not "got", 
 _DETERMINERS = "a|an|the|my|our|your|their"
 """Words before a noun that a person's name does not take ("my Dell laptop", "the
 Dallas trip"; not "her", which is also whom: "Did I tell her Charles was ill?")."""
-_PLACE_BEFORE_CJK = "[在去到]"
+_PLACE_BEFORE_CJK = "[在去到从]"
 _PLACE_BEFORE = rf"\b(?i:in|(?:{_GONE})\s+to|(?:{_FROM_A_PLACE})\s+from|{_DETERMINERS})\s+"
 
 
@@ -539,9 +539,10 @@ def said_as_place_or_thing(query: str, name: str) -> bool:
     for a word that aims it at someone ("What did I study at Harvard?", not "Did I laugh
     at Charles?"), a word of going and "to" ("my trip to Dallas"), a word of travelling,
     ordering or graduating and "from" ("my flight from Dallas", "What did I order from
-    Walmart?") or a determiner ("my Dell laptop"), or after 在, 去 or 到 and not before
-    家, 那里 or the like (我在达拉斯吃了什么, 我去达拉斯的时候, not 我在露西家吃了什么):
-    people are not in anything, gone to, or had."""
+    Walmart?") or a determiner ("my Dell laptop"), or after 在, 去, 到 or 从 and not
+    before 家, 那里 or the like (我在达拉斯吃了什么, 我从达拉斯带回了什么, not
+    我在露西家吃了什么 or 我从露西那里拿了什么): people are not in anything, gone to, or
+    had."""
     if has_cjk(name):
         pattern = rf"{_PLACE_BEFORE_CJK}{re.escape(name)}(?![{_SOMEONES_PLACE}])"
         return re.search(pattern, query) is not None

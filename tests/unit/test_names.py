@@ -835,6 +835,8 @@ def test_a_name_said_where_only_a_place_or_a_thing_can_be_is_one() -> None:
         "我在露西家吃了什么？", "露西"
     )  # at Lucy's home: she is a person
     assert not said_as_place_or_thing("我在露西那里吃了什么？", "露西")
+    assert said_as_place_or_thing("我从达拉斯带回了什么？", "达拉斯")
+    assert not said_as_place_or_thing("我从露西那里拿了什么？", "露西")
     assert not said_as_place_or_thing("我和露西吃了什么？", "露西")
 
 
