@@ -40,14 +40,14 @@ def session_time(text: str) -> datetime:
 
 
 def normalize_dia_ids(raw: Sequence[str]) -> set[str]:
-    """Evidence ids with the dataset's known quirks fixed (glued ids, ``D:11:26``, ``D30:05``)."""
-    out = set()
-    for item in raw:
-        for part in re.split(r"[;\s]+", item):
-            m = re.fullmatch(r"D:?(\d+):0*(\d+)", part.strip())
-            if m:
-                out.add(f"D{int(m.group(1))}:{int(m.group(2))}")
-    return out
+    """Evidence ids with the dataset's known quirks fixed: several ids in one string, with
+    or without anything between them (``D8:6; D9:17``, ``D4:4,D4:6``, ``D10:19D10:20``),
+    ``D:11:26``, ``D30:05``; a string holding no id (``D``) gives none."""
+    return {
+        f"D{int(session)}:{int(turn)}"
+        for item in raw
+        for session, turn in re.findall(r"D:?(\d+):(\d+)", item)
+    }
 
 
 def _turn_id(dia_id: str) -> str:

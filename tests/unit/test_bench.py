@@ -196,6 +196,14 @@ def test_locomo_quirks_are_handled(tmp_path: Path) -> None:
         "D11:26",
         "D30:5",
     }
+    assert normalize_dia_ids(["D4:4,D4:6", "D10:19D10:20", "D2:1 D2:3"]) == {
+        "D4:4",
+        "D4:6",
+        "D10:19",
+        "D10:20",
+        "D2:1",
+        "D2:3",
+    }
     assert session_time("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00+00:00"
     path = tmp_path / "mini.json"
     path.write_text(json.dumps(MINI_LOCOMO), encoding="utf-8")
