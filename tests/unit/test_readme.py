@@ -146,6 +146,22 @@ def test_headings_are_unique_and_links_resolve(page: Path) -> None:
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
 
 
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: str(p.relative_to(README.parent)))
+def test_table_rows_have_the_cells_their_header_names(page: Path) -> None:
+    """A row with more cells than its header loses the extra ones when rendered (seven
+    rows of the measured-changes table lost the code they changed), one with fewer shifts
+    its meaning. Pipes escaped (``\\|``) or inside backticks are not cell borders."""
+    header = 0
+    for number, line in enumerate(_prose(page.read_text(encoding="utf-8")).splitlines(), 1):
+        if not line.startswith("|"):
+            header = 0
+            continue
+        cells = len(re.split(r"(?<!\\)\|", re.sub(r"`[^`]*`", "``", line.strip().strip("|"))))
+        if not header:
+            header = cells
+        assert cells == header, f"{page.name}:{number} has {cells} cells, its header {header}"
+
+
 def test_the_results_table_is_the_committed_summary() -> None:
     from memory_platform.bench.summary import summary_from
 
