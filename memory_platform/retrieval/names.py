@@ -572,10 +572,11 @@ take too)."""
 _DONE_BY_PEOPLE = (
     r"said|says|say|told|tells|tell|asked|asks|ask|thinks|thought|think|likes|liked|loves|"
     r"loved|wants|wanted|want|gave|gives|give|bought|buy|cooked|cook|recommended|recommend|"
-    r"suggested|suggest|invited|invite"
+    r"suggested|suggest|invited|invite|called|calls|call|texted|texts|text|visited|visits|"
+    r"visit|sent|sends|send|brought|brings|bring|helped|helps|help"
 )
-"""Verbs whose subject is a person ("Noah said", "What did Noah say?"; not "like", as
-in "What is Paris like?")."""
+"""Verbs whose subject is a person ("Noah said", "What did Noah say?", "Did Noah call
+me?"; not "like", as in "What is Paris like?")."""
 _PERSON_BEFORE = (
     rf"(?:(?<!love )(?<!familiar )(?<!obsessed )\bwith|\b(?:{_DONE_TO_PEOPLE})|"
     rf"\b(?:{_KIN})|\b(?:me|I)\s+and)"

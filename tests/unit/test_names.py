@@ -852,6 +852,8 @@ def test_a_name_said_where_only_a_person_can_be_is_one() -> None:
         "What did Noah say about my cooking?",
         "Noah said what about my cooking?",
         "what did i eat WITH Noah?",
+        "Did Noah call me last week?",
+        "When did Noah visit me?",
     ):
         assert said_as_person(person, "Noah"), person
     for place in (
@@ -859,6 +861,7 @@ def test_a_name_said_where_only_a_person_can_be_is_one() -> None:
         "What did I eat in Florence?",
         "Did I ever visit Georgia?",  # places are visited too
         "What is Paris like?",
+        "Did Paris come up when I talked to my sister?",  # not "came" or "come"
         "What did I do with Noahville?",  # another word
         "What did I eat with Noah's family?",  # whose: the dictionary decides
     ):
