@@ -533,6 +533,11 @@ _AIMED_AT = frozenset(
 """Words after which "at" aims at someone ("Did I laugh at Charles?"), not at a place."""
 
 
+def _not_whose(name: str) -> str:
+    """A pattern of ``name`` as a whole word and not as whose something is ("Charles's")."""
+    return rf"{re.escape(name)}\b(?!['’]s\b)"
+
+
 def said_as_place_or_thing(query: str, name: str) -> bool:
     """Whether ``query`` says ``name`` where only a place or a thing can be, not as whose
     it is ("in Charles's car"): right after "in" ("What did I eat in Dallas?"), "at" but
@@ -546,7 +551,7 @@ def said_as_place_or_thing(query: str, name: str) -> bool:
     if has_cjk(name):
         pattern = rf"{_PLACE_BEFORE_CJK}{re.escape(name)}(?![{_SOMEONES_PLACE}])"
         return re.search(pattern, query) is not None
-    named = rf"{re.escape(name)}\b(?!['’]s\b)"
+    named = _not_whose(name)
     if re.search(rf"{_PLACE_BEFORE}{named}", query):
         return True
     return any(
@@ -598,7 +603,7 @@ def said_as_person(query: str, name: str) -> bool:
         named = re.escape(name)
         pattern = rf"{_PERSON_BEFORE_CJK}{named}|{named}{_PERSON_AFTER_CJK}"
         return re.search(pattern, query) is not None
-    named = rf"{re.escape(name)}\b(?!['’]s\b)"
+    named = _not_whose(name)
     before = rf"(?i:{_PERSON_BEFORE})\s+{named}"
     after = rf"\b{re.escape(name)}(?i:{_PERSON_AFTER})"
     return re.search(before, query) is not None or re.search(after, query) is not None
