@@ -11,7 +11,8 @@ from .results import SearchResult
 
 __all__ = ["NOTHING_RELEVANT", "format_context", "relation_label"]
 
-# How a graph-related memory relates to the direct match it was reached from.
+# How a graph-related memory (or a turn beside a matching turn) relates to the direct
+# match it was reached from.
 _LABELS = {
     ("CAUSES", "in"): "cause",
     ("CAUSES", "out"): "effect",
@@ -23,6 +24,8 @@ _LABELS = {
     ("CONFLICTS_WITH", "out"): "conflicts",
     ("SUPERSEDES", "in"): "superseded_by",
     ("SUPERSEDES", "out"): "supersedes",
+    ("NEXT", "out"): "next_turn",
+    ("NEXT", "in"): "previous_turn",
 }
 
 

@@ -11,7 +11,10 @@
    not even graph neighbours.
 3. Expansion: breadth-first from the best direct matches over memory links and shared
    nodes (hub-capped, never through the user's own subject node), restricted to causal
-   links for causal questions.
+   links for causal questions. A turn next to a matching turn in its session (the ``NEXT``
+   chain) is shown as that match's related neighbour even below the floor, ranked among
+   the matches by its score (:func:`_context_turns`): the reply to a matching question is
+   often the answer, and it rarely repeats the question's words.
 4. Scoring (:mod:`.scoring`): strength scaled by importance, recency and use, every
    component kept on the result. A lower-ranked match that a better one reaches through
    an explicit link is shown as its graph-related neighbour, which is what the two-layer
@@ -58,6 +61,7 @@ from ..embeddings import Embedder, embed_queries, query_text
 from ..errors import InvalidInputError
 from ..heap import release_freed_memory
 from ..models import (
+    EdgeType,
     Episode,
     ExpansionHit,
     LexicalHit,
@@ -65,6 +69,7 @@ from ..models import (
     Memory,
     MemoryStatus,
     MemoryType,
+    PathStep,
     VectorKind,
     valid_unicode,
 )
@@ -160,6 +165,7 @@ class _Candidate:
     lift: float = 0.0
     matched: int = 0
     unknown_names: bool = False
+    context_turn: bool = False
     own: float = 0.0
     context: float = 0.0
     strength: float = 0.0
@@ -250,6 +256,9 @@ class _Request:
     floor: float
     now: datetime
     within: frozenset[str] | None = None
+    context_turns: bool = False
+    """Whether turns next to a matching turn are shown as its neighbours (the search may
+    expand and the caller did not restrict the relations followed)."""
 
 
 def _allowed_episodes(
@@ -306,6 +315,34 @@ def _across_languages(
     if not chinese or not others:
         return scored
     return list(heapq.merge(chinese, others, key=lambda pair: -pair[0].relevance))
+
+
+def _context_turns(admitted: list[_Candidate], direct: list[_Candidate]) -> list[_Candidate]:
+    """The turns next to a matching turn in its session that are no match themselves,
+    each marked as that match's neighbour one ``NEXT`` hop away (its reply, or the turn it
+    replies to). A reply often answers without the question's words ("How long have you
+    been married?" - "5 years already!"), so its own relevance stays below the floor while
+    its strength, a share of the question's (``_CONTEXT``), ranks it near the match. It is
+    shown for the match, not as one: its relevance stays its own, so it never counts as a
+    match nor makes a search find something, and only what matched is recorded as used."""
+    matches = {c.id for c in direct}
+    turns = {c.id: c for c in admitted if c.episode is not None}
+    previous = {c.next_id: c for c in turns.values() if c.next_id}
+    beside: dict[str, _Candidate] = {}
+    for match in direct:
+        if match.episode is None:
+            continue
+        after = turns.get(match.next_id) if match.next_id else None
+        for turn, direction in ((after, "out"), (previous.get(match.id), "in")):
+            if turn is None or turn.id in matches or turn.id in beside:
+                continue
+            step = PathStep(
+                from_id=match.id, to_id=turn.id, relation=EdgeType.NEXT.value, direction=direction
+            )
+            turn.hit = ExpansionHit(memory_id=turn.id, distance=1, path=[step])
+            turn.context_turn = True
+            beside[turn.id] = turn
+    return list(beside.values())
 
 
 def _text(c: _Candidate) -> str:
@@ -467,6 +504,7 @@ class HybridRetriever:
                 floor=floor,
                 now=now,
                 within=within,
+                context_turns=as_planned.expand_depth > 0 and relation_types is None,
             )
             with self._store.reading():  # one snapshot, one read transaction on a server
                 return self._search_store(request)
@@ -563,13 +601,15 @@ class HybridRetriever:
             candidates = self._within(
                 user, plan.semantic_query, candidates, r.within, r.vector, r.visible.now, r.pool
             )
-        direct = [c for c in candidates.values() if r.visible.admits(c)]
-        self._relate(user, plan.semantic_query, r.vector, direct, r.query)
-        self._favour_named_dates(r.query, direct, now)
-        direct = [c for c in direct if c.relevance >= r.floor and c.relevance > 0]
+        admitted = [c for c in candidates.values() if r.visible.admits(c)]
+        self._relate(user, plan.semantic_query, r.vector, admitted, r.query)
+        self._favour_named_dates(r.query, admitted, now)
+        direct = [c for c in admitted if c.relevance >= r.floor and c.relevance > 0]
+        beside = _context_turns(admitted, direct) if r.context_turns else []
         scored = _across_languages(
             sorted(
-                ((self._components(c, 0, now), c) for c in direct),
+                [(self._components(c, 0, now), c) for c in direct]
+                + [(self._components(c, 1, now), c) for c in beside],
                 key=lambda pair: (-weighted_score(pair[0], self._settings), pair[1].id),
             )
         )
@@ -1130,8 +1170,12 @@ class HybridRetriever:
         ][:related_cap]
         if len(shown_direct) + len(shown_related) < max_results:
             shown_direct = direct[: max_results - len(shown_related)]
-        return [self._result(c, comps, "direct") for comps, c in shown_direct] + [
-            self._result(c, comps, "related") for comps, c in shown_related
+        # a turn beside a match took its place among the matches by score, and is shown
+        # after them as that match's neighbour
+        beside = [(comps, c) for comps, c in shown_direct if c.context_turn]
+        matches = [(comps, c) for comps, c in shown_direct if not c.context_turn]
+        return [self._result(c, comps, "direct") for comps, c in matches] + [
+            self._result(c, comps, "related") for comps, c in beside + shown_related
         ]
 
     def _result(

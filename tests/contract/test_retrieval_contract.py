@@ -7,6 +7,7 @@ import math
 from collections import Counter
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -972,3 +973,46 @@ def test_both_backends_find_the_same_words_and_chinese_bigrams(store: GraphStore
     assert hits("爬山") == ["周末去爬山了"]
     assert hits("paintings of lakes") == ["Caroline painted a lake sunrise"]
     assert hits("力很")[0] == "我最近工作压力很大"  # the bigram across jieba's words counts
+
+
+def test_the_reply_to_a_matching_turn_is_shown_beside_it(mp: MemoryPlatform, users) -> None:
+    """A reply that answers without the question's words is below the floor on its own;
+    it is shown as the matching turn's neighbour one NEXT hop on, never as a match, and
+    never where the search may not expand."""
+    user = users()
+    asked, reply, _ = mp.add_episodes(
+        user,
+        [
+            {"text": "Wow, what an amazing family pic! How long have you been married?",
+             "speaker": "Caroline", "session_id": "s1", "timestamp": "2023-05-08T13:00:00Z"},
+            {"text": "5 years already! Time flies.",
+             "speaker": "Melanie", "session_id": "s1", "timestamp": "2023-05-08T13:01:00Z"},
+            {"text": "I painted a sunrise over the lake last weekend.",
+             "speaker": "Melanie", "session_id": "s2", "timestamp": "2023-06-01T09:00:00Z"},
+        ],
+    )  # fmt: skip
+    mp.wait_for_indexing(user)
+    question = "How long have Melanie and her husband been married?"
+    alone = {r.id: r.relevance for r in mp.search(user, question, record_access=False,
+                                                  min_relevance=0, mode="fast")}  # fmt: skip
+    assert alone[asked] > alone[reply]  # the question holds the words asked
+    floor = (alone[asked] + alone[reply]) / 2  # the reply is no match on its own
+
+    results = mp.search(user, question, record_access=True, min_relevance=floor)
+
+    shown = {r.id: r for r in results}
+    assert shown[asked].layer == "direct"
+    beside = shown[reply]
+    assert beside.layer == "related" and beside.graph_distance == 1
+    assert beside.relevance == alone[reply]  # its own, not the match's
+    assert [(s.from_id, s.relation, s.direction) for s in beside.path] == [(asked, "NEXT", "out")]
+    assert 'relation="next_turn"' in mp.format_context(results)
+    mp.wait_for_access()
+    counts = {e.id: e.access_count for e in mp.store.get_episodes(user, [asked, reply])}
+    assert counts == {asked: 1, reply: 0}  # what matched was used, not what stood beside it
+    narrowing: list[dict[str, Any]] = [
+        {"mode": "fast"}, {"expand_depth": 0}, {"relation_types": ["CAUSES"]}
+    ]  # fmt: skip
+    for kwargs in narrowing:
+        narrowed = mp.search(user, question, record_access=False, min_relevance=floor, **kwargs)
+        assert reply not in {r.id for r in narrowed}, kwargs
