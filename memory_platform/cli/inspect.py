@@ -82,19 +82,20 @@ def search(
         )
         return
     table = Table(title=f"{query}  ({user}, depth {depth})")
-    for column in ("#", "layer", "score", "relevance", "kind", "time (UTC)", "text", "via"):
+    for column in ("#", "layer", "score", "relevance", "kind", "time (UTC)", "text"):
         table.add_column(column, overflow="fold")
     for rank, r in enumerate(results, start=1):
+        # a related result says under its layer how it relates (cause, next_turn...):
+        # a column of its own would take the text's width in a narrow terminal
         via = relation_label(r.path[-1].relation, r.path[-1].direction) if r.path else ""
         table.add_row(
             str(rank),
-            r.layer,
+            f"{r.layer}\n{via}" if via else r.layer,
             f"{r.score:.3f}",
             f"{r.relevance:.2f}",
             r.memory_type or r.kind,
             r.time or "",
             r.text,
-            via,
         )
     console.print(table)
 

@@ -90,6 +90,7 @@ def test_ingest_then_search_and_stats(tmp_path: Path) -> None:
     table = runner.invoke(app, ["search", "Berlin", "-u", "alice", "--db", db])
     assert table.exit_code == 0 and "Berlin" in table.stdout and "layer" in table.stdout
     assert "relevance" in table.stdout and "time (UTC)" in table.stdout
+    assert "next_turn" in table.stdout  # the reply beside the match says how it relates
     nothing = runner.invoke(app, ["search", "quantum chromodynamics", "-u", "alice", "--db", db])
     assert nothing.exit_code == 0 and "nothing in alice's memory is relevant" in nothing.stdout
     closest = runner.invoke(
