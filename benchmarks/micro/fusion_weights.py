@@ -31,7 +31,7 @@ from memory_platform import MemoryPlatform
 from memory_platform.bench.calibrate import store_sets
 from memory_platform.bench.locomo import load_locomo
 from memory_platform.bench.madial import load_madial
-from memory_platform.config import load_settings
+from memory_platform.config import RetrievalSettings, load_settings
 from memory_platform.embeddings import clip_query
 from memory_platform.models import VectorKind
 from memory_platform.retrieval import retriever
@@ -41,11 +41,14 @@ from memory_platform.retrieval.relevance import (
     query_language,
     relevance_model_for,
 )
+from memory_platform.retrieval.scoring import graph_proximity
 from memory_platform.textutil import plain_transcript, word_tokens
 from memory_platform.timeparse import without_dates
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 OUT = Path(__file__).resolve().parents[1] / "results" / "fusion_weights.md"
+_ONE_HOP = 1.0 - RetrievalSettings().graph_distance_weight * (1.0 - graph_proximity(1))
+"""What one hop from a match scales a score by (``scoring.weighted_score``)."""
 CONTEXTS = (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
 MENTIONS = (0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
@@ -53,6 +56,8 @@ MENTIONS = (0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 @dataclass
 class Candidate:
     gold_id: str
+    id: str
+    next_id: str | None
     own: float
     context: float
     mention: float
@@ -83,16 +88,22 @@ class Question:
         self, context: float, mention: float, passing: frozenset[int] | None = None
     ) -> float:
         """Recall@10 at these weights; ``passing`` (candidate indexes) replaces the
-        shipped floor's decision."""
-        kept = sorted(
-            (
-                c
-                for i, c in enumerate(self.candidates)
-                if (c.passes if passing is None else i in passing)
-            ),
-            key=lambda c: -c.strength_with(context, mention),
+        shipped floor's decision. A turn next to a passing one in its session is ranked
+        among them one hop away, as ``retriever._context_turns`` shows it."""
+        matches = [
+            c
+            for i, c in enumerate(self.candidates)
+            if (c.passes if passing is None else i in passing)
+        ]
+        next_of = {c.id: c.next_id for c in self.candidates if c.next_id}
+        near = retriever.turns_beside([c.id for c in matches], next_of)
+        beside = [c for c in self.candidates if c.id in near]
+        ranked = sorted(
+            [(c.strength_with(context, mention), c) for c in matches]
+            + [(c.strength_with(context, mention) * _ONE_HOP, c) for c in beside],
+            key=lambda pair: -pair[0],
         )[:10]
-        return len({c.gold_id for c in kept} & self.gold) / len(self.gold)
+        return len({c.gold_id for _, c in ranked} & self.gold) / len(self.gold)
 
 
 def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
@@ -115,6 +126,8 @@ def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
     return [
         Candidate(
             gold_id=str(c.episode.metadata.get("gold_id")),
+            id=c.id,
+            next_id=c.next_id,
             own=c.own,
             context=c.context,
             mention=c.mention,

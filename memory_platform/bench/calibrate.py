@@ -24,18 +24,18 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..config import load_settings
+from ..config import RetrievalSettings, load_settings
 from ..embeddings import embed_queries, query_text
 from ..models import VectorKind
 from ..platform import MemoryPlatform
-from ..retrieval import HybridRetriever
+from ..retrieval import HybridRetriever, SearchResult
 from ..retrieval.relevance import (
     BACKGROUND,
     Background,
@@ -43,6 +43,8 @@ from ..retrieval.relevance import (
     matched_words,
     query_language,
 )
+from ..retrieval.retriever import turns_beside
+from ..retrieval.scoring import graph_proximity, weighted_score
 from ..store.base import episode_document
 from ..textutil import lexical_tokens, word_tokens
 from .locomo import load_locomo
@@ -134,7 +136,8 @@ def _curve(
     """Recall@10 and off-topic direct results per question at each floor, as searched.
 
     Each question is searched once without a floor (the retriever with ``model``); a
-    floor keeps the direct results at or above it, so every floor is measured exactly.
+    floor keeps the direct results at or above it and the turns beside them
+    (:func:`_with_turns_beside`), so every floor is measured as a search at it shows.
     """
     settings = mp.settings.retrieval.model_copy(update={"relevance_floor": 0.0})
     retriever = HybridRetriever(mp.store, mp.embedder, settings, relevance=model)
@@ -151,8 +154,11 @@ def _curve(
                     other_of[q.user_id], q.question, max_results=30, mode="fast",
                     record_access=False,
                 )  # fmt: skip
+                next_of = mp.store.next_episode_ids(
+                    q.user_id, [r.id for r in mine if r.kind == "episode"]
+                )
                 for floor in floors:
-                    kept = [r for r in mine if r.relevance >= floor][:10]
+                    kept = _with_turns_beside(mine, floor, next_of, settings)
                     if q.category in data.scored_categories:
                         found = {r.metadata.get("gold_id") for r in kept}
                         recall[floor].append(len(found & q.gold) / len(q.gold))
@@ -168,6 +174,22 @@ def _curve(
     finally:
         retriever.close()
     return out
+
+
+def _with_turns_beside(
+    found: list[SearchResult], floor: float, next_of: Mapping[str, str], settings: RetrievalSettings
+) -> list[SearchResult]:
+    """The first ten a search at ``floor`` shows, from the same search without a floor:
+    the matches, and the turns beside them ranked one hop away (``turns_beside``)."""
+    matches = [r for r in found if r.relevance >= floor]
+    near = turns_beside([r.id for r in matches], next_of)
+    ranked = [(r.score, r) for r in matches] + [
+        (weighted_score(r.components.model_copy(update={"graph": graph_proximity(1)}), settings), r)
+        for r in found
+        if r.id in near
+    ]
+    ranked.sort(key=lambda pair: -pair[0])
+    return [r for _, r in ranked[:10]]
 
 
 def markdown(report: dict[str, Any]) -> str:

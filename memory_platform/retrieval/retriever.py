@@ -40,7 +40,7 @@ import heapq
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -93,7 +93,7 @@ from .relevance import (
 from .results import ScoreComponents, SearchResult
 from .scoring import access_frequency, graph_proximity, recency, weighted_score
 
-__all__ = ["MAX_WITHIN", "HybridRetriever", "TimeWindow"]
+__all__ = ["MAX_WITHIN", "HybridRetriever", "TimeWindow", "turns_beside"]
 
 log = logging.getLogger(__name__)
 
@@ -317,32 +317,47 @@ def _across_languages(
     return list(heapq.merge(chinese, others, key=lambda pair: -pair[0].relevance))
 
 
+def turns_beside(
+    matches: Sequence[str], next_of: Mapping[str, str]
+) -> dict[str, tuple[str, Literal["out", "in"]]]:
+    """The turns next to a matching turn in its session that are no match themselves:
+    each one's match and whether it comes after the match (``out``, its reply) or before
+    it (``in``, the turn it replies to). ``next_of`` maps a turn to the turn after it."""
+    matched = set(matches)
+    previous_of = {after: before for before, after in next_of.items()}
+    beside: dict[str, tuple[str, Literal["out", "in"]]] = {}
+    for match in matches:
+        around: tuple[tuple[str | None, Literal["out", "in"]], ...] = (
+            (next_of.get(match), "out"),
+            (previous_of.get(match), "in"),
+        )
+        for turn, direction in around:
+            if turn is not None and turn not in matched and turn not in beside:
+                beside[turn] = (match, direction)
+    return beside
+
+
 def _context_turns(admitted: list[_Candidate], direct: list[_Candidate]) -> list[_Candidate]:
-    """The turns next to a matching turn in its session that are no match themselves,
-    each marked as that match's neighbour one ``NEXT`` hop away (its reply, or the turn it
-    replies to). A reply often answers without the question's words ("How long have you
+    """The candidates next to a matching turn in its session that are no match
+    themselves (:func:`turns_beside`), each marked as that match's neighbour one ``NEXT``
+    hop away. A reply often answers without the question's words ("How long have you
     been married?" - "5 years already!"), so its own relevance stays below the floor while
     its strength, a share of the question's (``_CONTEXT``), ranks it near the match. It is
     shown for the match, not as one: its relevance stays its own, so it never counts as a
     match nor makes a search find something, and only what matched is recorded as used."""
-    matches = {c.id for c in direct}
     turns = {c.id: c for c in admitted if c.episode is not None}
-    previous = {c.next_id: c for c in turns.values() if c.next_id}
-    beside: dict[str, _Candidate] = {}
-    for match in direct:
-        if match.episode is None:
-            continue
-        after = turns.get(match.next_id) if match.next_id else None
-        for turn, direction in ((after, "out"), (previous.get(match.id), "in")):
-            if turn is None or turn.id in matches or turn.id in beside:
-                continue
-            step = PathStep(
-                from_id=match.id, to_id=turn.id, relation=EdgeType.NEXT.value, direction=direction
-            )
-            turn.hit = ExpansionHit(memory_id=turn.id, distance=1, path=[step])
-            turn.context_turn = True
-            beside[turn.id] = turn
-    return list(beside.values())
+    next_of = {c.id: c.next_id for c in turns.values() if c.next_id in turns}
+    matches = [c.id for c in direct if c.episode is not None]
+    beside = []
+    for turn_id, (match, direction) in turns_beside(matches, next_of).items():
+        turn = turns[turn_id]
+        step = PathStep(
+            from_id=match, to_id=turn_id, relation=EdgeType.NEXT.value, direction=direction
+        )
+        turn.hit = ExpansionHit(memory_id=turn_id, distance=1, path=[step])
+        turn.context_turn = True
+        beside.append(turn)
+    return beside
 
 
 def _text(c: _Candidate) -> str:

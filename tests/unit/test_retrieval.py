@@ -20,6 +20,7 @@ from memory_platform.retrieval import SearchResult, format_context, plan_heurist
 from memory_platform.retrieval import planner as planner_module
 from memory_platform.retrieval.context import NOTHING_RELEVANT
 from memory_platform.retrieval.planner import REST_AFTER_OUTAGE, LLMQueryPlanner
+from memory_platform.retrieval.retriever import turns_beside
 from memory_platform.retrieval.scoring import access_frequency, recency
 from memory_platform.store.base import Seeds
 from tests.support.openai_stub import OpenAIStub
@@ -792,3 +793,16 @@ def test_seeds_name_each_candidate_once_and_mark_the_lexical_only_ones() -> None
     assert memories == ["m1", "m2", "m3"]
     assert episodes == ["e1", "e2"]
     assert unscored == ["e2", "m3"]
+
+
+def test_turns_beside_are_the_matches_neighbours_that_are_no_match() -> None:
+    """Each turn beside a match names it and whether it follows (its reply) or precedes
+    it; a match is never another's neighbour, and a turn is named once."""
+    chain = {"t1": "t2", "t2": "t3", "t3": "t4", "t4": "t5"}  # one session, t1 first
+
+    assert turns_beside(["t2"], chain) == {"t3": ("t2", "out"), "t1": ("t2", "in")}
+    assert turns_beside(["t2", "t3"], chain) == {"t4": ("t3", "out"), "t1": ("t2", "in")}
+    assert turns_beside(["t4", "t2"], chain) == {
+        "t5": ("t4", "out"), "t3": ("t4", "in"), "t1": ("t2", "in")
+    }  # fmt: skip
+    assert turns_beside([], chain) == {}  # nothing matched, nothing beside
