@@ -41,13 +41,13 @@ from memory_platform.retrieval.relevance import (
     query_language,
     relevance_model_for,
 )
-from memory_platform.retrieval.scoring import graph_proximity
+from memory_platform.retrieval.scoring import distance_factor, graph_proximity
 from memory_platform.textutil import plain_transcript, word_tokens
 from memory_platform.timeparse import without_dates
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 OUT = Path(__file__).resolve().parents[1] / "results" / "fusion_weights.md"
-_ONE_HOP = 1.0 - RetrievalSettings().graph_distance_weight * (1.0 - graph_proximity(1))
+_ONE_HOP = distance_factor(graph_proximity(1), RetrievalSettings())
 """What one hop from a match scales a score by (``scoring.weighted_score``)."""
 CONTEXTS = (0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6)
 MENTIONS = (0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

@@ -18,7 +18,7 @@ from datetime import datetime
 from ..config import RetrievalSettings
 from .results import ScoreComponents
 
-__all__ = ["access_frequency", "graph_proximity", "recency", "weighted_score"]
+__all__ = ["access_frequency", "distance_factor", "graph_proximity", "recency", "weighted_score"]
 
 _ACCESS_SATURATION = 100
 """Accesses at which the use term reaches its cap of 1 (log-scaled: 10 accesses give 0.52),
@@ -49,6 +49,11 @@ def graph_proximity(distance: int) -> float:
     return 1.0 / (1.0 + max(distance, 0))
 
 
+def distance_factor(graph: float, weights: RetrievalSettings) -> float:
+    """What a result's graph proximity (1 direct, 1/2 one hop away...) scales its score by."""
+    return max(1.0 - weights.graph_distance_weight * (1.0 - graph), 0.0)
+
+
 def weighted_score(c: ScoreComponents, weights: RetrievalSettings) -> float:
     """Relevance scaled by the seed's factors, rounded so ties break the same everywhere."""
     factor = (
@@ -57,5 +62,4 @@ def weighted_score(c: ScoreComponents, weights: RetrievalSettings) -> float:
         + weights.recency_weight * c.recency
         + weights.access_weight * c.access
     )
-    distance = 1.0 - weights.graph_distance_weight * (1.0 - c.graph)
-    return round(c.semantic * factor * max(distance, 0.0), 9)
+    return round(c.semantic * factor * distance_factor(c.graph, weights), 9)
