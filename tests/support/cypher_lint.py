@@ -21,6 +21,7 @@ import json
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -229,7 +230,11 @@ def as_cypher_25(jobs: list[dict[str, object]]) -> list[dict[str, object]]:
 
 def main() -> int:
     jobs = lint_inputs()
-    findings = run_linter(jobs) + run_linter(as_cypher_25(jobs))
+    # Two node processes, one per language version: the test command's lint step runs
+    # before the tests start, alone, and takes half the time on two cores.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(run_linter, [jobs, as_cypher_25(jobs)]))
+    findings = runs[0] + runs[1]
     for f in findings:
         print(f"cypher/{f['name']}.cypher:{f['line']}: {f['severity']}: {f['message']}")
     errors = sum(f["severity"] == "error" for f in findings)

@@ -15,6 +15,7 @@ from memory_platform.store.neo4j_schema import (
     GRAPH_LABELS,
     GRAPH_RELATIONSHIP_TYPES,
 )
+from tests.support import cypher_lint
 from tests.support.cypher_lint import (
     GRAPH,
     STORE,
@@ -149,6 +150,30 @@ def test_every_statement_is_also_valid_cypher_25() -> None:
 def test_the_linter_reports_what_the_server_would(text: str, expected: str) -> None:
     findings = run_linter([{"name": "probe", "text": text, "parameters": [], "graph": GRAPH}])
     assert any(expected in str(f["message"]) for f in findings), findings
+
+
+def test_the_lint_step_fails_on_a_finding_and_lints_both_languages(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The test command's lint step (``python -m tests.support.cypher_lint``) lints every
+    file as written and as Cypher 25, side by side: a finding fails the step, named by
+    file and line, once for each language."""
+    fine = {"name": "search/fine", "text": "MATCH (m:Memory) RETURN m.id", "parameters": []}
+    broken = {"name": "search/probe", "text": "MATCH (m:Memory RETURN m", "parameters": []}
+    monkeypatch.setattr(cypher_lint, "lint_inputs", lambda: [{**fine, "graph": GRAPH}])
+    assert cypher_lint.main() == 0
+    monkeypatch.setattr(
+        cypher_lint, "lint_inputs", lambda: [{**fine, "graph": GRAPH}, {**broken, "graph": GRAPH}]
+    )
+    assert cypher_lint.main() == 1
+    out = capsys.readouterr().out
+    once = len(run_linter([{**broken, "graph": GRAPH}]))  # the findings of one language
+    assert once > 0
+    assert out.count("cypher/search/probe.cypher:1: error") == 2 * once
+    assert "cypher/search/fine.cypher" not in out
+    assert out.rstrip().endswith(
+        f"2 files, as written and as Cypher 25: {2 * once} errors, 0 warnings"
+    )
 
 
 def _cypher_texts() -> str:
