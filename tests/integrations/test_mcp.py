@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import sys
 from collections.abc import Awaitable, Callable
@@ -27,6 +28,7 @@ from memory_platform.api.auth import KeyRing
 from memory_platform.config import ApiSettings, Settings
 from memory_platform.embeddings import Embedder
 from memory_platform.integrations.mcp_server import MemoryMcp, http_app
+from tests.support.fuzz import junk
 from tests.support.net import serve
 
 TOOLS = {
@@ -231,3 +233,47 @@ def test_arguments_that_are_no_object_come_back_as_a_tool_error(platform: Memory
                 "error": f"{name}'s arguments must be a JSON object",
             }
     assert tools.call("u", "search_memories", [1])["success"] is False  # type: ignore[arg-type]
+
+
+def test_fuzzed_arguments_to_the_servers_own_tools_never_escape_the_contract(
+    platform: MemoryPlatform,
+) -> None:
+    """The four tools the MCP server adds to the design's five take seeded near-miss
+    arguments (their own keys with junk values, a real memory id now and then, unknown
+    keys, no object at all): every call comes back as a result with ``success``, a failure
+    says why and deletes nothing. Seeded, so a failure reproduces."""
+    tools = MemoryMcp(platform)
+    keys = {
+        "get_memory": ["memory_id"],
+        "list_memories": ["limit", "offset"],
+        "delete_memory": ["memory_id"],
+        "get_context": ["query", "max_results"],
+    }
+    rng = random.Random(2026)
+    successes: dict[str, int] = dict.fromkeys(keys, 0)
+    for name, wanted in keys.items():
+        for _ in range(150):
+            ids = [m.id for m in platform.list_memories("u", limit=5)]
+            if not ids:  # what a successful delete took away
+                ids = [platform.execute_tool("u", "create_memory", _FACT)["memory_id"]]
+            arguments: Any = {key: junk(rng) for key in wanted if rng.random() < 0.8}
+            if rng.random() < 0.4:
+                arguments[rng.choice(wanted)] = rng.choice(
+                    [rng.choice(ids), "我为什么胃疼?", 5, 0, 100]
+                )
+            if rng.random() < 0.1:
+                arguments["unknown"] = junk(rng)
+            if rng.random() < 0.05:
+                arguments = junk(rng)
+            before = platform.stats("u").memories
+            result = tools.call("u", name, arguments)  # must not raise
+            assert isinstance(result, dict) and isinstance(result.get("success"), bool), result
+            if result["success"]:
+                successes[name] += 1
+            else:
+                assert isinstance(result.get("error"), str) and result["error"], result
+                assert platform.stats("u").memories == before, arguments
+    assert all(successes.values()), successes  # the near misses include calls that work
+
+
+_FACT = {"subject": "我", "memory_type": "事件", "topic": "吃", "object": "火锅"}
