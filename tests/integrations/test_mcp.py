@@ -235,6 +235,9 @@ def test_arguments_that_are_no_object_come_back_as_a_tool_error(platform: Memory
     assert tools.call("u", "search_memories", [1])["success"] is False  # type: ignore[arg-type]
 
 
+FACT = {"subject": "我", "memory_type": "事件", "topic": "吃", "object": "火锅"}
+
+
 def test_fuzzed_arguments_to_the_servers_own_tools_never_escape_the_contract(
     platform: MemoryPlatform,
 ) -> None:
@@ -255,7 +258,7 @@ def test_fuzzed_arguments_to_the_servers_own_tools_never_escape_the_contract(
         for _ in range(150):
             ids = [m.id for m in platform.list_memories("u", limit=5)]
             if not ids:  # what a successful delete took away
-                ids = [platform.execute_tool("u", "create_memory", _FACT)["memory_id"]]
+                ids = [platform.execute_tool("u", "create_memory", FACT)["memory_id"]]
             arguments: Any = {key: junk(rng) for key in wanted if rng.random() < 0.8}
             if rng.random() < 0.4:
                 arguments[rng.choice(wanted)] = rng.choice(
@@ -274,6 +277,3 @@ def test_fuzzed_arguments_to_the_servers_own_tools_never_escape_the_contract(
                 assert isinstance(result.get("error"), str) and result["error"], result
                 assert platform.stats("u").memories == before, arguments
     assert all(successes.values()), successes  # the near misses include calls that work
-
-
-_FACT = {"subject": "我", "memory_type": "事件", "topic": "吃", "object": "火锅"}
