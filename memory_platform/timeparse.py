@@ -502,12 +502,112 @@ _DATED = re.compile(
 )
 
 
+def _range_end(side: str) -> str:
+    """One end of a named range, each part optional where the other end may give it
+    ("August 11" of "August 11-15, 2023", "15日" of "2023年8月11日到15日"); group names
+    carry the ``side`` prefix, since Python's ``re`` names a group once."""
+    s = side
+    return (
+        rf"(?:(?P<{s}iso_y>\d{{4}})-(?P<{s}iso_m>\d{{1,2}})"
+        rf"(?:-(?P<{s}iso_d>\d{{1,2}})(?!\d)|(?![\d-]))"
+        rf"|(?=\d{{1,4}}[年月日号])(?:(?P<{s}zh_y>\d{{4}})年)?(?:(?P<{s}zh_m>\d{{1,2}})月)?"
+        rf"(?:(?P<{s}zh_d>\d{{1,2}})[日号])?"
+        rf"|\b(?:(?P<{s}en_m>{_MONTH_NAMES})(?:\s+(?P<{s}en_d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d))?"
+        rf"|(?P<{s}en_day>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)(?:\s+(?:of\s+)?(?P<{s}en_month>"
+        rf"{_MONTH_NAMES}))?)\b(?:,?\s+(?P<{s}en_y>\d{{4}})\b)?)"
+    )
+
+
+_DATED_RANGE = re.compile(
+    rf"(?:\b(?P<lead>between|from)\s+)?{_range_end('a_')}"
+    rf"\s*(?P<sep>-|–|—|~|～|到|至|\bto\b|\buntil\b|\btill\b|\bthrough\b|\band\b|和|与)\s*"
+    rf"{_range_end('b_')}(?P<trail>\s*之间)?",
+    re.IGNORECASE,
+)
+"""A named range of days or months: "between August 11 and August 15 2023", "from June
+to August 2023", "August 11-15, 2023", "between 11 and 15 August 2023", "2023年8月11日到
+15日", "2023-08-11至2023-08-15"."""
+
+_LOOSE_SEPARATORS = {"and", "和", "与"}
+"""Separators that join two days into a range only after "between" or before 之间: "on
+August 11 and August 15, 2023" is two days, no range."""
+
+
+def _range_part(g: dict[str, str], side: str, part: str) -> int | None:
+    """A side's year, month or day as a number, whichever form the side was written in."""
+    names = {
+        "y": ("iso_y", "zh_y", "en_y"),
+        "m": ("iso_m", "zh_m", "en_m", "en_month"),
+        "d": ("iso_d", "zh_d", "en_d", "en_day"),
+    }[part]
+    for name in names:
+        value = g.get(side + name)
+        if value:
+            return _EN_MONTHS[value.lower()] if not value.isdigit() else int(value)
+    return None
+
+
+def _named_range(m: re.Match[str], tz: tzinfo) -> tuple[datetime, datetime] | None:
+    """The [start, end) span a range match names, or None where it is no range: a part
+    one end lacks comes from the other (a start without its year in the end's year, or the
+    year before when that would end it before it starts); a year and a month must be
+    named somewhere; an end without its day runs to the end of its month."""
+    g = {k: v for k, v in m.groupdict().items() if v}
+    if g["sep"].lower() in _LOOSE_SEPARATORS and not (
+        g.get("lead", "").lower() == "between" or "trail" in g
+    ):
+        return None
+    a = {p: _range_part(g, "a_", p) for p in "ymd"}
+    b = {p: _range_part(g, "b_", p) for p in "ymd"}
+    if (a["y"] is None and b["y"] is None) or (a["m"] is None and b["m"] is None):
+        return None
+    if a["d"] is None and b["d"] is None and a["m"] is None:  # "2023 and 2024": years alone
+        return None
+    end_year, end_month = b["y"] or a["y"], b["m"] or a["m"]
+    start_month = a["m"] or b["m"]
+    assert end_year is not None
+    assert end_month is not None
+    assert start_month is not None
+    try:
+        if b["d"] is None:
+            end = _add_months(datetime(end_year, end_month, 1, tzinfo=tz), 1)
+        else:
+            end = datetime(end_year, end_month, b["d"], tzinfo=tz) + timedelta(days=1)
+        start_year = a["y"] or end_year
+        start = datetime(start_year, start_month, a["d"] or 1, tzinfo=tz)
+        if start >= end and a["y"] is None:  # "December 28 to January 3, 2024"
+            start = start.replace(year=start_year - 1)
+    except (ValueError, OverflowError):  # 2023-02-30, or the 29th in a year without one
+        return None
+    return (start, end) if start < end else None
+
+
+def _named_ranges(text: str, tz: tzinfo) -> list[tuple[re.Match[str], tuple[datetime, datetime]]]:
+    found = []
+    for m in _DATED_RANGE.finditer(text):
+        span = _named_range(m, tz)
+        if span is not None:
+            found.append((m, span))
+    return found
+
+
+def _without_ranges(
+    text: str, ranges: list[tuple[re.Match[str], tuple[datetime, datetime]]]
+) -> str:
+    """``text`` with each named range blanked out, so no end of one is read again alone."""
+    for m, _ in reversed(ranges):
+        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
+    return text
+
+
 def dated_spans(text: str, tz: tzinfo = UTC) -> list[tuple[datetime, datetime]]:
-    """The days or months a text names outright ("on October 13, 2023", "in July 2023",
-    "2023-10-13", "2023年7月"), as [start, end) spans in ``tz``. Relative words and bare
-    years are not dates a search can be pinned to, and are left out."""
-    spans = []
-    for m in _DATED.finditer(text):
+    """The days, months and ranges of them a text names outright ("on October 13, 2023",
+    "in July 2023", "2023-10-13", "2023年7月", "between August 11 and August 15 2023"), as
+    [start, end) spans in ``tz``, in the order the text names them. Relative words and
+    bare years are not dates a search can be pinned to, and are left out."""
+    ranges = _named_ranges(text, tz)
+    spans = [(m.start(), span) for m, span in ranges]
+    for m in _DATED.finditer(_without_ranges(text, ranges)):
         g = {k: v for k, v in m.groupdict().items() if v}
         try:
             if "iso" in g:
@@ -520,13 +620,13 @@ def dated_spans(text: str, tz: tzinfo = UTC) -> list[tuple[datetime, datetime]]:
                 year, month, day = int(g["md_y"]), _EN_MONTHS[g["md_m"].lower()], g.get("md_d")
             if day is None:
                 start = datetime(year, month, 1, tzinfo=tz)
-                spans.append((start, _add_months(start, 1)))
+                spans.append((m.start(), (start, _add_months(start, 1))))
             else:
                 start = datetime(year, month, int(day), tzinfo=tz)
-                spans.append((start, start + timedelta(days=1)))
+                spans.append((m.start(), (start, start + timedelta(days=1))))
         except (ValueError, OverflowError):  # 2023-02-30: not a date
             continue
-    return spans
+    return [span for _, span in sorted(spans, key=lambda item: item[0])]
 
 
 def is_calendar_word(word: str) -> bool:
@@ -538,4 +638,5 @@ def is_calendar_word(word: str) -> bool:
 def without_dates(text: str) -> str:
     """``text`` without the days and months it names outright (see :func:`dated_spans`):
     those are matched against when things happened, not against what was said."""
+    text = _without_ranges(text, _named_ranges(text, UTC))
     return re.sub(r"\s{2,}", " ", _DATED.sub(" ", text)).strip()

@@ -634,6 +634,12 @@ def test_a_question_naming_a_day_prefers_what_was_said_that_day(platform: Memory
     assert dated[0].relevance == pytest.approx(
         next(r.relevance for r in july if r.id == second), abs=1e-6
     )  # the date orders matches; it does not make anything more relevant
+    # a range is one span, and the numbers that name it are no words the text must say:
+    # "October 10" left in the question once made nothing relevant enough to return
+    ranged = platform.search(
+        user, "What did Mel paint between October 10 and October 15, 2023?", record_access=False
+    )
+    assert [r.id for r in ranged][:1] == [second]
 
 
 def test_a_question_naming_a_speaker_favours_what_that_speaker_said(

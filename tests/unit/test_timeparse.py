@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory_platform.timeparse import dated_spans, normalize_time
+from memory_platform.timeparse import dated_spans, normalize_time, without_dates
 
 CST = timezone(timedelta(hours=8))
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=CST)  # a Wednesday
@@ -83,10 +83,24 @@ def test_unknown_text_is_kept_verbatim_and_flagged(expression: str) -> None:
         ("What did Maria start in December 2023?", [("2023-12-01", "2024-01-01")]),
         ("我2023年7月去了哪里?", [("2023-07-01", "2023-08-01")]),
         ("2023年10月13日发生了什么", [("2023-10-13", "2023-10-14")]),
-        (
-            "between 2023-10-13 and 2024-02",
-            [("2023-10-13", "2023-10-14"), ("2024-02-01", "2024-03-01")],
-        ),
+        # a range is one span, from its first day to the end of its last; where one end
+        # leaves out its year, month or day, the other end gives it
+        ("between 2023-10-13 and 2024-02", [("2023-10-13", "2024-03-01")]),
+        ("Where was John between August 11 and August 15 2023?", [("2023-08-11", "2023-08-16")]),
+        ("What did I do from August 11 to 15, 2023?", [("2023-08-11", "2023-08-16")]),
+        ("between 11 and 15 August 2023", [("2023-08-11", "2023-08-16")]),
+        ("my trip, August 11-15, 2023", [("2023-08-11", "2023-08-16")]),
+        ("from June to August 2023", [("2023-06-01", "2023-09-01")]),
+        ("December 28 to January 3, 2024", [("2023-12-28", "2024-01-04")]),
+        ("2023年8月11日到15日我在哪里?", [("2023-08-11", "2023-08-16")]),
+        ("2023年8月11日和8月15日之间", [("2023-08-11", "2023-08-16")]),
+        ("2023-08-11至2023-08-15", [("2023-08-11", "2023-08-16")]),
+        # "and" without "between" names two days; numbers that are no days stay numbers
+        ("on August 11 and August 15, 2023", [("2023-08-15", "2023-08-16")]),
+        ("in 2023-07 and 2023-09", [("2023-07-01", "2023-08-01"), ("2023-09-01", "2023-10-01")]),
+        ("between 10 and 20 people came on June 5, 2023", [("2023-06-05", "2023-06-06")]),
+        ("between 2023 and 2024", []),
+        ("between February 28 and February 30, 2023", []),
         ("How many times did she go in 2023?", []),  # a bare year pins nothing down
         ("May I ask what you did yesterday?", []),  # relative words are not named dates
         ("on 2023-02-30", []),  # not a date
@@ -96,3 +110,20 @@ def test_named_days_and_months_are_found(question: str, spans: list[tuple[str, s
     found = dated_spans(question)
     assert [(a.date().isoformat(), b.date().isoformat()) for a, b in found] == spans
     assert all(a.tzinfo is not None for a, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("question", "rest"),
+    [
+        ("Where was John between August 11 and August 15 2023?", "Where was John ?"),
+        ("2023年8月11日到15日我在哪里?", "我在哪里?"),
+        ("What did Maria take up with friends from church in August 2023?",
+         "What did Maria take up with friends from church in ?"),
+        ("What did we discuss between John and Tim on 11 December, 2023?",
+         "What did we discuss between John and Tim on ?"),
+    ],
+)  # fmt: skip
+def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str) -> None:
+    """The days a question names are matched against when things happened; the words
+    and numbers that name them ("11", "between") are no words a text must say."""
+    assert without_dates(question) == rest
