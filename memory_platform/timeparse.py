@@ -18,6 +18,7 @@ __all__ = [
     "normalize_time",
     "resolve_time_words",
     "without_dates",
+    "yearless_days",
 ]
 
 
@@ -490,14 +491,16 @@ def resolve_time_words(text: str, reference: datetime) -> list[str]:
     return out
 
 
-_MONTH_NAMES = "|".join(
-    sorted((m for m in _EN_MONTHS if len(m) > 3 or m == "may"), key=len, reverse=True)
-)
+_MONTH_NAMES = "|".join(sorted(_EN_MONTHS, key=len, reverse=True))
+"""A month's name or its abbreviation ("Aug"), longest first; read as a month only beside
+a day or a year, since alone some are words ("may", "mar")."""
 _DATED = re.compile(
     rf"(?P<iso>\d{{4}})-(?P<iso_m>\d{{1,2}})(?:-(?P<iso_d>\d{{1,2}}))?(?!\d)"
     rf"|(?P<zh_y>\d{{4}})年(?P<zh_m>\d{{1,2}})月(?:(?P<zh_d>\d{{1,2}})[日号])?"
-    rf"|\b(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<dm_m>{_MONTH_NAMES}),?\s+(?P<dm_y>\d{{4}})\b"
-    rf"|\b(?P<md_m>{_MONTH_NAMES})\s+(?:(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+)?(?P<md_y>\d{{4}})\b",
+    rf"|\b(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_MONTH_NAMES})"
+    rf"(?:,\s*|\s+)(?P<dm_y>\d{{4}})\b"
+    rf"|\b(?P<md_m>{_MONTH_NAMES})\s+(?:(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?(?:,\s*|\s+))?"
+    rf"(?P<md_y>\d{{4}})\b",
     re.IGNORECASE,
 )
 
@@ -600,6 +603,41 @@ def _without_ranges(
     return text
 
 
+_YEARLESS_MONTHS = _MONTH_NAMES.replace("may", "(?-i:May)")
+"""Month names for a day without its year: May only as the month is written ("I may 2
+go" is the verb)."""
+_YEARLESS_DAY = re.compile(
+    rf"\b(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_YEARLESS_MONTHS})\b"
+    rf"|\b(?P<md_m>{_YEARLESS_MONTHS})\s+(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)\b"
+    rf"|(?<![\d年])(?P<zh_m>\d{{1,2}})月(?P<zh_d>\d{{1,2}})[日号]",
+    re.IGNORECASE,
+)
+"""A day named without its year: "on August 11", "Aug 15th", "the 11th of August",
+"8月11日". Read where no named date or range holds it."""
+
+
+def yearless_days(text: str) -> list[tuple[int, int]]:
+    """The (month, day) of each day a text names without its year ("What did I do on
+    August 11?"), in the order it names them: a day of that date in any year is meant,
+    for a memory of several years cannot tell which. Days a named date or range already
+    holds ("on August 11, 2023") are not among them."""
+    text = _DATED.sub(
+        lambda m: " " * len(m.group(0)), _without_ranges(text, _named_ranges(text, UTC))
+    )
+    days = []
+    for m in _YEARLESS_DAY.finditer(text):
+        g = {k: v for k, v in m.groupdict().items() if v}
+        month = g.get("dm_m") or g.get("md_m") or g["zh_m"]
+        day = int(g.get("dm_d") or g.get("md_d") or g["zh_d"])
+        number = int(month) if month.isdigit() else _EN_MONTHS[month.lower()]
+        try:
+            datetime(2024, number, day)  # a leap year: February 29 is a day
+        except ValueError:
+            continue
+        days.append((number, day))
+    return days
+
+
 def dated_spans(text: str, tz: tzinfo = UTC) -> list[tuple[datetime, datetime]]:
     """The days, months and ranges of them a text names outright ("on October 13, 2023",
     "in July 2023", "2023-10-13", "2023年7月", "between August 11 and August 15 2023"), as
@@ -638,5 +676,5 @@ def is_calendar_word(word: str) -> bool:
 def without_dates(text: str) -> str:
     """``text`` without the days and months it names outright (see :func:`dated_spans`):
     those are matched against when things happened, not against what was said."""
-    text = _without_ranges(text, _named_ranges(text, UTC))
-    return re.sub(r"\s{2,}", " ", _DATED.sub(" ", text)).strip()
+    text = _DATED.sub(" ", _without_ranges(text, _named_ranges(text, UTC)))
+    return re.sub(r"\s{2,}", " ", _YEARLESS_DAY.sub(" ", text)).strip()

@@ -76,7 +76,7 @@ from ..models import (
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import has_cjk, word_tokens
-from ..timeparse import dated_spans, without_dates
+from ..timeparse import dated_spans, without_dates, yearless_days
 from .gloss import chinese_gloss, english_gloss
 from .names import asks_about_owner, other_script_forms, shared_in_other_script
 from .people import MemoryPeople, name_evidence
@@ -1002,11 +1002,13 @@ class HybridRetriever:
 
     @staticmethod
     def _favour_named_dates(query: str, candidates: list[_Candidate], now: datetime) -> None:
-        """A question that names a day or month ("on October 13, 2023", "in July 2023")
+        """A question that names a day or month ("on October 13, 2023", "in July 2023"),
+        a range of them, or a day without its year ("on August 11": that day of any year)
         asks about what happened or was said then: what falls in that span gains
         ``_DATED_BONUS`` strength. It orders the matches; relevance is unchanged."""
-        spans = dated_spans(query, now.tzinfo or UTC)
-        if not spans:
+        tz = now.tzinfo or UTC
+        spans, days = dated_spans(query, tz), set(yearless_days(query))
+        if not spans and not days:
             return
         for cand in candidates:
             if cand.episode is not None:
@@ -1015,7 +1017,10 @@ class HybridRetriever:
                 when = cand.memory.event_time or cand.memory.created_at
             else:
                 continue
-            if any(start <= when < end for start, end in spans):
+            local = when.astimezone(tz)
+            if any(start <= when < end for start, end in spans) or (
+                (local.month, local.day) in days
+            ):
                 cand.strength += _DATED_BONUS
 
     def _background(self, language: str) -> npt.NDArray[np.float32]:

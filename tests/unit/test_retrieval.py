@@ -640,6 +640,9 @@ def test_a_question_naming_a_day_prefers_what_was_said_that_day(platform: Memory
         user, "What did Mel paint between October 10 and October 15, 2023?", record_access=False
     )
     assert [r.id for r in ranged][:1] == [second]
+    # a day without its year is that day of any year, and not asked of the text either
+    yearless = platform.search(user, "What did Mel paint on October 13?", record_access=False)
+    assert [r.id for r in yearless][:1] == [second]
 
 
 def test_a_question_naming_a_speaker_favours_what_that_speaker_said(

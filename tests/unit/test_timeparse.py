@@ -6,7 +6,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory_platform.timeparse import dated_spans, normalize_time, without_dates
+from memory_platform.timeparse import (
+    dated_spans,
+    normalize_time,
+    without_dates,
+    yearless_days,
+)
 
 CST = timezone(timedelta(hours=8))
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=CST)  # a Wednesday
@@ -97,6 +102,12 @@ def test_unknown_text_is_kept_verbatim_and_flagged(expression: str) -> None:
         ("2023-08-11至2023-08-15", [("2023-08-11", "2023-08-16")]),
         # "and" without "between" names two days; numbers that are no days stay numbers
         ("on August 11 and August 15, 2023", [("2023-08-15", "2023-08-16")]),
+        (
+            "shared on Aug 11, 2023 and on 1 Sept 2023",
+            [("2023-08-11", "2023-08-12"), ("2023-09-01", "2023-09-02")],
+        ),
+        ("the forest picture shared on December 1,2023", [("2023-12-01", "2023-12-02")]),
+        ("What did I do on August 11?", []),  # a day without its year: yearless_days
         ("in 2023-07 and 2023-09", [("2023-07-01", "2023-08-01"), ("2023-09-01", "2023-10-01")]),
         ("between 10 and 20 people came on June 5, 2023", [("2023-06-05", "2023-06-06")]),
         ("between 2023 and 2024", []),
@@ -113,6 +124,27 @@ def test_named_days_and_months_are_found(question: str, spans: list[tuple[str, s
 
 
 @pytest.mark.parametrize(
+    ("question", "days"),
+    [
+        ("Where was John on August 11?", [(8, 11)]),
+        ("What did John do on the 11th of August?", [(8, 11)]),
+        ("when they met on Aug 15th", [(8, 15)]),
+        ("我8月11日去了哪里？", [(8, 11)]),
+        ("on August 11 and August 15, 2023", [(8, 11)]),  # the second holds its year
+        ("Did I call on Feb 29?", [(2, 29)]),  # a day in some years
+        ("on February 30", []),
+        ("on August 11, 2023", []),  # a named date
+        ("2023年8月11日到15日", []),  # a range
+        ("I may 2 go in March", []),  # the verb, and a month without a day
+    ],
+)
+def test_days_named_without_their_year_are_found(
+    question: str, days: list[tuple[int, int]]
+) -> None:
+    assert yearless_days(question) == days
+
+
+@pytest.mark.parametrize(
     ("question", "rest"),
     [
         ("Where was John between August 11 and August 15 2023?", "Where was John ?"),
@@ -121,6 +153,9 @@ def test_named_days_and_months_are_found(question: str, spans: list[tuple[str, s
          "What did Maria take up with friends from church in ?"),
         ("What did we discuss between John and Tim on 11 December, 2023?",
          "What did we discuss between John and Tim on ?"),
+        ("What did John's teammates give him when they met on Aug 15th?",
+         "What did John's teammates give him when they met on ?"),
+        ("I may 2 go in March", "I may 2 go in March"),  # a verb, a month alone
     ],
 )  # fmt: skip
 def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str) -> None:
