@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta, tzinfo
 
 __all__ = [
+    "NamedDates",
     "ParsedTime",
     "dated_spans",
     "is_calendar_word",
+    "named_dates",
     "normalize_time",
     "resolve_time_words",
     "without_dates",
@@ -495,7 +497,7 @@ _MONTH_NAMES = "|".join(sorted(_EN_MONTHS, key=len, reverse=True))
 """A month's name or its abbreviation ("Aug"), longest first; read as a month only beside
 a day or a year, since alone some are words ("may", "mar")."""
 _DATED = re.compile(
-    rf"(?P<iso>\d{{4}})-(?P<iso_m>\d{{1,2}})(?:-(?P<iso_d>\d{{1,2}}))?(?!\d)"
+    rf"(?P<iso_y>\d{{4}})-(?P<iso_m>\d{{1,2}})(?:-(?P<iso_d>\d{{1,2}}))?(?!\d)"
     rf"|(?P<zh_y>\d{{4}})年(?P<zh_m>\d{{1,2}})月(?:(?P<zh_d>\d{{1,2}})[日号])?"
     rf"|\b(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_MONTH_NAMES})"
     rf"(?:,\s*|\s+)(?P<dm_y>\d{{4}})\b"
@@ -503,6 +505,8 @@ _DATED = re.compile(
     rf"(?P<md_y>\d{{4}})\b",
     re.IGNORECASE,
 )
+"""A day or a month named with its year: "on October 13, 2023", "in July 2023",
+"2023-10-13", "2023年7月"."""
 
 
 def _range_end(side: str) -> str:
@@ -515,8 +519,8 @@ def _range_end(side: str) -> str:
         rf"(?:-(?P<{s}iso_d>\d{{1,2}})(?!\d)|(?![\d-]))"
         rf"|(?=\d{{1,4}}[年月日号])(?:(?P<{s}zh_y>\d{{4}})年)?(?:(?P<{s}zh_m>\d{{1,2}})月)?"
         rf"(?:(?P<{s}zh_d>\d{{1,2}})[日号])?"
-        rf"|\b(?:(?P<{s}en_m>{_MONTH_NAMES})(?:\s+(?P<{s}en_d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d))?"
-        rf"|(?P<{s}en_day>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)(?:\s+(?:of\s+)?(?P<{s}en_month>"
+        rf"|\b(?:(?P<{s}md_m>{_MONTH_NAMES})(?:\s+(?P<{s}md_d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d))?"
+        rf"|(?P<{s}dm_d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)(?:\s+(?:of\s+)?(?P<{s}dm_m>"
         rf"{_MONTH_NAMES}))?)\b(?:,?\s+(?P<{s}en_y>\d{{4}})\b)?)"
     )
 
@@ -535,42 +539,52 @@ _LOOSE_SEPARATORS = {"and", "和", "与"}
 """Separators that join two days into a range only after "between" or before 之间: "on
 August 11 and August 15, 2023" is two days, no range."""
 
+_YEARLESS_MONTHS = _MONTH_NAMES.replace("may", "(?-i:May)")
+"""Month names for a day without its year: May only as the month is written ("I may 2
+go" is the verb)."""
+_YEARLESS_DAY = re.compile(
+    rf"\b(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_YEARLESS_MONTHS})\b"
+    rf"|\b(?P<md_m>{_YEARLESS_MONTHS})\s+(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)\b"
+    rf"|(?<![\d年])(?P<zh_m>\d{{1,2}})月(?P<zh_d>\d{{1,2}})[日号]",
+    re.IGNORECASE,
+)
+"""A day named without its year: "on August 11", "Aug 15th", "the 11th of August",
+"8月11日"."""
 
-def _range_part(g: dict[str, str], side: str, part: str) -> int | None:
-    """A side's year, month or day as a number, whichever form the side was written in."""
-    names = {
-        "y": ("iso_y", "zh_y", "en_y"),
-        "m": ("iso_m", "zh_m", "en_m", "en_month"),
-        "d": ("iso_d", "zh_d", "en_d", "en_day"),
-    }[part]
-    for name in names:
-        value = g.get(side + name)
+_PART_GROUPS = {
+    "y": ("iso_y", "zh_y", "dm_y", "md_y", "en_y"),
+    "m": ("iso_m", "zh_m", "dm_m", "md_m"),
+    "d": ("iso_d", "zh_d", "dm_d", "md_d"),
+}
+"""The groups of the patterns above that may hold a date's year, month or day, whichever
+form it was written in."""
+
+
+def _date_part(m: re.Match[str], part: str, side: str = "") -> int | None:
+    """A match's year, month or day (``part``: y, m, d) as a number, if it names one."""
+    for name in _PART_GROUPS[part]:
+        value = m.groupdict().get(side + name)
         if value:
-            return _EN_MONTHS[value.lower()] if not value.isdigit() else int(value)
+            return int(value) if value.isdigit() else _EN_MONTHS[value.lower()]
     return None
 
 
-def _named_range(m: re.Match[str], tz: tzinfo) -> tuple[datetime, datetime] | None:
+def _range_span(m: re.Match[str], tz: tzinfo) -> tuple[datetime, datetime] | None:
     """The [start, end) span a range match names, or None where it is no range: a part
     one end lacks comes from the other (a start without its year in the end's year, or the
     year before when that would end it before it starts); a year and a month must be
     named somewhere; an end without its day runs to the end of its month."""
-    g = {k: v for k, v in m.groupdict().items() if v}
-    if g["sep"].lower() in _LOOSE_SEPARATORS and not (
-        g.get("lead", "").lower() == "between" or "trail" in g
+    if m["sep"].lower() in _LOOSE_SEPARATORS and not (
+        (m["lead"] or "").lower() == "between" or m["trail"]
     ):
         return None
-    a = {p: _range_part(g, "a_", p) for p in "ymd"}
-    b = {p: _range_part(g, "b_", p) for p in "ymd"}
-    if (a["y"] is None and b["y"] is None) or (a["m"] is None and b["m"] is None):
+    a = {p: _date_part(m, p, "a_") for p in "ymd"}
+    b = {p: _date_part(m, p, "b_") for p in "ymd"}
+    end_year, end_month, start_month = b["y"] or a["y"], b["m"] or a["m"], a["m"] or b["m"]
+    if end_year is None or end_month is None or start_month is None:
         return None
     if a["d"] is None and b["d"] is None and a["m"] is None:  # "2023 and 2024": years alone
         return None
-    end_year, end_month = b["y"] or a["y"], b["m"] or a["m"]
-    start_month = a["m"] or b["m"]
-    assert end_year is not None
-    assert end_month is not None
-    assert start_month is not None
     try:
         if b["d"] is None:
             end = _add_months(datetime(end_year, end_month, 1, tzinfo=tz), 1)
@@ -585,35 +599,72 @@ def _named_range(m: re.Match[str], tz: tzinfo) -> tuple[datetime, datetime] | No
     return (start, end) if start < end else None
 
 
-def _named_ranges(text: str, tz: tzinfo) -> list[tuple[re.Match[str], tuple[datetime, datetime]]]:
-    found = []
-    for m in _DATED_RANGE.finditer(text):
-        span = _named_range(m, tz)
+def _date_span(m: re.Match[str], tz: tzinfo) -> tuple[datetime, datetime] | None:
+    """The day, or the month, a match of ``_DATED`` names; None for no date (2023-02-30)."""
+    year, month, day = (_date_part(m, p) for p in "ymd")
+    assert year is not None  # the pattern requires a year and a month
+    assert month is not None
+    try:
+        start = datetime(year, month, day or 1, tzinfo=tz)
+    except (ValueError, OverflowError):
+        return None
+    return (start, start + timedelta(days=1) if day else _add_months(start, 1))
+
+
+@dataclass(frozen=True)
+class NamedDates:
+    """What a text says of when: the spans it names outright (days, months and ranges of
+    them, in the order it names them), the days it names without their year (month, day),
+    and the text without either."""
+
+    spans: list[tuple[datetime, datetime]]
+    yearless_days: list[tuple[int, int]]
+    rest: str
+
+
+def named_dates(text: str, tz: tzinfo = UTC) -> NamedDates:
+    """Read the dates a text names in one pass: ranges first, then days and months with
+    their year, then days without it, each piece blanked once read so that no part of a
+    range or a date is read again alone. Relative words and bare years are not dates a
+    search can be pinned to, and are left in the text."""
+    spans: list[tuple[int, tuple[datetime, datetime]]] = []
+    days: list[tuple[int, int]] = []
+
+    def blank(m: re.Match[str]) -> str:
+        return " " * len(m.group(0))
+
+    def read_range(m: re.Match[str]) -> str:
+        span = _range_span(m, tz)
+        if span is None:
+            return m.group(0)
+        spans.append((m.start(), span))
+        return blank(m)
+
+    def read_date(m: re.Match[str]) -> str:
+        span = _date_span(m, tz)
         if span is not None:
-            found.append((m, span))
-    return found
+            spans.append((m.start(), span))
+        return blank(m)  # a date that is none (2023-02-30) is still no words
 
+    def read_day(m: re.Match[str]) -> str:
+        month, day = _date_part(m, "m"), _date_part(m, "d")
+        assert month is not None  # the pattern requires a month and a day
+        assert day is not None
+        try:
+            datetime(2024, month, day)  # a leap year: February 29 is a day
+            days.append((month, day))
+        except ValueError:
+            pass
+        return blank(m)
 
-def _without_ranges(
-    text: str, ranges: list[tuple[re.Match[str], tuple[datetime, datetime]]]
-) -> str:
-    """``text`` with each named range blanked out, so no end of one is read again alone."""
-    for m, _ in reversed(ranges):
-        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
-    return text
-
-
-_YEARLESS_MONTHS = _MONTH_NAMES.replace("may", "(?-i:May)")
-"""Month names for a day without its year: May only as the month is written ("I may 2
-go" is the verb)."""
-_YEARLESS_DAY = re.compile(
-    rf"\b(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_YEARLESS_MONTHS})\b"
-    rf"|\b(?P<md_m>{_YEARLESS_MONTHS})\s+(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)\b"
-    rf"|(?<![\d年])(?P<zh_m>\d{{1,2}})月(?P<zh_d>\d{{1,2}})[日号]",
-    re.IGNORECASE,
-)
-"""A day named without its year: "on August 11", "Aug 15th", "the 11th of August",
-"8月11日". Read where no named date or range holds it."""
+    text = _DATED_RANGE.sub(read_range, text)
+    text = _DATED.sub(read_date, text)
+    text = _YEARLESS_DAY.sub(read_day, text)
+    return NamedDates(
+        spans=[span for _, span in sorted(spans, key=lambda item: item[0])],
+        yearless_days=days,
+        rest=re.sub(r"\s{2,}", " ", text).strip(),
+    )
 
 
 def yearless_days(text: str) -> list[tuple[int, int]]:
@@ -621,50 +672,14 @@ def yearless_days(text: str) -> list[tuple[int, int]]:
     August 11?"), in the order it names them: a day of that date in any year is meant,
     for a memory of several years cannot tell which. Days a named date or range already
     holds ("on August 11, 2023") are not among them."""
-    text = _DATED.sub(
-        lambda m: " " * len(m.group(0)), _without_ranges(text, _named_ranges(text, UTC))
-    )
-    days = []
-    for m in _YEARLESS_DAY.finditer(text):
-        g = {k: v for k, v in m.groupdict().items() if v}
-        month = g.get("dm_m") or g.get("md_m") or g["zh_m"]
-        day = int(g.get("dm_d") or g.get("md_d") or g["zh_d"])
-        number = int(month) if month.isdigit() else _EN_MONTHS[month.lower()]
-        try:
-            datetime(2024, number, day)  # a leap year: February 29 is a day
-        except ValueError:
-            continue
-        days.append((number, day))
-    return days
+    return named_dates(text).yearless_days
 
 
 def dated_spans(text: str, tz: tzinfo = UTC) -> list[tuple[datetime, datetime]]:
     """The days, months and ranges of them a text names outright ("on October 13, 2023",
     "in July 2023", "2023-10-13", "2023年7月", "between August 11 and August 15 2023"), as
-    [start, end) spans in ``tz``, in the order the text names them. Relative words and
-    bare years are not dates a search can be pinned to, and are left out."""
-    ranges = _named_ranges(text, tz)
-    spans = [(m.start(), span) for m, span in ranges]
-    for m in _DATED.finditer(_without_ranges(text, ranges)):
-        g = {k: v for k, v in m.groupdict().items() if v}
-        try:
-            if "iso" in g:
-                year, month, day = int(g["iso"]), int(g["iso_m"]), g.get("iso_d")
-            elif "zh_y" in g:
-                year, month, day = int(g["zh_y"]), int(g["zh_m"]), g.get("zh_d")
-            elif "dm_y" in g:
-                year, month, day = int(g["dm_y"]), _EN_MONTHS[g["dm_m"].lower()], g["dm_d"]
-            else:
-                year, month, day = int(g["md_y"]), _EN_MONTHS[g["md_m"].lower()], g.get("md_d")
-            if day is None:
-                start = datetime(year, month, 1, tzinfo=tz)
-                spans.append((m.start(), (start, _add_months(start, 1))))
-            else:
-                start = datetime(year, month, int(day), tzinfo=tz)
-                spans.append((m.start(), (start, start + timedelta(days=1))))
-        except (ValueError, OverflowError):  # 2023-02-30: not a date
-            continue
-    return [span for _, span in sorted(spans, key=lambda item: item[0])]
+    [start, end) spans in ``tz``, in the order the text names them."""
+    return named_dates(text, tz).spans
 
 
 def is_calendar_word(word: str) -> bool:
@@ -674,7 +689,6 @@ def is_calendar_word(word: str) -> bool:
 
 
 def without_dates(text: str) -> str:
-    """``text`` without the days and months it names outright (see :func:`dated_spans`):
-    those are matched against when things happened, not against what was said."""
-    text = _DATED.sub(" ", _without_ranges(text, _named_ranges(text, UTC)))
-    return re.sub(r"\s{2,}", " ", _YEARLESS_DAY.sub(" ", text)).strip()
+    """``text`` without the days and months it names (see :func:`named_dates`): those are
+    matched against when things happened, not against what was said."""
+    return named_dates(text).rest

@@ -76,7 +76,7 @@ from ..models import (
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import has_cjk, word_tokens
-from ..timeparse import dated_spans, without_dates, yearless_days
+from ..timeparse import named_dates, without_dates
 from .gloss import chinese_gloss, english_gloss
 from .names import asks_about_owner, other_script_forms, shared_in_other_script
 from .people import MemoryPeople, name_evidence
@@ -1007,7 +1007,8 @@ class HybridRetriever:
         asks about what happened or was said then: what falls in that span gains
         ``_DATED_BONUS`` strength. It orders the matches; relevance is unchanged."""
         tz = now.tzinfo or UTC
-        spans, days = dated_spans(query, tz), set(yearless_days(query))
+        named = named_dates(query, tz)
+        spans, days = named.spans, set(named.yearless_days)
         if not spans and not days:
             return
         for cand in candidates:
