@@ -18,6 +18,7 @@ __all__ = [
     "is_calendar_word",
     "named_dates",
     "normalize_time",
+    "relative_spans",
     "resolve_time_words",
     "without_dates",
     "yearless_days",
@@ -468,15 +469,21 @@ def _has_unread_words(text: str) -> bool:
     return bool(rest.strip())
 
 
+_EN_COUNTS = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
 _TIME_WORDS = re.compile(
-    r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|后天|"
-    r"上上?个?(?:星期|周|礼拜)[一二三四五六日天]?|这个?(?:星期|周|礼拜)[一二三四五六日天]?|"
-    r"[\d一二两三四五六七八九十几]+\s*(?:天|周|个?星期|个?月|年)前|"
-    r"\b(?:the day before yesterday|yesterday|today|tonight|last night|this morning|"
-    r"last (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year)|"
-    r"\d+ (?:days?|weeks?|months?|years?) ago)\b",
+    r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|大后天|后天|"
+    r"(?<![早晚])(?:上上?|这|本|下下?)个?(?:星期|周|礼拜)[一二三四五六日天末]?|"
+    r"(?<![早晚])(?:上上?|这|本|下下?)个?月|(?:前年|去年|今年|明年)(?:[春夏秋冬][天季])?|"
+    r"[\d一二两三四五六七八九十几]+\s*(?:天|周|个?星期|个?礼拜|个?月|年)(?:之前|以前|前)|"
+    r"\b(?:the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|tomorrow|"
+    r"last night|this (?:morning|afternoon|evening|week|month|year)|"
+    r"(?:last|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year)|"
+    rf"(?:\d+|{_EN_COUNTS}) (?:days?|weeks?|months?|years?) ago)\b",
     re.IGNORECASE,
 )
+"""Relative time words: the days, weeks, months and years said relative to when the text
+was said (昨晚, 上周三, 这个月, 去年, 三天前, yesterday, last Friday, this week, two
+weeks ago)."""
 
 
 def resolve_time_words(text: str, reference: datetime) -> list[str]:
@@ -491,6 +498,34 @@ def resolve_time_words(text: str, reference: datetime) -> list[str]:
         if parsed.parsed:
             out.append(parsed.text)
     return out
+
+
+def relative_spans(text: str, reference: datetime) -> list[tuple[datetime, datetime]]:
+    """The [start, end) spans of the relative time words of ``text`` said at ``reference``
+    ("What did I eat yesterday?", "我上周吃了什么"), in whole days of ``reference``'s zone,
+    in the order the text says them: a part of a day ("last night", 昨晚) is its whole day,
+    and a night runs into the morning after, when it is told of; a rough count back ("two
+    weeks ago", 几天前) is the week around the day it counts to, up to today (``_ROUGHLY_AGO``)."""
+    spans = []
+    for match in _TIME_WORDS.finditer(text):
+        words = match.group(0)
+        parsed = normalize_time(words, reference)
+        if parsed.start is None:
+            continue
+        start = _day(parsed.start)
+        end = _day(parsed.end - timedelta(microseconds=1), 1) if parsed.end else start
+        end = max(end, start + timedelta(days=1))
+        if _ROUGHLY_AGO.search(words) and end - start == timedelta(days=1):
+            start, end = start - timedelta(days=3), min(end + timedelta(days=3), _day(reference))
+        spans.append((start, end))
+    return spans
+
+
+_ROUGHLY_AGO = re.compile(
+    r"(?:周|星期|礼拜|几天)[之以]?前|\b(?:weeks?|few days|couple of days) ago\b"
+)
+"""Counts back that name no exact day: "two weeks ago" and 两周前 are about that week, "a
+few days ago" and 几天前 about some days around the third day back."""
 
 
 _MONTH_NAMES = "|".join(sorted(_EN_MONTHS, key=len, reverse=True))

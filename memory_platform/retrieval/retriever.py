@@ -76,7 +76,7 @@ from ..models import (
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import has_cjk, word_tokens
-from ..timeparse import named_dates, without_dates
+from ..timeparse import named_dates, relative_spans, without_dates
 from .gloss import chinese_gloss, english_gloss
 from .names import asks_about_owner, other_script_forms, shared_in_other_script
 from .people import MemoryPeople, name_evidence
@@ -170,6 +170,9 @@ class _Candidate:
     context: float = 0.0
     strength: float = 0.0
     relevance: float = 0.0
+    asked_then: bool = False
+    """Dated within the time the question asks about: as recent as can be, whatever now
+    is (see :meth:`HybridRetriever._favour_named_dates`)."""
 
     def see(self, similarity: float) -> None:
         if not self.has_similarity or similarity > self.similarity:
@@ -1005,10 +1008,17 @@ class HybridRetriever:
         """A question that names a day or month ("on October 13, 2023", "in July 2023"),
         a range of them, or a day without its year ("on August 11": that day of any year)
         asks about what happened or was said then: what falls in that span gains
-        ``_DATED_BONUS`` strength. It orders the matches; relevance is unchanged."""
+        ``_DATED_BONUS`` strength. A question that names none but says when relative to
+        now ("yesterday", "last week", 昨晚, 上个月) asks about that span of days before
+        the search's ``now``; its words stay asked of the text, which may say them too
+        ("last year" said in the conversation). What falls in the span is as recent as
+        can be: asked about two weeks ago, what was said since is no fresher than what was
+        said then. It orders the matches; relevance is unchanged."""
         tz = now.tzinfo or UTC
         named = named_dates(query, tz)
         spans, days = named.spans, set(named.yearless_days)
+        if not spans and not days:
+            spans = relative_spans(query, now)
         if not spans and not days:
             return
         for cand in candidates:
@@ -1023,6 +1033,7 @@ class HybridRetriever:
                 (local.month, local.day) in days
             ):
                 cand.strength += _DATED_BONUS
+                cand.asked_then = True
 
     def _background(self, language: str) -> npt.NDArray[np.float32]:
         """Embeddings of the everyday sentences relevance is measured against (cached)."""
@@ -1052,12 +1063,14 @@ class HybridRetriever:
             assert c.episode is not None
             e = c.episode
             importance, accesses, when, mtype = e.importance, e.access_count, e.timestamp, "event"
+        # a question about a time asks about what was recent then (see _favour_named_dates)
+        then = when if c.asked_then else now
         return ScoreComponents(
             semantic=round(c.strength, 9),
             relevance=round(c.relevance, 9),
             importance=importance,
             graph=graph_proximity(distance),
-            recency=recency(when, now, mtype, s.decay_rates),
+            recency=recency(when, then, mtype, s.decay_rates),
             access=access_frequency(accesses),
             similarity=round(max(c.similarity, 0.0), 9),
             lexical=float(c.matched),

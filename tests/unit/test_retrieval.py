@@ -645,6 +645,64 @@ def test_a_question_naming_a_day_prefers_what_was_said_that_day(platform: Memory
     assert [r.id for r in yearless][:1] == [second]
 
 
+def test_a_question_saying_when_relative_to_now_prefers_what_was_said_then(
+    platform: MemoryPlatform,
+) -> None:
+    """ "Last week", 上周, 两周前 are read against the search's reference time: of the same
+    kind of thing said on several days, what was said in the time asked about comes
+    first, though something said since is as relevant and more recent."""
+    user = "gym-diary"
+    asked_at = datetime(2025, 11, 5, 18, 0, tzinfo=UTC)  # a Wednesday
+    said = {
+        "I went to the gym and did a long swim": 1,
+        "I went to the gym and lifted weights": 6,  # last week
+        "和安娜在意大利餐厅吃了晚饭": 1,
+        "和安娜在寿司店吃了晚饭": 6,  # 上周
+        "和安娜在路边摊吃了晚饭": 12,  # 两周前
+    }
+    swim, weights, italian, sushi, stall = platform.add_episodes(
+        user,
+        [
+            {"text": text, "speaker": "me", "timestamp": asked_at - timedelta(days=days)}
+            for text, days in said.items()
+        ],
+    )
+    platform.wait_for_indexing(user)
+
+    def ranked(question: str, at: datetime = asked_at) -> list[str]:
+        results = platform.search(user, question, reference_time=at, record_access=False)
+        return [r.id for r in sorted(results, key=lambda r: -r.score)]
+
+    def first_of(question: str, ids: set[str], at: datetime = asked_at) -> str:
+        return next(i for i in ranked(question, at) if i in ids)
+
+    gym, dinners = {swim, weights}, {italian, sushi, stall}
+    assert first_of("What did I do at the gym?", gym) == swim  # the latest, asked of no time
+    assert first_of("What did I do at the gym last week?", gym) == weights
+    assert first_of("我和安娜在哪吃的晚饭?", dinners) != stall
+    assert first_of("我两周前和安娜在哪吃的晚饭?", dinners) == stall
+    assert first_of("我上周和安娜在哪吃的晚饭?", dinners) == sushi
+    # asked nine days later, last week is the swim's
+    assert (
+        first_of("What did I do at the gym last week?", gym, asked_at + timedelta(days=9)) == swim
+    )
+    # the time orders the matches; it makes nothing more relevant
+    relevance = {
+        r.id: r.relevance
+        for r in platform.search(user, "我两周前和安娜在哪吃的晚饭?", record_access=False)
+    }
+    for r in platform.search(
+        user, "我两周前和安娜在哪吃的晚饭?", reference_time=asked_at, record_access=False
+    ):
+        assert r.relevance == pytest.approx(relevance[r.id], abs=1e-6)
+    # the tool call an agent makes: its reference time is the message's
+    told = platform.execute_tool(
+        user, "search_memories", {"query": "我两周前和安娜在哪吃的晚饭?"}, asked_at
+    )
+    assert told["success"]
+    assert next(r["id"] for r in told["results"] if r["id"] in dinners) == stall
+
+
 def test_a_question_naming_a_speaker_favours_what_that_speaker_said(
     platform: MemoryPlatform, monkeypatch: pytest.MonkeyPatch
 ) -> None:

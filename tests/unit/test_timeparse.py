@@ -9,6 +9,7 @@ import pytest
 from memory_platform.timeparse import (
     dated_spans,
     normalize_time,
+    relative_spans,
     without_dates,
     yearless_days,
 )
@@ -162,3 +163,35 @@ def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str
     """The days a question names are matched against when things happened; the words
     and numbers that name them ("11", "between") are no words a text must say."""
     assert without_dates(question) == rest
+
+
+@pytest.mark.parametrize(
+    ("question", "spans"),
+    [
+        ("What did I eat yesterday?", [("2025-11-04", "2025-11-05")]),
+        ("我今天为什么不开心?", [("2025-11-05", "2025-11-06")]),
+        ("Why did I sleep so badly last night?", [("2025-11-04", "2025-11-06")]),  # told of
+        ("我昨晚几点睡的?", [("2025-11-04", "2025-11-06")]),  # the morning after
+        ("What did I eat last week?", [("2025-10-27", "2025-11-03")]),
+        ("我上周三去了哪里?", [("2025-10-29", "2025-10-30")]),
+        ("这个月花了多少钱?", [("2025-11-01", "2025-12-01")]),
+        ("上个月底我在做什么?", [("2025-10-01", "2025-11-01")]),
+        ("去年夏天我去了哪里?", [("2024-06-01", "2024-09-01")]),
+        ("Where did I travel last year?", [("2024-01-01", "2025-01-01")]),
+        ("Who called me three days ago?", [("2025-11-02", "2025-11-03")]),
+        ("What did I buy two weeks ago?", [("2025-10-19", "2025-10-26")]),  # that week
+        ("几天前我见了谁?", [("2025-10-30", "2025-11-05")]),  # some days back, not today
+        ("What is planned for tomorrow?", [("2025-11-06", "2025-11-07")]),
+        ("What did I say yesterday about what I did last Friday?",
+         [("2025-11-04", "2025-11-05"), ("2025-10-31", "2025-11-01")]),
+        ("早上周会上说了什么?", []),  # 早上 + 周会, no week
+        ("What did I eat on October 13, 2023?", []),  # a named date, not relative
+        ("What do I like to eat?", []),
+    ],
+)  # fmt: skip
+def test_relative_time_words_are_spans_of_whole_days_before_the_asking(
+    question: str, spans: list[tuple[str, str]]
+) -> None:
+    found = relative_spans(question, REF)
+    assert [(a.date().isoformat(), b.date().isoformat()) for a, b in found] == spans
+    assert all(a.tzinfo == CST and a.hour == 0 for a, _ in found)  # days of the asker
