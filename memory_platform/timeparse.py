@@ -472,8 +472,8 @@ def _has_unread_words(text: str) -> bool:
 _EN_COUNTS = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
 _TIME_WORDS = re.compile(
     r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|大后天|后天|"
-    r"(?<![早晚])(?:上上?|这|本|下下?)个?(?:星期|周|礼拜)[一二三四五六日天末]?|"
-    r"(?<![早晚])(?:上上?|这|本|下下?)个?月|(?:前年|去年|今年|明年)(?:[春夏秋冬][天季])?|"
+    r"(?<![早晚])(?:上上?|这|本|下下?)个?(?:星期|周(?![围边到全期年岁])|礼拜)[一二三四五六日天末]?|"
+    r"(?<![早晚])(?:上上?|这|本|下下?)个?月(?![亮球饼光色])|(?:前年|去年|今年|明年)(?:[春夏秋冬][天季])?|"
     r"[\d一二两三四五六七八九十几]+\s*(?:天|周|个?星期|个?礼拜|个?月|年)(?:之前|以前|前)|"
     r"\b(?:the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|tomorrow|"
     r"last night|this (?:morning|afternoon|evening|week|month|year)|"
@@ -483,7 +483,8 @@ _TIME_WORDS = re.compile(
 )
 """Relative time words: the days, weeks, months and years said relative to when the text
 was said (昨晚, 上周三, 这个月, 去年, 三天前, yesterday, last Friday, this week, two
-weeks ago)."""
+weeks ago); not 早上 or 晚上 before 周 or 月, nor 周围, 周年, 月亮, 月球 (看一下周围,
+登上月球)."""
 
 
 def resolve_time_words(text: str, reference: datetime) -> list[str]:

@@ -185,6 +185,8 @@ def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str
         ("What did I say yesterday about what I did last Friday?",
          [("2025-11-04", "2025-11-05"), ("2025-10-31", "2025-11-01")]),
         ("早上周会上说了什么?", []),  # 早上 + 周会, no week
+        ("我看了一下周围有什么?", []),  # 一下 + 周围, no next week
+        ("他们什么时候登上月球的?", []),  # 登上 + 月球, no last month
         ("What did I eat on October 13, 2023?", []),  # a named date, not relative
         ("What do I like to eat?", []),
     ],
