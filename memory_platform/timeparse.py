@@ -478,13 +478,14 @@ _TIME_WORDS = re.compile(
     r"\b(?:the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|tomorrow|"
     r"last night|this (?:morning|afternoon|evening|week|month|year)|"
     r"(?:last|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year)|"
+    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     rf"(?:\d+|{_EN_COUNTS}) (?:days?|weeks?|months?|years?) ago)\b",
     re.IGNORECASE,
 )
 """Relative time words: the days, weeks, months and years said relative to when the text
-was said (昨晚, 上周三, 这个月, 去年, 三天前, yesterday, last Friday, this week, two
-weeks ago); not 早上 or 晚上 before 周 or 月, nor 周围, 周年, 月亮, 月球 (看一下周围,
-登上月球)."""
+was said (昨晚, 上周三, 这个月, 去年, 三天前, yesterday, last Friday, on Friday: the last
+one, this week, two weeks ago); not 早上 or 晚上 before 周 or 月, nor 周围, 周年, 月亮,
+月球 (看一下周围, 登上月球)."""
 
 
 def resolve_time_words(text: str, reference: datetime) -> list[str]:

@@ -174,6 +174,8 @@ def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str
         ("我昨晚几点睡的?", [("2025-11-04", "2025-11-06")]),  # the morning after
         ("What did I eat last week?", [("2025-10-27", "2025-11-03")]),
         ("我上周三去了哪里?", [("2025-10-29", "2025-10-30")]),
+        ("What did I do on Monday?", [("2025-11-03", "2025-11-04")]),  # the last Monday
+        ("Who did I meet on Wednesday?", [("2025-10-29", "2025-10-30")]),  # asked on one
         ("这个月花了多少钱?", [("2025-11-01", "2025-12-01")]),
         ("上个月底我在做什么?", [("2025-10-01", "2025-11-01")]),
         ("去年夏天我去了哪里?", [("2024-06-01", "2024-09-01")]),
