@@ -66,6 +66,9 @@ _EN_NUMBERS = {
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2,
     "a couple of": 2, "few": 3, "a few": 3,
 }  # fmt: skip
+_EN_COUNTS = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
+"""The counts of ``_EN_NUMBERS`` as a regex alternation, longest first ("a couple of"
+before "a")."""
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5}
 _EN_WEEKDAYS = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
@@ -360,8 +363,7 @@ def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
     m = re.search(r"\bthis (morning|afternoon|evening)\b", text)
     if m:
         return _finish_day(original, text, _day(ref), m.group(1), False)
-    numbers = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
-    m = re.search(rf"\b(\d+|{numbers})\s+(day|week|month|year)s?\s+(ago|later|from now)\b", text)
+    m = re.search(rf"\b(\d+|{_EN_COUNTS})\s+(day|week|month|year)s?\s+(ago|later|from now)\b", text)
     if m:
         n = int(m.group(1)) if m.group(1).isdigit() else _EN_NUMBERS[m.group(1)]
         sign = -1 if m.group(3) == "ago" else 1
@@ -469,7 +471,6 @@ def _has_unread_words(text: str) -> bool:
     return bool(rest.strip())
 
 
-_EN_COUNTS = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
 _TIME_WORDS = re.compile(
     r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|大后天|后天|"
     r"(?<![早晚])(?:上上?|这|本|下下?)个?(?:星期|周(?![围边到全期年岁])|礼拜)[一二三四五六日天末]?|"
