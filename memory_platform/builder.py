@@ -10,11 +10,12 @@ assistant's. Topics, objects and values are new nodes; consolidation merges them
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 from .models import (
     ContentNode,
     EdgeType,
+    Episode,
     Memory,
     MemoryStatus,
     MemorySubgraph,
@@ -32,6 +33,7 @@ __all__ = [
     "TIME_KEYS",
     "about_owner",
     "build_memory",
+    "episode_time_text",
     "memory_time_text",
     "subject_node_id",
 ]
@@ -82,12 +84,18 @@ def subject_node_id(user_id: str, subject: str) -> str:
     return uuid.uuid5(_SUBJECT_NAMESPACE, f"{user_id}\x00{key}").hex
 
 
-def memory_time_text(memory: Memory) -> str:
-    """When a memory happened, as written in its time attribute, else its date."""
+def memory_time_text(memory: Memory, zone: tzinfo = UTC) -> str:
+    """When a memory happened, as written in its time attribute, else its date in
+    ``zone`` (the asker's: a memory of 07:00 in Shanghai is not of the day before)."""
     written = next(
         (v for k, v in memory.attributes.items() if k.strip().lower() in TIME_KEYS), None
     )
-    return written or (memory.event_time or memory.created_at).date().isoformat()
+    return written or (memory.event_time or memory.created_at).astimezone(zone).date().isoformat()
+
+
+def episode_time_text(episode: Episode, zone: tzinfo = UTC) -> str:
+    """When an episode was said, to the minute, on the clock of ``zone`` (the asker's)."""
+    return episode.timestamp.astimezone(zone).strftime("%Y-%m-%d %H:%M")
 
 
 def _is_chinese(*parts: str | None) -> bool:

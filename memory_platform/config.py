@@ -12,10 +12,12 @@ Nothing here runs at import time: a :class:`Settings` reads its sources when bui
 from __future__ import annotations
 
 import math
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -398,6 +400,13 @@ class Settings(BaseSettings):
 
     redis_url: str | None = None
 
+    timezone: str = Field(
+        "UTC",
+        description="the IANA time zone of the deployment's users (Asia/Shanghai): a time "
+        "given without a zone is read in it, and a call that gives no time of its own asks "
+        "about its today, so 昨天 / yesterday are the users' yesterday; stored times are UTC",
+    )
+
     consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     node_merger: NodeMergerSettings = Field(default_factory=NodeMergerSettings)
@@ -407,6 +416,24 @@ class Settings(BaseSettings):
     api: ApiSettings = Field(default_factory=ApiSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     media: MediaSettings = Field(default_factory=MediaSettings)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, name: str) -> str:
+        name = name.strip()
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(
+                f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai, "
+                "Europe/Berlin or UTC"
+            ) from exc
+        return name
+
+    @property
+    def zone(self) -> tzinfo:
+        """The deployment's time zone (``timezone``); ZoneInfo keeps one instance per name."""
+        return ZoneInfo(self.timezone)
 
     @model_validator(mode="after")
     def _backend_requirements(self) -> Settings:

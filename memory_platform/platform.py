@@ -9,7 +9,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Literal
 
@@ -129,11 +129,11 @@ _EPISODE_KEYS = {
 }
 
 
-def _time_bound(value: Any, field: str, now: datetime, end: bool) -> datetime | None:
+def _time_bound(value: Any, field: str, now: datetime, end: bool, zone: tzinfo) -> datetime | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, datetime):
-        return utc(value)
+        return utc(value if value.tzinfo is not None else value.replace(tzinfo=zone))
     if not isinstance(value, str):
         raise InvalidInputError("must be a datetime or a time expression", field)
     parsed = normalize_time(value, now)
@@ -162,18 +162,41 @@ def _listed(value: object, field: str, what: str) -> list[Any]:
     return list(value)
 
 
-def _messages(value: object) -> list[Message]:
+def _messages(value: object, zone: tzinfo) -> list[Message]:
     """Chat messages: a list of :class:`Message` or dicts, each validated (an error names
-    its index)."""
+    its index); a dict's timestamp with no zone is in ``zone`` (a :class:`Message` built
+    with one has made it UTC already)."""
     out: list[Message] = []
     for index, raw in enumerate(_listed(value, "messages", "messages")):
         if not isinstance(raw, Message | Mapping):
             raise InvalidInputError("each message must be a dict", f"messages[{index}]")
         try:
-            out.append(raw if isinstance(raw, Message) else Message.model_validate(dict(raw)))
+            out.append(
+                raw
+                if isinstance(raw, Message)
+                else Message.model_validate(
+                    {**raw, "timestamp": _zoned(raw["timestamp"], zone)}
+                    if "timestamp" in raw
+                    else dict(raw)
+                )
+            )
         except ValidationError as exc:
             raise InvalidInputError(f"messages[{index}]: {invalid_input_from(exc)}") from exc
     return out
+
+
+def _zoned(value: object, zone: tzinfo) -> object:
+    """A raw time (a datetime or an ISO-8601 string) that names no zone, in ``zone``;
+    anything else as it was, for the model to validate."""
+    when = value
+    if isinstance(value, str):
+        try:
+            when = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return value
+    if isinstance(when, datetime) and when.tzinfo is None:
+        return when.replace(tzinfo=zone)
+    return value
 
 
 def _id(value: object, field: str) -> str:
@@ -191,21 +214,22 @@ def _ids(value: object, field: str) -> list[str]:
     return ids
 
 
-def _moment(value: object, field: str) -> datetime | None:
+def _moment(value: object, field: str, zone: tzinfo) -> datetime | None:
     """A time argument ("now" for a search or a purge): a datetime, in its own zone (the
-    user's "today" and "yesterday" are read in it) or UTC when it names none, or None
-    for the present moment."""
+    user's "today" and "yesterday" are read in it) or in ``zone`` (the deployment's)
+    when it names none, or None for the present moment."""
     if value is None:
         return None
     if not isinstance(value, datetime):
         raise InvalidInputError(f"must be a datetime, not {type(value).__name__}", field)
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return value if value.tzinfo is not None else value.replace(tzinfo=zone)
 
 
 def _time_window(
-    time_range: Mapping[str, Any] | tuple[Any, Any] | None, now: datetime
+    time_range: Mapping[str, Any] | tuple[Any, Any] | None, now: datetime, zone: tzinfo
 ) -> TimeWindow | None:
-    """A filter window from ``{"start", "end"}`` or a pair; an end date includes its day."""
+    """A filter window from ``{"start", "end"}`` or a pair; an end date includes its day,
+    and a datetime with no zone is in ``zone``."""
     if time_range is None:
         return None
     if isinstance(time_range, Mapping):
@@ -220,8 +244,8 @@ def _time_window(
             'must be {"start": ..., "end": ...} or a (start, end) pair', "time_range"
         )
     window = TimeWindow(
-        _time_bound(start, "time_range.start", now, end=False),
-        _time_bound(end, "time_range.end", now, end=True),
+        _time_bound(start, "time_range.start", now, end=False, zone=zone),
+        _time_bound(end, "time_range.end", now, end=True, zone=zone),
     )
     if window.start and window.end and window.start >= window.end:
         raise InvalidInputError("start must be before end", "time_range")
@@ -420,7 +444,7 @@ class MemoryPlatform:
         user = self._user(user_id)
         if session_id is not None:
             session_id = check_identifier(session_id, "session_id")
-        reference_time = _moment(reference_time, "reference_time")
+        reference_time = self._message_time(reference_time)
         graph = build_memory(user, args, reference_time, session_id=session_id, source=source)
         graph.memory.metadata = with_sensitivity(
             graph.memory.metadata,
@@ -456,6 +480,7 @@ class MemoryPlatform:
             importance=importance,
         )
         relation, importance = args.relation_type, args.importance
+        reference_time = self._message_time(reference_time)
         ends = {}
         for role, description in (
             ("source", args.source_memory_description),
@@ -577,6 +602,7 @@ class MemoryPlatform:
         """:meth:`update_memory` from validated tool arguments."""
         user = self._user(user_id)
         changed_by = check_identifier(changed_by, "changed_by")
+        reference_time = self._message_time(reference_time)
         found = self._resolve(user, args.memory_description, "memory", reference_time, True)
         if isinstance(found, dict):
             return found
@@ -655,6 +681,7 @@ class MemoryPlatform:
     ) -> dict[str, Any]:
         """The ``forget_memory`` tool: find the memory by description (or id), forget it."""
         user = self._user(user_id)
+        reference_time = self._message_time(reference_time)
         if self.store.get_episodes(user, [args.memory_description]):
             found_id = args.memory_description
         else:
@@ -691,7 +718,7 @@ class MemoryPlatform:
         TTL) has come; search stopped matching them then. The daily maintenance
         runs it; each deletion is in the audit log (``purge``, actor ``expiry``)."""
         user = self._user(user_id)
-        at = _moment(now, "now")
+        at = _moment(now, "now", self.settings.zone)
         purged = purge_expired(self.store, user, at, release_media=self._media.release)
         if purged["purged"]:
             self._retriever.clear_query_cache()
@@ -767,8 +794,9 @@ class MemoryPlatform:
         """Store many episodes at once (imports, benchmarks); returns their ids in order.
 
         Each episode is a dict with :meth:`add_episode`'s keyword names; ``timestamp``
-        and ``expires_at`` are datetimes or ISO-8601 strings (UTC when they name no zone),
-        ``metadata`` any JSON-able dict. A turn
+        and ``expires_at`` are datetimes or ISO-8601 strings (in the deployment's
+        ``timezone``, UTC unless set, when they name no zone), ``metadata`` any JSON-able
+        dict. A turn
         without ``speaker`` whose text opens with one ("Caroline: …", stored with other
         turns of hers in its session, or a turn of hers already stored) gets it filled in
         (:mod:`memory_platform.speaker_tags`); its text is kept as given. Her first turn,
@@ -788,9 +816,9 @@ class MemoryPlatform:
                 raise InvalidInputError(f"unknown keys {sorted(unknown)}", f"episodes[{index}]")
             values = {k: v for k, v in raw.items() if v is not None}
             for key in ("timestamp", "expires_at"):
-                if key in values:  # a time with no zone is UTC
+                if key in values:  # a time with no zone is in the deployment's
                     when = _parse_timestamp(values[key], f"episodes[{index}].{key}")
-                    values[key] = when if when is None or when.tzinfo else when.replace(tzinfo=UTC)
+                    values[key] = _moment(when, f"episodes[{index}].{key}", self.settings.zone)
             if not isinstance(values.get("metadata", {}), Mapping):
                 raise InvalidInputError("must be a dict", f"episodes[{index}].metadata")
             metadata = dict(values.get("metadata") or {})
@@ -912,8 +940,8 @@ class MemoryPlatform:
                 raise InvalidInputError(
                     f"use only: {' / '.join(MemoryType.accepted())}", "memory_types"
                 ) from exc
-        now = _moment(reference_time, "reference_time") or datetime.now(UTC)
-        window = _time_window(time_range, now)
+        now = self._message_time(reference_time)
+        window = _time_window(time_range, now, self.settings.zone)
         results = self._retriever.search(
             user,
             query.strip(),
@@ -944,7 +972,9 @@ class MemoryPlatform:
                 and (window is None or window.contains(episode.timestamp))
             )
 
-        return self._media.augment(user, query.strip(), results, max_results, admits)
+        return self._media.augment(
+            user, query.strip(), results, max_results, admits, now.tzinfo or UTC
+        )
 
     def clear_query_cache(self) -> None:
         """Forget cached query embeddings (so a benchmark measures embedding too)."""
@@ -1020,7 +1050,7 @@ class MemoryPlatform:
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
         items: list[dict[str, Any]] = []
-        for message in _messages(messages):
+        for message in _messages(messages, self.settings.zone):
             if not message.content.strip():
                 continue
             items.append(
@@ -1161,7 +1191,7 @@ class MemoryPlatform:
         return archive_faded(
             self.store,
             self._user(user_id),
-            _moment(now, "now") or datetime.now(UTC),
+            self._message_time(now, "now"),
             self.settings.retrieval.decay_rates,
             self.settings.consolidation.archive_below,
         )
@@ -1292,7 +1322,7 @@ class MemoryPlatform:
         """
         user = self._user(user_id)
         session_id = check_identifier(session_id, "session_id")
-        transcript = _messages(messages)
+        transcript = _messages(messages, self.settings.zone)
         with self._as_job(user):
             return self._extractions.given(user, session_id, transcript)
 
@@ -1544,3 +1574,9 @@ class MemoryPlatform:
     @staticmethod
     def _user(user_id: str) -> str:
         return check_identifier(user_id, "user_id")
+
+    def _message_time(self, value: object, field: str = "reference_time") -> datetime:
+        """When the caller's message was sent: the time given (one with no zone is in the
+        deployment's ``timezone``), else now in that zone, so that "today" and 昨天 are
+        the users' days."""
+        return _moment(value, field, self.settings.zone) or datetime.now(self.settings.zone)

@@ -169,7 +169,10 @@ User = Annotated[str, Depends(_authorize)]
 """The path's user id, once the request's API key is allowed to access it."""
 ReferenceTime = Annotated[
     datetime | None,
-    Query(description="when the user's message was sent; relative times resolve to it"),
+    Query(
+        description="when the user's message was sent; relative times resolve to it "
+        "(no zone: the deployment's, MEMORY_TIMEZONE)"
+    ),
 ]
 
 
@@ -495,7 +498,8 @@ def _add_session_routes(router: APIRouter) -> None:
     def add_messages(
         user_id: User, session_id: str, body: MessagesRequest, mp: Platform
     ) -> MessagesResponse:
-        return MessagesResponse(episode_ids=mp.add_messages(user_id, session_id, body.messages))
+        messages = [m.model_dump(exclude_none=True) for m in body.messages]
+        return MessagesResponse(episode_ids=mp.add_messages(user_id, session_id, messages))
 
     @router.get(
         "/sessions/{session_id}/messages", tags=["sessions"], summary="The short-term buffer"

@@ -44,8 +44,9 @@ def search(
 ) -> None:
     """Search a user's memory: direct matches, then what the graph connects to them.
 
-    Times are UTC. Results below the relevance floor are not shown; --min-relevance 0
-    shows the closest memories whatever their relevance.
+    Times are in the deployment's time zone (MEMORY_TIMEZONE, UTC unless set). Results
+    below the relevance floor are not shown; --min-relevance 0 shows the closest
+    memories whatever their relevance.
     """
     if mode not in ("auto", "fast", "deep"):
         raise fail("--mode must be auto, fast or deep")

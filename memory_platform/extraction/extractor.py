@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -142,9 +142,14 @@ class Turn:
     timestamp: datetime
 
     @classmethod
-    def of(cls, message: Message) -> Turn:
-        """A chat message's turn (:func:`speaker_label`)."""
-        return cls(speaker_label(message.role, message.name), message.content, message.timestamp)
+    def of(cls, message: Message, zone: tzinfo = UTC) -> Turn:
+        """A chat message's turn (:func:`speaker_label`), its time on the clock of ``zone``
+        (the deployment's: the day the LLM reads, and its 昨天 is counted from)."""
+        return cls(
+            speaker_label(message.role, message.name),
+            message.content,
+            message.timestamp.astimezone(zone),
+        )
 
     def line(self, number: int | None = None) -> str:
         """The turn as the transcript shows it; ``number``: its number, which the LLM

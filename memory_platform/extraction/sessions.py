@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 from ..builder import build_memory
 from ..config import Settings
@@ -80,17 +80,18 @@ def _told_by(turns: Sequence[int], sources: Sequence[str]) -> dict[str, list[str
     return {TOLD_BY_KEY: sorted({sources[i] for i in turns})}
 
 
-def said(episode: Episode) -> Turn:
+def said(episode: Episode, zone: tzinfo = UTC) -> Turn:
     """A recorded turn as extraction reads it, so that who said what survives a
     conversation of several people: a chat message's role, after its name if it had one
     (``Alice (user)``); a turn recorded with no role, its speaker (``Caroline``), else the
-    user's."""
+    user's. Its time is on the clock of ``zone`` (the deployment's), the day the LLM and
+    the relative words it writes (昨天) are read in."""
     role = episode.metadata.get("role")
     if role in _ROLES:
         who = speaker_label(role, (episode.speaker or "")[:MAX_ID_CHARS] or None)
     else:
         who = episode.speaker or "user"
-    return Turn(who, episode.text, episode.timestamp)
+    return Turn(who, episode.text, episode.timestamp.astimezone(zone))
 
 
 class SessionExtractions:
@@ -154,7 +155,7 @@ class SessionExtractions:
                 user_id=user, session_id=session_id, status="duplicate", version_id=version,
                 reason="every turn of this session was extracted before",
             )  # fmt: skip
-        messages = [said(e) for e in episodes]
+        messages = [said(e, self._settings.zone) for e in episodes]
         ids = extraction_ids(user, session_id, episodes[-1].id)
         shown = [e.id for e in episodes]
         return self.run(
@@ -168,7 +169,7 @@ class SessionExtractions:
         """Messages handed in, as one version of the whole session. ``shown``: the stored
         episodes they are, one per message (a promoted summary), which the items name;
         ``skipped``, with nothing written, when one was forgotten while the LLM read it."""
-        turns = [Turn.of(m) for m in messages]
+        turns = [Turn.of(m, self._settings.zone) for m in messages]
         ids = extraction_ids(user, session_id)
         sources = shown if len(shown) == len(turns) else ()
         try:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from pydantic import BaseModel
 
+from ..builder import episode_time_text
 from ..errors import InvalidInputError
 from ..models import MAX_TEXT_CHARS, SEARCHABLE_KEY, Episode
 from ..retrieval.results import SearchResult
@@ -231,6 +232,7 @@ class MediaLibrary:
         results: list[SearchResult],
         max_results: int,
         admits: Callable[[Episode], bool],
+        zone: tzinfo = UTC,
     ) -> list[SearchResult]:
         """``results`` with the media that match the query by vector merged in among the
         direct matches by relevance (a medium also found by its description is marked
@@ -254,7 +256,7 @@ class MediaLibrary:
             episode = episodes.get(hit.episode_id)
             if episode is None or not admits(episode):
                 continue
-            result = episode_result(episode, relevance, hit.modality)
+            result = episode_result(episode, relevance, hit.modality, zone)
             position = next(
                 (i for i, r in enumerate(direct) if r.relevance < relevance), len(direct)
             )
@@ -263,8 +265,11 @@ class MediaLibrary:
         return direct + related[: max_results - len(direct)]
 
 
-def episode_result(episode: Episode, relevance: float, matched_modality: str) -> SearchResult:
-    """A direct search result for an episode found through its media vector."""
+def episode_result(
+    episode: Episode, relevance: float, matched_modality: str, zone: tzinfo = UTC
+) -> SearchResult:
+    """A direct search result for an episode found through its media vector; its time on
+    the clock of ``zone`` (the search's)."""
     return SearchResult(
         id=episode.id,
         kind="episode",
@@ -273,7 +278,7 @@ def episode_result(episode: Episode, relevance: float, matched_modality: str) ->
         relevance=relevance,
         layer="direct",
         metadata=episode.metadata,
-        time=episode.timestamp.strftime("%Y-%m-%d %H:%M"),
+        time=episode_time_text(episode, zone),
         event_time=episode.timestamp,
         speaker=episode.speaker,
         session_id=episode.session_id,

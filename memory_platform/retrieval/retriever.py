@@ -43,7 +43,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Literal
 
 import numpy as np
@@ -53,6 +53,7 @@ from ..builder import (
     SELF_SUBJECT,
     about_owner,
     canonical_subject,
+    episode_time_text,
     memory_time_text,
     subject_node_id,
 )
@@ -655,7 +656,7 @@ class HybridRetriever:
             now=now,
             max_results=r.max_results,
         )
-        return self._assemble(results, related, r.max_results)
+        return self._assemble(results, related, r.max_results, now.tzinfo or UTC)
 
     # -- steps -------------------------------------------------------------------------
 
@@ -1193,6 +1194,7 @@ class HybridRetriever:
         direct: list[tuple[ScoreComponents, _Candidate]],
         related: list[tuple[ScoreComponents, _Candidate]],
         max_results: int,
+        zone: tzinfo,
     ) -> list[SearchResult]:
         related_cap = min(len(related), max(1, max_results // 2)) if related else 0
         shown_direct = direct[: max_results - related_cap]
@@ -1208,13 +1210,18 @@ class HybridRetriever:
         # after them as that match's neighbour
         beside = [(comps, c) for comps, c in shown_direct if c.context_turn]
         matches = [(comps, c) for comps, c in shown_direct if not c.context_turn]
-        return [self._result(c, comps, "direct") for comps, c in matches] + [
-            self._result(c, comps, "related") for comps, c in beside + shown_related
+        return [self._result(c, comps, "direct", zone) for comps, c in matches] + [
+            self._result(c, comps, "related", zone) for comps, c in beside + shown_related
         ]
 
     def _result(
-        self, c: _Candidate, comps: ScoreComponents, layer: Literal["direct", "related"]
+        self,
+        c: _Candidate,
+        comps: ScoreComponents,
+        layer: Literal["direct", "related"],
+        zone: tzinfo,
     ) -> SearchResult:
+        """A candidate as a result; its time on the clock of the search's ``now``."""
         related = c.hit is not None and layer == "related"
         common = {
             "score": weighted_score(comps, self._settings),
@@ -1232,7 +1239,7 @@ class HybridRetriever:
                 kind="memory",
                 text=m.text,
                 metadata=m.metadata,
-                time=memory_time_text(m),
+                time=memory_time_text(m, zone),
                 event_time=m.event_time,
                 memory_type=m.memory_type.zh,
                 title=m.title,
@@ -1246,7 +1253,7 @@ class HybridRetriever:
             kind="episode",
             text=e.text,
             metadata=e.metadata,
-            time=e.timestamp.strftime("%Y-%m-%d %H:%M"),
+            time=episode_time_text(e, zone),
             event_time=e.timestamp,
             speaker=e.speaker,
             session_id=e.session_id,

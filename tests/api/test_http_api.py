@@ -700,3 +700,34 @@ def test_media_and_sensitive_memories_over_http(alice: httpx.Client, mp: MemoryP
     assert shown["results"][0]["sensitive"] is True and "4411" in shown["context"]
     pet = alice.post("/v1/users/alice/search", json={"query": "cat asleep piano"}).json()
     assert pet["results"][0]["matched_modality"] == "text"
+
+
+def test_a_deployment_in_shanghai_reads_times_with_no_zone_on_its_clock(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    settings = Settings(
+        sqlite_path=tmp_path / "sh.db",
+        timezone="Asia/Shanghai",
+        api=ApiSettings(keys=KEYS),
+        _env_file=None,
+    )
+    with (
+        MemoryPlatform(settings, embedder=embedder) as mp,
+        serve(create_app(mp)) as url,
+        httpx.Client(base_url=url, headers={"X-API-Key": ALICE_KEY}, timeout=30) as alice,
+    ):
+        said = {"role": "user", "content": "我到成都了", "timestamp": "2025-11-05T07:30:00"}
+        added = alice.post("/v1/users/alice/sessions/s1/messages", json={"messages": [said]})
+        assert added.status_code == 201, added.text
+        [episode] = mp.store.get_episodes("alice", added.json()["episode_ids"])
+        assert episode.timestamp.isoformat() == "2025-11-04T23:30:00+00:00"
+
+        mp.wait_for_indexing("alice")
+        found = alice.post(
+            "/v1/users/alice/search",
+            json={"query": "我昨天到哪了", "min_relevance": 0},
+            params={"reference_time": "2025-11-06T09:00:00"},
+        )
+        assert found.status_code == 200, found.text
+        [result] = [r for r in found.json()["results"] if r["id"] == episode.id]
+        assert result["time"] == "2025-11-05 07:30"

@@ -1,0 +1,150 @@
+"""The deployment's time zone (``MEMORY_TIMEZONE``): a time given with no zone is read in it,
+and "yesterday" and 昨天 are its users' days, on every path that reads a time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memory_platform import MemoryPlatform, Settings
+from memory_platform.config import load_settings
+from memory_platform.embeddings import Embedder
+from memory_platform.errors import ConfigurationError
+from tests.support.openai_stub import OpenAIStub
+
+USER = "tz-user"
+SHANGHAI = "Asia/Shanghai"
+ASKED_AT = datetime(2025, 11, 5, 7, 30)
+"""A message time with no zone: 07:30 on the 5th, in Shanghai 23:30 UTC on the 4th."""
+MakePlatform = Callable[..., MemoryPlatform]
+
+
+@pytest.fixture
+def make_platform(tmp_path: Path, embedder: Embedder) -> Iterator[MakePlatform]:
+    """Platforms in the named time zone, on fresh embedded stores, closed after the test."""
+    opened: list[MemoryPlatform] = []
+
+    def make(zone: str, **settings: object) -> MemoryPlatform:
+        mp = MemoryPlatform(
+            Settings(
+                sqlite_path=tmp_path / f"{zone.replace('/', '-')}.db",
+                timezone=zone,
+                _env_file=None,
+                **settings,
+            ),
+            embedder=embedder,
+        )
+        opened.append(mp)
+        return mp
+
+    yield make
+    for mp in opened:
+        mp.close()
+
+
+def test_the_setting_is_read_from_the_environment_and_an_unknown_zone_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MEMORY_TIMEZONE", SHANGHAI)
+    assert load_settings().zone.utcoffset(ASKED_AT) == timedelta(hours=8)
+    monkeypatch.delenv("MEMORY_TIMEZONE")
+    assert load_settings().timezone == "UTC"
+    for wrong in ("Mars/Olympus", "+08:00", "../../etc/passwd"):
+        monkeypatch.setenv("MEMORY_TIMEZONE", wrong)
+        with pytest.raises(ConfigurationError, match=r"MEMORY_TIMEZONE.*Asia/Shanghai"):
+            load_settings()
+
+
+@pytest.mark.parametrize(("zone", "offset"), [(SHANGHAI, 8), ("UTC", 0)])
+def test_a_time_with_no_zone_is_the_deployments(
+    make_platform: MakePlatform, zone: str, offset: int
+) -> None:
+    mp = make_platform(zone)
+    stored_at = datetime(2025, 11, 5, 7, 30, tzinfo=UTC) - timedelta(hours=offset)
+
+    [episode] = mp.store.get_episodes(USER, [mp.add_episode(USER, "到成都了", timestamp=ASKED_AT)])
+    assert episode.timestamp == stored_at
+    # a chat message as a dict, its time an ISO string with no zone, and one with a zone
+    naive, zoned = mp.store.get_episodes(USER, mp.add_messages(USER, "s", [
+        {"role": "user", "content": "先去吃火锅", "timestamp": "2025-11-05T07:31:00"},
+        {"role": "user", "content": "明天去看熊猫", "timestamp": "2025-11-05T07:32:00Z"},
+    ]))  # fmt: skip
+    assert naive.timestamp == stored_at + timedelta(minutes=1)
+    assert zoned.timestamp == datetime(2025, 11, 5, 7, 32, tzinfo=UTC)
+
+    # a time_range of datetimes with no zone is the deployment's day, and results show
+    # their times on its clock
+    mp.wait_for_indexing(USER)
+    day = {"start": datetime(2025, 11, 5), "end": datetime(2025, 11, 5, 23, 59)}
+    found = mp.search(USER, "成都", time_range=day, reference_time=ASKED_AT, min_relevance=0)
+    assert episode.id in [r.id for r in found]
+    assert next(r for r in found if r.id == episode.id).time == "2025-11-05 07:30"
+
+
+# Two dinners equally like the question, stored with zoned (UTC) times as a chat backend
+# sends them: the first on the 4th in Shanghai (its 02:00) but the 3rd in UTC, the second
+# on the 5th in Shanghai (04:00) but the 4th in UTC.
+DINNERS = {
+    "en": ("Had hotpot at the night market with Ben", "Had hotpot at the night market with Cara"),
+    "zh": ("和小北在夜市吃了火锅", "和小卡在夜市吃了火锅"),
+}
+SAID = (datetime(2025, 11, 3, 18, tzinfo=UTC), datetime(2025, 11, 4, 20, tzinfo=UTC))
+ASKED = {"en": "Who did I have hotpot with yesterday?", "zh": "我昨天和谁吃的火锅?"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("zone", "yesterdays"), [(SHANGHAI, 0), ("UTC", 1)])
+def test_yesterday_is_the_deployments_yesterday(
+    make_platform: MakePlatform, lang: str, zone: str, yesterdays: int
+) -> None:
+    mp = make_platform(zone)
+    ids = mp.add_episodes(USER, [
+        {"text": text, "timestamp": when, "session_id": f"d{n}"}
+        for n, (text, when) in enumerate(zip(DINNERS[lang], SAID, strict=True))
+    ])  # fmt: skip
+    mp.wait_for_indexing(USER)
+
+    found = mp.search(USER, ASKED[lang], reference_time=ASKED_AT, expand_depth=0)
+
+    assert found[0].id == ids[yesterdays]
+    shown = {r.id: r.time for r in found}
+    local = [when + timedelta(hours=8 if zone == SHANGHAI else 0) for when in SAID]
+    assert shown[ids[0]] == local[0].strftime("%Y-%m-%d %H:%M")
+
+
+@pytest.mark.parametrize(("zone", "day"), [(SHANGHAI, "2025-11-04"), ("UTC", "2025-11-03")])
+def test_an_extraction_reads_the_session_on_the_deployments_clock(
+    make_platform: MakePlatform, stub: OpenAIStub, zone: str, day: str
+) -> None:
+    """A turn of 07:30 in Shanghai (23:30 UTC the day before) says 昨天: the LLM is shown
+    the turn's time on the deployment's clock, and the 昨天 it writes is that day's eve."""
+    mp = make_platform(zone, llm_base_url=stub.base_url, llm_max_retries=0)
+    said = datetime(2025, 11, 4, 23, 30, tzinfo=UTC)
+    answer = {
+        "knowledge": [],
+        "memories": [
+            {"subject": "我", "memory_type": "事件", "topic": "出差", "object": "成都",
+             "attributes": {"时间": "昨天"}, "importance": 0.6},
+        ],
+    }  # fmt: skip
+    shown = "[2025-11-05 07:30]" if zone == SHANGHAI else "[2025-11-04 23:30]"
+
+    # a recorded session, and a transcript handed to extract_knowledge
+    mp.add_episodes(USER, [{"text": "我昨天去成都出差了", "timestamp": said, "session_id": "trip"}])
+    stub.reply(json.dumps(answer, ensure_ascii=False))
+    recorded = mp.extract_session(USER, "trip")
+    stub.reply(json.dumps(answer, ensure_ascii=False))
+    given = mp.extract_knowledge(
+        USER, "given", [{"role": "user", "content": "我昨天去成都出差了", "timestamp": said}]
+    )
+
+    memory_ids = [*recorded["memory_ids"], *given.memory_ids]
+    assert len(memory_ids) == 2
+    for memory_id in memory_ids:
+        assert mp.get_memory(USER, memory_id).memory.attributes == {"时间": day}
+    for request in stub.requests:
+        assert shown in request["body"]["messages"][1]["content"]
