@@ -181,8 +181,14 @@ def _messages(value: object, zone: tzinfo) -> list[Message]:
                 )
             )
         except ValidationError as exc:
-            raise InvalidInputError(f"messages[{index}]: {invalid_input_from(exc)}") from exc
+            raise _invalid_item(exc, f"messages[{index}]") from exc
     return out
+
+
+def _invalid_item(exc: ValidationError, where: str) -> InvalidInputError:
+    """A list item's validation error, its field named under the item's (``messages[2].timestamp``)."""
+    error = invalid_input_from(exc)
+    return InvalidInputError(error.message, where + (f".{error.field}" if error.field else ""))
 
 
 def _zoned(value: object, zone: tzinfo) -> object:
@@ -836,9 +842,7 @@ class MemoryPlatform:
             try:
                 items.append(Episode(user_id=user, **values))
             except ValidationError as exc:
-                error = invalid_input_from(exc)
-                where = f"episodes[{index}]" + (f".{error.field}" if error.field else "")
-                raise InvalidInputError(error.message, where) from exc
+                raise _invalid_item(exc, f"episodes[{index}]") from exc
         stored = StoredSpeakers(self.store, user)
         speakers = pasted_speakers(items, stored.speaks)
         # a speaker's first turn, stored before the tag was known to name one
