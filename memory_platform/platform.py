@@ -97,6 +97,7 @@ from .tools.arguments import (
     UpdateMemoryArgs,
 )
 from .tools.executor import ToolExecutor
+from .tools.prompts import system_prompt
 from .tools.schemas import tool_definitions
 from .transfer import (
     ImportReport,
@@ -376,6 +377,14 @@ class MemoryPlatform:
         if lang not in ("zh", "en"):
             raise InvalidInputError("use zh or en", "lang")
         return tool_definitions(lang, extended=extended)
+
+    def system_prompt(
+        self, lang: Literal["zh", "en"] = "zh", examples: bool = True, extended: bool = False
+    ) -> str:
+        """The prompt kit that teaches an agent the tools (:func:`memory_platform.system_prompt`),
+        stating today's date in the deployment's time zone, the day its users call today."""
+        today = datetime.now(self.settings.zone).date()
+        return system_prompt(lang, today=today, examples=examples, extended=extended)
 
     def execute_tool(
         self,

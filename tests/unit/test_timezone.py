@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -148,3 +149,14 @@ def test_an_extraction_reads_the_session_on_the_deployments_clock(
         assert mp.get_memory(USER, memory_id).memory.attributes == {"时间": day}
     for request in stub.requests:
         assert shown in request["body"]["messages"][1]["content"]
+
+
+def test_the_prompt_kit_states_the_deployments_today(make_platform: MakePlatform) -> None:
+    """At any moment one of UTC+14 and UTC-11 is on another date than UTC, so a prompt
+    that stated UTC's date would fail here whatever the time of day."""
+    for zone in ("Pacific/Kiritimati", "Pacific/Pago_Pago"):
+        mp = make_platform(zone)
+        before = datetime.now(ZoneInfo(zone)).date().isoformat()
+        prompt = mp.system_prompt("en", examples=False)
+        after = datetime.now(ZoneInfo(zone)).date().isoformat()
+        assert before in prompt or after in prompt
