@@ -12,9 +12,10 @@ import math
 import uuid
 from collections.abc import Sequence
 from contextlib import suppress
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from .builder import episode_time_text
 from .errors import ConflictError
 from .layers import MID_TERM_SPEAKER, Summary
 from .llm import LLMClient
@@ -42,8 +43,10 @@ def summarize_episodes(
     user: str,
     session_id: str,
     episode_ids: Sequence[str],
+    zone: tzinfo = UTC,
 ) -> dict[str, Any]:
-    """Summarise stored messages into one mid-term episode.
+    """Summarise stored messages into one mid-term episode; the LLM reads their times on
+    the clock of ``zone`` (the deployment's).
 
     Idempotent: the same messages give the same summary id and are summarised once.
     Without an LLM it reports ``skipped``; the messages stay stored as episodes. Episodes
@@ -73,7 +76,7 @@ def summarize_episodes(
         if store.get_episodes(user, [summary_id]):
             return {"status": "duplicate", "episode_id": summary_id}
         transcript = "\n".join(
-            f"[{e.timestamp:%Y-%m-%d %H:%M}] {e.speaker}: {e.text}" for e in episodes
+            f"[{episode_time_text(e, zone)}] {e.speaker}: {e.text}" for e in episodes
         )
         summary = llm.complete_json(
             [

@@ -1156,7 +1156,9 @@ class MemoryPlatform:
         session_id = check_identifier(session_id, "session_id")
         episode_ids = _ids(episode_ids, "episode_ids")
         with self._as_job(user):
-            outcome = summarize_episodes(self.store, self.llm, user, session_id, episode_ids)
+            outcome = summarize_episodes(
+                self.store, self.llm, user, session_id, episode_ids, self.settings.zone
+            )
         if outcome["status"] == "done":
             self._indexer.notify(user)
         return outcome

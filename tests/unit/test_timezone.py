@@ -122,7 +122,8 @@ def test_an_extraction_reads_the_session_on_the_deployments_clock(
     make_platform: MakePlatform, stub: OpenAIStub, zone: str, day: str
 ) -> None:
     """A turn of 07:30 in Shanghai (23:30 UTC the day before) says 昨天: the LLM is shown
-    the turn's time on the deployment's clock, and the 昨天 it writes is that day's eve."""
+    the turn's time on the deployment's clock (in an extraction and in a mid-term
+    summary), and the 昨天 it writes is that day's eve."""
     mp = make_platform(zone, llm_base_url=stub.base_url, llm_max_retries=0)
     said = datetime(2025, 11, 4, 23, 30, tzinfo=UTC)
     answer = {
@@ -143,10 +144,16 @@ def test_an_extraction_reads_the_session_on_the_deployments_clock(
         USER, "given", [{"role": "user", "content": "我昨天去成都出差了", "timestamp": said}]
     )
 
+    # and a mid-term summary of the session's turns
+    stub.reply(json.dumps({"summary": "出差到了成都", "keywords": [], "importance": 0.5}))
+    turns = [e.id for e in mp.store.session_episodes(USER, "trip")]
+    assert mp.summarize_messages(USER, "trip", turns)["status"] == "done"
+
     memory_ids = [*recorded["memory_ids"], *given.memory_ids]
     assert len(memory_ids) == 2
     for memory_id in memory_ids:
         assert mp.get_memory(USER, memory_id).memory.attributes == {"时间": day}
+    assert len(stub.requests) == 3
     for request in stub.requests:
         assert shown in request["body"]["messages"][1]["content"]
 
