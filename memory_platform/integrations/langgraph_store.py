@@ -359,7 +359,7 @@ class MemoryPlatformStore(BaseStore):
         if op.filter is not None:
             _check_filter(op.filter)
         wanted = op.offset + op.limit
-        now = datetime.now(UTC)
+        now = datetime.now(self.platform.settings.zone)  # a query's "yesterday" is the users'
         found: Sequence[tuple[str, Mapping[str, Any], float | None]] = []
         if not op.query:
             newest = self._newest(user, prefix, op.filter, now, wanted)
