@@ -118,6 +118,12 @@ def _as_utc(value: datetime | None) -> datetime | None:
     return None if value is None else utc(value)
 
 
+def _utc_if_zoned(value: datetime) -> datetime:
+    """A zoned time in UTC; one with no zone kept so, for the platform to read in the
+    deployment's time zone (``MEMORY_TIMEZONE``), which a model does not know."""
+    return value if value.tzinfo is None else utc(value)
+
+
 def valid_unicode(text: str) -> bool:
     """Whether a string is text either store can keep: no lone surrogate (half of a
     UTF-16 pair, which a JSON ``\\ud800`` escape gives Python and UTF-8 cannot encode)."""
@@ -161,6 +167,9 @@ Content = Annotated[
 ]
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(_not_blank)]
 UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
+GivenDatetime = Annotated[datetime, AfterValidator(_utc_if_zoned)]
+"""A time as a caller gives it: in UTC if it names a zone, else kept with none for the
+platform to read in the deployment's time zone (``MEMORY_TIMEZONE``)."""
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -573,11 +582,14 @@ class AuditEntry(_Model):
 
 
 class Message(_Model):
-    """One chat message handed to the platform by a chat backend."""
+    """One chat message handed to the platform by a chat backend. A ``timestamp`` with no
+    zone stays so here; the platform reads it in the deployment's time zone."""
 
     role: Literal["user", "assistant", "system", "tool"]
     content: Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
-    timestamp: UtcDatetime = Field(default_factory=utcnow)
+    timestamp: GivenDatetime = Field(
+        default_factory=utcnow, description="when it was said; no zone: MEMORY_TIMEZONE's"
+    )
     name: str | None = Field(None, max_length=MAX_ID_CHARS)
 
 

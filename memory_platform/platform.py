@@ -165,24 +165,22 @@ def _listed(value: object, field: str, what: str) -> list[Any]:
 
 def _messages(value: object, zone: tzinfo) -> list[Message]:
     """Chat messages: a list of :class:`Message` or dicts, each validated (an error names
-    its index); a dict's timestamp with no zone is in ``zone`` (a :class:`Message` built
-    with one has made it UTC already)."""
+    its index), a timestamp with no zone read in ``zone``."""
     out: list[Message] = []
     for index, raw in enumerate(_listed(value, "messages", "messages")):
         if not isinstance(raw, Message | Mapping):
             raise InvalidInputError("each message must be a dict", f"messages[{index}]")
         try:
-            out.append(
-                raw
-                if isinstance(raw, Message)
-                else Message.model_validate(
-                    {**raw, "timestamp": _zoned(raw["timestamp"], zone)}
-                    if "timestamp" in raw
-                    else dict(raw)
-                )
-            )
+            message = raw if isinstance(raw, Message) else Message.model_validate(dict(raw))
         except ValidationError as exc:
             raise _invalid_item(exc, f"messages[{index}]") from exc
+        if message.timestamp.tzinfo is None:
+            try:
+                when = utc(message.timestamp.replace(tzinfo=zone))
+            except InvalidInputError as exc:
+                raise InvalidInputError(exc.message, f"messages[{index}].timestamp") from exc
+            message = message.model_copy(update={"timestamp": when})
+        out.append(message)
     return out
 
 
@@ -190,20 +188,6 @@ def _invalid_item(exc: ValidationError, where: str) -> InvalidInputError:
     """A list item's validation error, its field named under the item's (``messages[2].timestamp``)."""
     error = invalid_input_from(exc)
     return InvalidInputError(error.message, where + (f".{error.field}" if error.field else ""))
-
-
-def _zoned(value: object, zone: tzinfo) -> object:
-    """A raw time (a datetime or an ISO-8601 string) that names no zone, in ``zone``;
-    anything else as it was, for the model to validate."""
-    when = value
-    if isinstance(value, str):
-        try:
-            when = datetime.fromisoformat(value.strip())
-        except ValueError:
-            return value
-    if isinstance(when, datetime) and when.tzinfo is None:
-        return when.replace(tzinfo=zone)
-    return value
 
 
 def _id(value: object, field: str) -> str:

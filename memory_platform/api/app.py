@@ -498,8 +498,7 @@ def _add_session_routes(router: APIRouter) -> None:
     def add_messages(
         user_id: User, session_id: str, body: MessagesRequest, mp: Platform
     ) -> MessagesResponse:
-        messages = [m.model_dump(exclude_none=True) for m in body.messages]
-        return MessagesResponse(episode_ids=mp.add_messages(user_id, session_id, messages))
+        return MessagesResponse(episode_ids=mp.add_messages(user_id, session_id, body.messages))
 
     @router.get(
         "/sessions/{session_id}/messages", tags=["sessions"], summary="The short-term buffer"

@@ -28,19 +28,10 @@ class SearchResponse(BaseModel):
     context: str = Field(description="the <memory_context> block for a prompt, two layers")
 
 
-class MessageIn(Message):
-    """A chat message as sent: a timestamp with no zone stays so until the platform reads
-    it in the deployment's time zone (``MEMORY_TIMEZONE``)."""
-
-    timestamp: datetime | None = Field(  # type: ignore[assignment]
-        None, description="when it was said; no zone: the deployment's (default: now)"
-    )
-
-
 class MessagesRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    messages: list[MessageIn] = Field(min_length=1, max_length=1000)
+    messages: list[Message] = Field(min_length=1, max_length=1000)
 
 
 class EpisodeIn(BaseModel):

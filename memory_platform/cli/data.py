@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from ..errors import InvalidInputError
-from ..models import MAX_ID_CHARS, Message, UtcDatetime, invalid_input_from
+from ..models import MAX_ID_CHARS, GivenDatetime, Message, invalid_input_from
 from ..store.base import metadata_json
 from .common import DbOption, console, err_console, fail, open_platform, print_json
 
@@ -30,7 +30,7 @@ class _Episode(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str = Field(min_length=1)
-    timestamp: UtcDatetime | None = None
+    timestamp: GivenDatetime | None = None  # no zone: MEMORY_TIMEZONE's, read by the platform
     session_id: str | None = Field(None, max_length=MAX_ID_CHARS)
     speaker: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)

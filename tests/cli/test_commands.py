@@ -148,6 +148,29 @@ def test_a_bad_line_stops_ingest_before_anything_is_written(
     assert refused.exit_code == 1 and "no memory store at" in refused.stderr
 
 
+def test_ingest_reads_times_with_no_zone_in_the_deployments_time_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_TIMEZONE", "Asia/Shanghai")
+    db = tmp_path / "m.db"
+    source = write_jsonl(tmp_path / "chat.jsonl", [
+        {"text": "到成都了", "timestamp": "2025-11-05T07:30:00"},
+        {"role": "user", "content": "去吃火锅", "session_id": "s", "timestamp": "2025-11-05T07:31:00"},
+        {"text": "看熊猫", "timestamp": "2025-11-05T07:32:00+00:00"},
+    ])  # fmt: skip
+
+    result = runner.invoke(app, ["ingest", str(source), "-u", "alice", "--db", str(db)])
+
+    assert result.exit_code == 0, result.output
+    with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
+        stored = {e.text: e.timestamp for e in mp.store.list_episodes("alice")}
+    assert stored == {
+        "到成都了": datetime(2025, 11, 4, 23, 30, tzinfo=UTC),
+        "去吃火锅": datetime(2025, 11, 4, 23, 31, tzinfo=UTC),
+        "看熊猫": datetime(2025, 11, 5, 7, 32, tzinfo=UTC),
+    }
+
+
 def test_a_file_that_is_not_json_lines_is_one_clear_error(tmp_path: Path) -> None:
     source = tmp_path / "chat.jsonl"
     source.write_text('{"text": "fine"}\n{"text": \n', encoding="utf-8")

@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory_platform import MemoryPlatform, Settings
+from memory_platform import MemoryPlatform, Message, Settings
 from memory_platform.config import load_settings
 from memory_platform.embeddings import Embedder
-from memory_platform.errors import ConfigurationError
+from memory_platform.errors import ConfigurationError, InvalidInputError
 from tests.support.openai_stub import OpenAIStub
 
 USER = "tz-user"
@@ -76,6 +76,16 @@ def test_a_time_with_no_zone_is_the_deployments(
     ]))  # fmt: skip
     assert naive.timestamp == stored_at + timedelta(minutes=1)
     assert zoned.timestamp == datetime(2025, 11, 5, 7, 32, tzinfo=UTC)
+    # a Message built in Python keeps a time with no zone for the platform to read
+    built = Message(role="user", content="住在春熙路", timestamp=ASKED_AT + timedelta(minutes=3))
+    [built_id] = mp.add_messages(USER, "s", [built])
+    [stored] = mp.store.get_episodes(USER, [built_id])
+    assert stored.timestamp == stored_at + timedelta(minutes=3)
+    if offset:  # midnight of year 1 in Shanghai is in year 0 in UTC: no date to store
+        eve = {"role": "user", "content": "x", "timestamp": "0001-01-01T00:00:00"}
+        with pytest.raises(InvalidInputError) as refused:
+            mp.add_messages(USER, "s", [eve])
+        assert refused.value.field == "messages[0].timestamp"
 
     # a time_range of datetimes with no zone is the deployment's day, and results show
     # their times on its clock
