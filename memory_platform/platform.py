@@ -134,7 +134,7 @@ def _time_bound(value: Any, field: str, now: datetime, end: bool, zone: tzinfo) 
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, datetime):
-        return utc(value if value.tzinfo is not None else value.replace(tzinfo=zone))
+        return utc(_in_zone(value, zone))
     if not isinstance(value, str):
         raise InvalidInputError("must be a datetime or a time expression", field)
     parsed = normalize_time(value, now)
@@ -176,7 +176,7 @@ def _messages(value: object, zone: tzinfo) -> list[Message]:
             raise _invalid_item(exc, f"messages[{index}]") from exc
         if message.timestamp.tzinfo is None:
             try:
-                when = utc(message.timestamp.replace(tzinfo=zone))
+                when = utc(_in_zone(message.timestamp, zone))
             except InvalidInputError as exc:
                 raise InvalidInputError(exc.message, f"messages[{index}].timestamp") from exc
             message = message.model_copy(update={"timestamp": when})
@@ -213,6 +213,11 @@ def _moment(value: object, field: str, zone: tzinfo) -> datetime | None:
         return None
     if not isinstance(value, datetime):
         raise InvalidInputError(f"must be a datetime, not {type(value).__name__}", field)
+    return _in_zone(value, zone)
+
+
+def _in_zone(value: datetime, zone: tzinfo) -> datetime:
+    """``value`` as given if it names a zone, else read in ``zone`` (the deployment's)."""
     return value if value.tzinfo is not None else value.replace(tzinfo=zone)
 
 
