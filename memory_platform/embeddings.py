@@ -43,6 +43,7 @@ from .config import (
 from .errors import ConfigurationError, ExtractionError, InvalidInputError
 from .llm import call_endpoint
 from .textutil import plain_transcript, without_owner_pronoun
+from .timeparse import without_time_words
 
 __all__ = [
     "Embedder",
@@ -101,10 +102,13 @@ def clip_query(text: str, keep: Literal["start", "end"] = "end") -> str:
 
 def query_text(query: str) -> str:
     """What a search embeds of its query: a pasted dialogue as plain speech (its speaker
-    tags left out), at most its last :data:`QUERY_EMBED_CHARS` characters, without the
-    speaker's 我 (:func:`~.textutil.without_owner_pronoun`). The lexical channel and the
-    matched words read the query as written."""
-    return without_owner_pronoun(clip_query(plain_transcript(query)))
+    tags left out), at most its last :data:`QUERY_EMBED_CHARS` characters, without its
+    words of when (:func:`~.timeparse.without_time_words`: the search matches them
+    against when things happened) and without the speaker's 我
+    (:func:`~.textutil.without_owner_pronoun`). The lexical channel and the matched words
+    read the query as written."""
+    clipped = clip_query(plain_transcript(query))
+    return without_owner_pronoun(without_time_words(clipped) or clipped)
 
 
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:

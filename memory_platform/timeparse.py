@@ -21,6 +21,8 @@ __all__ = [
     "relative_spans",
     "resolve_time_words",
     "without_dates",
+    "without_time_words",
+    "year_spans",
     "yearless_days",
 ]
 
@@ -251,11 +253,40 @@ def _shift(word: str) -> int:
 
 # Northern-hemisphere meteorological seasons: the first month of each.
 _SEASON_MONTH = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
+_EN_SEASON_MONTH = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_EN_SEASONS = "|".join(_EN_SEASON_MONTH)
 
 
 def _add_months(d: datetime, months: int) -> datetime:
     index = d.year * 12 + (d.month - 1) + months
     return d.replace(year=index // 12, month=index % 12 + 1, day=1)
+
+
+def _season_label(start: datetime, season: str) -> str:
+    """``2024 夏季`` or ``2024 summer``: the year the season begins in, and its name."""
+    return f"{start.year} {season}季" if season in _SEASON_MONTH else f"{start.year} {season}"
+
+
+def _relative_season(original: str, season: str, shift: int, ref: datetime) -> ParsedTime:
+    """A season said relative to ``ref``: "last summer" and 上个夏天 (``shift`` -1) the latest
+    one over by then, 上上个 the one before it; "this summer" and 这个夏天 (0) the one
+    ``ref`` falls in, else the one of its year (a winter from its December); "next
+    summer" (+1) the first one to begin after ``ref``."""
+    first = _SEASON_MONTH.get(season) or _EN_SEASON_MONTH[season]
+    today = _day(ref)
+    this_year = today.replace(month=first, day=1)
+    if shift == 0:  # the one we are in (a winter begun last December), else this year's
+        last_year = this_year.replace(year=this_year.year - 1)
+        start = last_year if today < _add_months(last_year, 3) else this_year
+    elif shift < 0:  # back from the latest one over
+        latest = this_year
+        while _add_months(latest, 3) > today:
+            latest = _add_months(latest, -12)
+        start = _add_months(latest, 12 * (shift + 1))
+    else:  # on from the first one to begin after today
+        upcoming = this_year if this_year > today else _add_months(this_year, 12)
+        start = _add_months(upcoming, 12 * (shift - 1))
+    return _result(original, _season_label(start, season), start, _add_months(start, 3))
 
 
 def _zh_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
@@ -321,6 +352,9 @@ def _zh_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
                 return None
             return _finish_day(original, text, start.replace(day=day), _zh_period(text), True)
         return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
+    m = re.search(r"(上+|这|本|下+)个?([春夏秋冬])[天季]", text)
+    if m:
+        return _relative_season(original, m.group(2), _shift(m.group(1)), ref)
     m = re.search(r"(前年|去年|今年|明年)", text)
     if m:
         year = ref.year + {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[m.group(1)]
@@ -388,6 +422,10 @@ def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
         elif which == "next":
             delta = delta + 7 if delta <= 0 else delta
         return _finish_day(original, text, _day(ref, delta), _en_period(text), False)
+    m = re.search(rf"\b(last|this|next)\s+({_EN_SEASONS})\b", text)
+    if m:
+        shift = {"last": -1, "this": 0, "next": 1}[m.group(1)]
+        return _relative_season(original, m.group(2), shift, ref)
     m = re.search(r"\b(last|this|next)\s+(week|month|year)\b", text)
     if m:
         shift = {"last": -1, "this": 0, "next": 1}[m.group(1)]
@@ -408,6 +446,12 @@ def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
     if day_part is not None:
         return _finish_day(original, text, _day(ref), day_part, False)
     return None
+
+
+def _year_or_season(original: str, text: str, ref: datetime) -> ParsedTime | None:
+    """A year or a season of a year ("2022", 2022年, "summer 2021", 22年夏天)."""
+    m = _NAMED_YEAR.search(text)
+    return None if m is None else _named_year(original, m, ref.year, ref.tzinfo or UTC)
 
 
 def normalize_time(expression: str, reference: datetime) -> ParsedTime:
@@ -431,6 +475,7 @@ def normalize_time(expression: str, reference: datetime) -> ParsedTime:
             _absolute(original, text, reference)
             or _zh_relative(original, text, reference)
             or _en_relative(original, text, reference)
+            or _year_or_season(original, text, reference)
         )
         if found is None:
             clock = _clock(text)
@@ -475,18 +520,20 @@ _TIME_WORDS = re.compile(
     r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|大后天|后天|"
     r"(?<![早晚])(?:上上?|这|本|下下?)个?(?:星期|周(?![围边到全期年岁])|礼拜)[一二三四五六日天末]?|"
     r"(?<![早晚])(?:上上?|这|本|下下?)个?月(?![亮球饼光色])|(?:前年|去年|今年|明年)(?:[春夏秋冬][天季])?|"
+    r"(?:上上?|这|本|下下?)个?[春夏秋冬][天季]|"
     r"[\d一二两三四五六七八九十几]+\s*(?:天|周|个?星期|个?礼拜|个?月|年)(?:之前|以前|前)|"
     r"\b(?:the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|tomorrow|"
     r"last night|this (?:morning|afternoon|evening|week|month|year)|"
+    rf"(?:last|this|next) (?:{_EN_SEASONS})|"
     r"(?:last|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year)|"
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     rf"(?:\d+|{_EN_COUNTS}) (?:days?|weeks?|months?|years?) ago)\b",
     re.IGNORECASE,
 )
-"""Relative time words: the days, weeks, months and years said relative to when the text
-was said (昨晚, 上周三, 这个月, 去年, 三天前, yesterday, last Friday, on Friday: the last
-one, this week, two weeks ago); not 早上 or 晚上 before 周 or 月, nor 周围, 周年, 月亮,
-月球 (看一下周围, 登上月球)."""
+"""Relative time words: the days, weeks, months, seasons and years said relative to when
+the text was said (昨晚, 上周三, 这个月, 去年, 上个夏天, 三天前, yesterday, last Friday, on
+Friday: the last one, this week, last summer, two weeks ago); not 早上 or 晚上 before 周
+or 月, nor 周围, 周年, 月亮, 月球 (看一下周围, 登上月球)."""
 
 
 def resolve_time_words(text: str, reference: datetime) -> list[str]:
@@ -589,6 +636,87 @@ _YEARLESS_DAY = re.compile(
 """A day named without its year: "on August 11", "Aug 15th", "the 11th of August",
 "8月11日"."""
 
+_NUMERIC_DATE = re.compile(
+    r"(?<![\d/.:-])(?:(?P<y>\d{4})(?P<s1>[/.])(?P<m>\d{1,2})(?P=s1)(?P<d>\d{1,2})"
+    r"|(?P<p>\d{1,2})(?P<s2>[/.])(?P<q>\d{1,2})(?P=s2)(?P<py>\d{4}))(?![\d/]|\.\d)"
+)
+"""A day written in numbers with slashes or dots: year first ("2023/5/7", "2023.05.07", as
+written in China), or year last ("5/7/2023", "7.5.2023"), which is May 7 in the United
+States and 5 July in most other places."""
+
+
+def _numeric_days(m: re.Match[str], tz: tzinfo) -> list[tuple[datetime, datetime]]:
+    """The days a match of ``_NUMERIC_DATE`` may mean: one when the year comes first or a
+    number is past 12, both readings of "5/7/2023" (nothing tells the writer's custom),
+    none when neither is a day."""
+    if m["y"]:
+        readings = [(int(m["y"]), int(m["m"]), int(m["d"]))]
+    else:
+        year, first, second = int(m["py"]), int(m["p"]), int(m["q"])
+        readings = list(dict.fromkeys([(year, first, second), (year, second, first)]))
+    days = []
+    for year, month, day in readings:
+        try:
+            start = datetime(year, month, day, tzinfo=tz)
+        except ValueError:
+            continue
+        days.append((start, start + timedelta(days=1)))
+    return days
+
+
+_YEAR = r"(?:1[89]|20)\d{2}"
+_NAMED_YEAR = re.compile(
+    rf"\b(?:the\s+)?(?P<en_season>{_EN_SEASONS})(?:\s+of)?\s+(?P<en_season_y>{_YEAR})\b"
+    rf"|\b(?:in|during|throughout)\s+(?:the\s+year\s+)?(?P<en_y>{_YEAR})\b(?![-/.]\d)"
+    rf"|(?<!\d)(?P<zh_season_y>{_YEAR}|\d{{2}})年的?(?P<zh_season>[春夏秋冬])[天季]"
+    rf"|(?<!\d)(?P<zh_y>{_YEAR})年(?!\s*\d{{1,2}}\s*月)"
+    rf"|^\s*(?P<only_y>{_YEAR})\s*$",
+    re.IGNORECASE,
+)
+"""A year said as the time of something ("in 2022", "during 2022", 2022年), or a season
+of a year ("summer 2021", "the spring of 2022", 2021年夏天, 22年夏天), or a year that is
+the whole text. A year among other words is not read ("my 2019 Honda", "2022 people
+came")."""
+
+
+def _full_year(digits: str, reference_year: int) -> int:
+    """A year as said: 2022 is 2022; 22 and 98 are the latest such year up to the year
+    after ``reference_year`` (2022, 1998)."""
+    if len(digits) == 4:
+        return int(digits)
+    year = 2000 + int(digits)
+    return year if year <= reference_year + 1 else year - 100
+
+
+def _named_year(original: str, m: re.Match[str], reference_year: int, tz: tzinfo) -> ParsedTime:
+    """The year or season a match of ``_NAMED_YEAR`` names."""
+    digits = m["en_season_y"] or m["zh_season_y"] or m["en_y"] or m["zh_y"] or m["only_y"]
+    year = _full_year(digits, reference_year)
+    season = (m["en_season"] or m["zh_season"] or "").lower()
+    if season:
+        first = _SEASON_MONTH.get(season) or _EN_SEASON_MONTH[season]
+        start = datetime(year, first, 1, tzinfo=tz)
+        return _result(original, _season_label(start, season), start, _add_months(start, 3))
+    start = datetime(year, 1, 1, tzinfo=tz)
+    return _result(original, str(year), start, start.replace(year=year + 1))
+
+
+def year_spans(text: str, reference: datetime) -> list[tuple[datetime, datetime]]:
+    """The years and seasons of a year a text says something happened in ("Where did I go
+    in 2022?", "in summer 2021", 我2021年夏天去了哪里, 22年夏天), as [start, end) spans in
+    ``reference``'s zone, in the order the text says them; a two-digit year is read
+    against ``reference``'s year. Unlike a named day, a year is also a word a text may say
+    ("In 2022 I moved to Berlin"): it stays asked of the text."""
+    tz = reference.tzinfo or UTC
+    spans = []
+    for m in _NAMED_YEAR.finditer(text):
+        parsed = _named_year(m.group(0), m, reference.year, tz)
+        assert parsed.start is not None
+        assert parsed.end is not None
+        spans.append((parsed.start, parsed.end))
+    return spans
+
+
 _PART_GROUPS = {
     "y": ("iso_y", "zh_y", "dm_y", "md_y", "en_y"),
     "m": ("iso_m", "zh_m", "dm_m", "md_m"),
@@ -661,10 +789,11 @@ class NamedDates:
 
 
 def named_dates(text: str, tz: tzinfo = UTC) -> NamedDates:
-    """Read the dates a text names in one pass: ranges first, then days and months with
-    their year, then days without it, each piece blanked once read so that no part of a
-    range or a date is read again alone. Relative words and bare years are not dates a
-    search can be pinned to, and are left in the text."""
+    """Read the dates a text names in one pass: ranges first, then days written in numbers
+    ("2023/5/7", "5/7/2023": both days it may be), then days and months with their year,
+    then days without it, each piece blanked once read so that no part of a range or a
+    date is read again alone. Relative words and years (:func:`year_spans`) are also
+    words a text may say, and are left in it."""
     spans: list[tuple[int, tuple[datetime, datetime]]] = []
     days: list[tuple[int, int]] = []
 
@@ -684,6 +813,10 @@ def named_dates(text: str, tz: tzinfo = UTC) -> NamedDates:
             spans.append((m.start(), span))
         return blank(m)  # a date that is none (2023-02-30) is still no words
 
+    def read_numeric(m: re.Match[str]) -> str:
+        spans.extend((m.start(), span) for span in _numeric_days(m, tz))
+        return blank(m)
+
     def read_day(m: re.Match[str]) -> str:
         month, day = _date_part(m, "m"), _date_part(m, "d")
         assert month is not None  # the pattern requires a month and a day
@@ -696,6 +829,7 @@ def named_dates(text: str, tz: tzinfo = UTC) -> NamedDates:
         return blank(m)
 
     text = _DATED_RANGE.sub(read_range, text)
+    text = _NUMERIC_DATE.sub(read_numeric, text)
     text = _DATED.sub(read_date, text)
     text = _YEARLESS_DAY.sub(read_day, text)
     return NamedDates(
@@ -730,3 +864,14 @@ def without_dates(text: str) -> str:
     """``text`` without the days and months it names (see :func:`named_dates`): those are
     matched against when things happened, not against what was said."""
     return named_dates(text).rest
+
+
+def without_time_words(text: str) -> str:
+    """``text`` without any word of when: named days and months, relative words
+    (:data:`_TIME_WORDS`) and years (:data:`_NAMED_YEAR`). What a search embeds of its
+    question: when is matched against when things happened, and "on May 7, 2023" or "last
+    week" in the embedded question only moves it away from what was said then."""
+    rest = _NAMED_YEAR.sub(" ", _TIME_WORDS.sub(" ", named_dates(text).rest))
+    rest = re.sub(r"(?<=[\u3000-\u9fff])[ \t]+(?=[\u3000-\u9fff])", "", rest)  # 我 去了: 我去了
+    rest = re.sub(r"[ \t]+(?=[?？!！.,，。:：;；])", "", rest)  # "buy ?": "buy?"
+    return re.sub(r"\s{2,}", " ", rest).strip()

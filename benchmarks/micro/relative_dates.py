@@ -12,7 +12,9 @@ store:
 - as written, with its date;
 - without its date (what a search knows when it cannot read the relative word);
 - with the date said relative to the asking: "yesterday" or "last month";
-- the same, with relative words not read (``relative_spans`` returning none).
+- the same, with relative words not read (``relative_spans`` returning none);
+- for a day, written in numbers: year first ("on 2023/7/7", as in China) and month
+  first ("on 7/7/2023", as in the United States; read as both days it may be).
 
 Nothing was tuned on it. ::
 
@@ -48,9 +50,10 @@ _OTHER_TIME = re.compile(r"\b(?:before|after|by|since|as of|until|week|weekend|l
 out: said relative to the asking, they would need more than one word changed."""
 
 
-def rewritten(q: EvalQuestion) -> tuple[str, str, datetime] | None:
-    """The question without its date, with it said relative to the asking, and when it
-    is asked; None for a question that does not name exactly one day or month."""
+def rewritten(q: EvalQuestion) -> tuple[str, str, datetime, tuple[str, str] | None] | None:
+    """The question without its date, with it said relative to the asking, when it is
+    asked, and for a day the question with the day in numbers (year first, month first);
+    None for a question that does not name exactly one day or month."""
     named = named_dates(q.question)
     matches = list(_DATED.finditer(q.question))
     if len(named.spans) != 1 or named.yearless_days or len(matches) != 1:
@@ -63,12 +66,15 @@ def rewritten(q: EvalQuestion) -> tuple[str, str, datetime] | None:
     if preposition is None:
         return None
     start, end = named.spans[0]
+    head, tail = before[: preposition.start()].rstrip(), q.question[match.end() :]
+    numbers = None
     if end - start == timedelta(days=1):
         relative, asked_at = "yesterday", start + timedelta(days=1, hours=12)
+        y, m, d = start.year, start.month, start.day
+        numbers = (f"{head} on {y}/{m}/{d}{tail}", f"{head} on {m}/{d}/{y}{tail}")
     else:
         relative, asked_at = "last month", end + timedelta(days=14, hours=12)
-    head, tail = before[: preposition.start()].rstrip(), q.question[match.end() :]
-    return f"{head}{tail}", f"{head} {relative}{tail}", asked_at
+    return f"{head}{tail}", f"{head} {relative}{tail}", asked_at, numbers
 
 
 @contextmanager
@@ -87,7 +93,12 @@ def main() -> None:
             asked.append((q, *forms))
     users = sorted({q.user_id for q, *_ in asked})
     ways = ["as written", "date left out", "relative, read", "relative, not read"]
-    recall = dict.fromkeys(ways, 0.0)
+    day_ways = [
+        "a day, as written",
+        "a day in numbers, year first",
+        "a day in numbers, month first",
+    ]
+    recall = dict.fromkeys(ways + day_ways, 0.0)
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(backend="sqlite", sqlite_path=Path(tmp) / "relative.db")
         with MemoryPlatform(settings) as mp:
@@ -104,13 +115,17 @@ def main() -> None:
                 ids = [gold_of[r.id] for r in results if r.id in gold_of][:10]
                 return len(set(ids) & q.gold) / len(q.gold)
 
-            for q, undated, relative, at in asked:
+            for q, undated, relative, at, numbers in asked:
+                if numbers is not None:
+                    recall["a day, as written"] += found(q, q.question, at)
+                    recall["a day in numbers, year first"] += found(q, numbers[0], at)
+                    recall["a day in numbers, month first"] += found(q, numbers[1], at)
                 recall["as written"] += found(q, q.question, at)
                 recall["date left out"] += found(q, undated, at)
                 recall["relative, read"] += found(q, relative, at)
                 with relative_words_unread():
                     recall["relative, not read"] += found(q, relative, at)
-    days = sum(1 for *_, relative, _ in asked if " yesterday" in relative)
+    days = sum(1 for *_, numbers in asked if numbers is not None)
     table = Report(
         f"LoCoMo dev's questions that name one day or month ({len(asked)} questions of "
         f'{len(users)} conversations: {days} days asked as "yesterday", '
@@ -121,6 +136,8 @@ def main() -> None:
     )
     for way in ways:
         table.add(way, f"{recall[way] / len(asked):.3f}")
+    for way in day_ways:
+        table.add(f"{way} ({days} questions)", f"{recall[way] / days:.3f}")
     table.write(out)
 
 

@@ -77,7 +77,13 @@ from ..models import (
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import has_cjk, word_tokens
-from ..timeparse import named_dates, relative_spans, without_dates
+from ..timeparse import (
+    named_dates,
+    relative_spans,
+    without_dates,
+    without_time_words,
+    year_spans,
+)
 from .gloss import chinese_gloss, english_gloss
 from .names import asks_about_owner, other_script_forms, shared_in_other_script
 from .people import MemoryPeople, name_evidence
@@ -602,7 +608,10 @@ class HybridRetriever:
 
     def _gloss(self, query: str) -> tuple[str, Language] | None:
         """The question glossed into the other of Chinese and English, where the settings
-        allow (``retrieval.english_gloss``, ``retrieval.chinese_gloss``), with the language."""
+        allow (``retrieval.english_gloss``, ``retrieval.chinese_gloss``), with the language.
+        Its words of when are left out: the search reads them from the question as asked,
+        and glossed ("2023 year 5 month 7 day") they are words no memory says."""
+        query = without_time_words(query) or query
         if has_cjk(query):
             english = english_gloss(query) if self._settings.english_gloss else None
             return None if english is None else (english, "en")
@@ -1011,15 +1020,17 @@ class HybridRetriever:
         asks about what happened or was said then: what falls in that span gains
         ``_DATED_BONUS`` strength. A question that names none but says when relative to
         now ("yesterday", "last week", 昨晚, 上个月) asks about that span of days before
-        the search's ``now``; its words stay asked of the text, which may say them too
-        ("last year" said in the conversation). What falls in the span is as recent as
+        the search's ``now``, and one that says a year or a season of one ("in 2022",
+        "summer 2021", 2021年夏天) about that year or season; their words stay asked of
+        the text, which may say them too ("last year", "in 2022" said in the
+        conversation). What falls in the span is as recent as
         can be: asked about two weeks ago, what was said since is no fresher than what was
         said then. It orders the matches; relevance is unchanged."""
         tz = now.tzinfo or UTC
         named = named_dates(query, tz)
         spans, days = named.spans, set(named.yearless_days)
         if not spans and not days:
-            spans = relative_spans(query, now)
+            spans = relative_spans(query, now) + year_spans(query, now)
         if not spans and not days:
             return
         for cand in candidates:

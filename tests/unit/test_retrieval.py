@@ -531,7 +531,10 @@ def test_a_query_is_embedded_without_the_speakers_wo(platform: MemoryPlatform) -
     bare = platform.search(USER, "喜欢什么音乐?", record_access=False, min_relevance=0)
     cosine = {r.id: r.components.similarity for r in bare}
     assert asked and all(r.components.similarity == cosine[r.id] for r in asked)
-    assert query_text("<Bart>: 我今天很开心\n<Assistant>: 太好了") == "今天很开心\n太好了"
+    assert query_text("<Bart>: 我很开心\n<Assistant>: 太好了") == "很开心\n太好了"
+    # nor its words of when, matched against when things happened
+    assert query_text("What did I buy on May 7, 2023?") == "What did I buy on?"
+    assert query_text("我昨天为什么很开心?") == "为什么很开心?"
 
 
 @pytest.mark.parametrize(
@@ -592,6 +595,12 @@ def test_search_memories_tool(platform: MemoryPlatform) -> None:
     assert "<memory_context>" in ok["context"]
     assert bad["success"] is False and "'expand_depth'" in bad["error"]
     assert wrong_time["success"] is False and "time_range.start" in wrong_time["error"]
+    # a year, or a season of one, is a range: from its start to its end
+    for span, count in [("2025年", 1), ("2024", 0), ("2025年秋天", 1), ("summer 2025", 0)]:
+        told = platform.execute_tool(
+            USER, "search_memories", {"query": "跑步", "time_range": {"start": span, "end": span}}
+        )
+        assert told["success"] and told["count"] == count, span
 
 
 def test_an_item_not_yet_indexed_is_judged_as_it_will_be_once_indexed(
@@ -631,9 +640,12 @@ def test_a_question_naming_a_day_prefers_what_was_said_that_day(platform: Memory
     assert [r.id for r in plain][:1] == [first]
     july = platform.search(user, "What did Mel paint in July 2023?", record_access=False)
     assert [r.id for r in july][:1] == [first]
-    assert dated[0].relevance == pytest.approx(
-        next(r.relevance for r in july if r.id == second), abs=1e-6
-    )  # the date orders matches; it does not make anything more relevant
+    other_day = platform.search(user, "What did Mel paint on July 8, 2023?", record_access=False)
+    assert [r.id for r in other_day][:1] == [first]
+    # the date orders matches; it does not make anything more relevant
+    assert {r.id: r.relevance for r in dated} == pytest.approx(
+        {r.id: r.relevance for r in other_day}, abs=1e-6
+    )
     # a range is one span, and the numbers that name it are no words the text must say:
     # "October 10" left in the question once made nothing relevant enough to return
     ranged = platform.search(
@@ -701,6 +713,77 @@ def test_a_question_saying_when_relative_to_now_prefers_what_was_said_then(
     )
     assert told["success"]
     assert next(r["id"] for r in told["results"] if r["id"] in dinners) == stall
+
+
+def test_a_question_saying_a_year_or_a_season_prefers_what_was_said_then(
+    platform: MemoryPlatform,
+) -> None:
+    """ "In 2022", "summer 2021", 2022年冬天, 23年夏天: of the same thing said in several
+    years, what was said in the year or season asked about comes first."""
+    user = "years-diary"
+    said = ["2021-07-10", "2022-01-15", "2023-04-20"]
+    hikes = platform.add_episodes(
+        user,
+        [
+            {"text": "I went hiking in the mountains with Tom", "speaker": "me",
+             "timestamp": f"{day}T10:00:00Z"} for day in said
+        ] + [
+            {"text": "我和小红去海边玩了", "speaker": "我", "timestamp": f"{day}T10:00:00Z"}
+            for day in ["2021-07-12", "2022-12-20", "2023-08-02"]
+        ],
+    )  # fmt: skip
+    platform.wait_for_indexing(user)
+
+    def first(question: str) -> int:
+        found = platform.search(user, question, record_access=False)
+        return hikes.index(max(found, key=lambda r: r.score).id)
+
+    assert first("Where did I go hiking in 2022?") == 1
+    assert first("Where did I go hiking in summer 2021?") == 0
+    assert first("Where did I go hiking during 2023?") == 2
+    assert first("Where did I go hiking in the spring of 2023?") == 2
+    assert first("我2022年冬天和小红去哪玩了?") == 4
+    assert first("我23年夏天和小红去哪玩了?") == 5
+
+
+def test_a_question_saying_when_finds_what_it_would_find_without(
+    platform: MemoryPlatform,
+) -> None:
+    """The words of when are matched against when things happened, not embedded with the
+    question: "What did I buy on May 7, 2023?" was embedded far from "I bought a lamp at
+    IKEA" (relevance 0.001, under the floor: nothing found), though "What did I buy?"
+    finds it. Dates written in numbers are read as dates, and a Chinese question of
+    English memory is glossed without its date."""
+    user = "shopper"
+    lamp, rug = platform.add_episodes(
+        user,
+        [
+            {"text": "I bought a lamp at IKEA", "speaker": "me",
+             "timestamp": "2023-05-07T10:00:00Z"},
+            {"text": "I bought a rug at IKEA", "speaker": "me",
+             "timestamp": "2023-07-05T10:00:00Z"},
+        ],
+    )  # fmt: skip
+    platform.wait_for_indexing(user)
+    asked_at = datetime(2023, 7, 12, 9, 0, tzinfo=UTC)
+    floor = platform.settings.retrieval.relevance_floor
+    plain = platform.search(user, "What did I buy?", reference_time=asked_at, record_access=False)
+    assert {r.id for r in plain if r.layer == "direct"} == {lamp, rug}
+    for question, first in [
+        ("What did I buy on May 7, 2023?", lamp),
+        ("What did I buy on 2023/7/5?", rug),
+        ("What did I buy on 5/7/2023?", None),  # May 7 or 5 July: both
+        ("What did I buy in spring 2023?", lamp),
+        ("What did I buy last week?", rug),
+        ("我2023年7月5日买了什么?", rug),
+        ("我上周买了什么?", rug),
+    ]:
+        found = platform.search(user, question, reference_time=asked_at, record_access=False)
+        direct = [r for r in found if r.layer == "direct"]
+        assert {r.id for r in direct} == {lamp, rug}, question
+        assert all(r.relevance >= floor for r in direct)
+        if first is not None:
+            assert max(direct, key=lambda r: r.score).id == first, question
 
 
 def test_a_question_naming_a_speaker_favours_what_that_speaker_said(

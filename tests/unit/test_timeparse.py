@@ -11,6 +11,8 @@ from memory_platform.timeparse import (
     normalize_time,
     relative_spans,
     without_dates,
+    without_time_words,
+    year_spans,
     yearless_days,
 )
 
@@ -52,6 +54,24 @@ REF = datetime(2025, 11, 5, 10, 0, tzinfo=CST)  # a Wednesday
         ("last week", "2025-10-27 ~ 2025-11-02"),
         ("1:56 pm on 8 May, 2023", "2023-05-08 13:56"),
         ("May 8, 2023", "2023-05-08"),
+        ("2023/5/7", "2023-05-07"),
+        # seasons said relative to now: the last one over, the one we are in, the next
+        ("last summer", "2025 summer"),
+        ("last winter", "2024 winter"),
+        ("this winter", "2025 winter"),
+        ("next spring", "2026 spring"),
+        ("上个夏天", "2025 夏季"),
+        ("上上个夏天", "2024 夏季"),
+        ("这个冬天", "2025 冬季"),
+        # a year, or a season of a year, named
+        ("2022", "2022"),
+        ("2022年", "2022"),
+        ("in 2022", "2022"),
+        ("2021年夏天", "2021 夏季"),
+        ("22年夏天", "2022 夏季"),
+        ("98年冬天", "1998 冬季"),
+        ("summer 2021", "2021 summer"),
+        ("the fall of 2020", "2020 fall"),
     ],
 )
 def test_expressions_normalise(expression: str, text: str) -> None:
@@ -116,6 +136,16 @@ def test_unknown_text_is_kept_verbatim_and_flagged(expression: str) -> None:
         ("How many times did she go in 2023?", []),  # a bare year pins nothing down
         ("May I ask what you did yesterday?", []),  # relative words are not named dates
         ("on 2023-02-30", []),  # not a date
+        # days written in numbers: year first as in China, or last, where "5/7/2023" is
+        # May 7 in the United States and 5 July elsewhere: both, unless a number is past 12
+        ("What did I buy on 2023/5/7?", [("2023-05-07", "2023-05-08")]),
+        ("我2023.05.07买了什么", [("2023-05-07", "2023-05-08")]),
+        ("on 5/7/2023.", [("2023-05-07", "2023-05-08"), ("2023-07-05", "2023-07-06")]),
+        ("on 3/13/2023", [("2023-03-13", "2023-03-14")]),
+        ("on 13.3.2023", [("2023-03-13", "2023-03-14")]),
+        ("on 5/5/2023", [("2023-05-05", "2023-05-06")]),
+        ("on 2/30/2023", []),
+        ("it cost 3/4/20231", []),
     ],
 )
 def test_named_days_and_months_are_found(question: str, spans: list[tuple[str, str]]) -> None:
@@ -191,6 +221,9 @@ def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str
         ("他们什么时候登上月球的?", []),  # 登上 + 月球, no last month
         ("What did I eat on October 13, 2023?", []),  # a named date, not relative
         ("What do I like to eat?", []),
+        ("Where did I go last summer?", [("2025-06-01", "2025-09-01")]),  # the last one over
+        ("我上个夏天去了哪里?", [("2025-06-01", "2025-09-01")]),
+        ("Where will I ski next winter?", [("2025-12-01", "2026-03-01")]),
     ],
 )  # fmt: skip
 def test_relative_time_words_are_spans_of_whole_days_before_the_asking(
@@ -199,3 +232,67 @@ def test_relative_time_words_are_spans_of_whole_days_before_the_asking(
     found = relative_spans(question, REF)
     assert [(a.date().isoformat(), b.date().isoformat()) for a, b in found] == spans
     assert all(a.tzinfo == CST and a.hour == 0 for a, _ in found)  # days of the asker
+
+
+@pytest.mark.parametrize(
+    ("question", "spans"),
+    [
+        ("Where did I go hiking in 2022?", [("2022-01-01", "2023-01-01")]),
+        ("What did I read during 2023?", [("2023-01-01", "2024-01-01")]),
+        ("Where did Joanna travel in summer 2021?", [("2021-06-01", "2021-09-01")]),
+        ("What did I plant in the spring of 2022?", [("2022-03-01", "2022-06-01")]),
+        ("我2022年去了哪里?", [("2022-01-01", "2023-01-01")]),
+        ("我2021年的夏天在做什么?", [("2021-06-01", "2021-09-01")]),
+        ("我还记得你22年夏天和同学们一起去露营", [("2022-06-01", "2022-09-01")]),
+        ("在98年冬天", [("1998-12-01", "1999-03-01")]),  # a winter runs into the next year
+        ("in fall 2020 and in 2021", [("2020-09-01", "2020-12-01"), ("2021-01-01", "2022-01-01")]),
+        ("Did I sell my 2019 Honda?", []),  # a year among words is no time
+        ("2022 people came", []),
+        ("我工作了22年", []),  # twenty-two years
+        ("2022年3月", []),  # a month: a named date
+        ("in 2022-05", []),
+    ],
+)  # fmt: skip
+def test_years_and_seasons_of_a_year_said_as_a_time_are_spans(
+    question: str, spans: list[tuple[str, str]]
+) -> None:
+    found = year_spans(question, REF)
+    assert [(a.date().isoformat(), b.date().isoformat()) for a, b in found] == spans
+    assert all(a.tzinfo == CST for a, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("question", "rest"),
+    [
+        ("What did I buy on May 7, 2023?", "What did I buy on?"),
+        ("What did I buy on 5/7/2023?", "What did I buy on?"),
+        ("What did I buy last week?", "What did I buy?"),
+        ("我2022年夏天和小红去哪玩了?", "我和小红去哪玩了?"),
+        ("我昨晚为什么没睡好?", "我为什么没睡好?"),
+        ("Who did I meet in Beijing yesterday?", "Who did I meet in Beijing?"),
+        ("Did I sell my 2019 Honda?", "Did I sell my 2019 Honda?"),
+    ],
+)  # fmt: skip
+def test_what_a_search_embeds_of_a_question_says_nothing_of_when(question: str, rest: str) -> None:
+    assert without_time_words(question) == rest
+
+
+@pytest.mark.parametrize(
+    ("expression", "asked", "text"),
+    [
+        ("last winter", datetime(2025, 1, 20, tzinfo=CST), "2023 winter"),  # we are in 2024's
+        ("this winter", datetime(2025, 1, 20, tzinfo=CST), "2024 winter"),
+        ("next winter", datetime(2025, 1, 20, tzinfo=CST), "2025 winter"),
+        ("last summer", datetime(2025, 7, 15, tzinfo=CST), "2024 summer"),  # this one is on
+        ("this summer", datetime(2025, 7, 15, tzinfo=CST), "2025 summer"),
+        ("上上个冬天", datetime(2025, 3, 1, tzinfo=CST), "2023 冬季"),  # 2024's ended yesterday
+    ],
+)
+def test_a_season_said_relative_to_now_is_counted_from_the_season_we_are_in(
+    expression: str, asked: datetime, text: str
+) -> None:
+    assert normalize_time(expression, asked).text == text
+
+
+def test_a_season_counted_past_the_calendar_is_not_understood() -> None:
+    assert normalize_time("上" * 5000 + "个夏天", REF).parsed is False
