@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results" / "time_questions.md"
 ASKED_AT = datetime(2025, 11, 5, 20, tzinfo=UTC)  # a Wednesday evening
 
-DIARY = {
+DIARY: dict[str, list[tuple[int | str, str]]] = {
     "en": [
         (1, "I bought a lamp at IKEA"),
         (2, "Had ramen for lunch with Anna"),
