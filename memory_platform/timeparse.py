@@ -451,7 +451,10 @@ def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
 def _year_or_season(original: str, text: str, ref: datetime) -> ParsedTime | None:
     """A year or a season of a year ("2022", 2022年, "summer 2021", 22年夏天)."""
     m = _NAMED_YEAR.search(text)
-    return None if m is None else _named_year(original, m, ref.year, ref.tzinfo or UTC)
+    if m is None:
+        return None
+    start, end, label = _named_year(m, ref.year, ref.tzinfo or UTC)
+    return _result(original, label, start, end)
 
 
 def normalize_time(expression: str, reference: datetime) -> ParsedTime:
@@ -688,17 +691,20 @@ def _full_year(digits: str, reference_year: int) -> int:
     return year if year <= reference_year + 1 else year - 100
 
 
-def _named_year(original: str, m: re.Match[str], reference_year: int, tz: tzinfo) -> ParsedTime:
-    """The year or season a match of ``_NAMED_YEAR`` names."""
+def _named_year(
+    m: re.Match[str], reference_year: int, tz: tzinfo
+) -> tuple[datetime, datetime, str]:
+    """The [start, end) span of the year or season a match of ``_NAMED_YEAR`` names, and
+    its normalised text (``2022``, ``2021 夏季``, ``2021 summer``)."""
     digits = m["en_season_y"] or m["zh_season_y"] or m["en_y"] or m["zh_y"] or m["only_y"]
     year = _full_year(digits, reference_year)
     season = (m["en_season"] or m["zh_season"] or "").lower()
     if season:
         first = _SEASON_MONTH.get(season) or _EN_SEASON_MONTH[season]
         start = datetime(year, first, 1, tzinfo=tz)
-        return _result(original, _season_label(start, season), start, _add_months(start, 3))
+        return start, _add_months(start, 3), _season_label(start, season)
     start = datetime(year, 1, 1, tzinfo=tz)
-    return _result(original, str(year), start, start.replace(year=year + 1))
+    return start, start.replace(year=year + 1), str(year)
 
 
 def year_spans(text: str, reference: datetime) -> list[tuple[datetime, datetime]]:
@@ -708,13 +714,7 @@ def year_spans(text: str, reference: datetime) -> list[tuple[datetime, datetime]
     against ``reference``'s year. Unlike a named day, a year is also a word a text may say
     ("In 2022 I moved to Berlin"): it stays asked of the text."""
     tz = reference.tzinfo or UTC
-    spans = []
-    for m in _NAMED_YEAR.finditer(text):
-        parsed = _named_year(m.group(0), m, reference.year, tz)
-        assert parsed.start is not None
-        assert parsed.end is not None
-        spans.append((parsed.start, parsed.end))
-    return spans
+    return [_named_year(m, reference.year, tz)[:2] for m in _NAMED_YEAR.finditer(text)]
 
 
 _PART_GROUPS = {
