@@ -519,6 +519,18 @@ def _has_unread_words(text: str) -> bool:
     return bool(rest.strip())
 
 
+_FALL_AS_SEASON = (
+    r"(?<!\bmy )(?<!\byour )(?<!\bhis )(?<!\bher )(?<!\bits )(?<!\bour )(?<!\btheir )"
+    r"(?<!\bthe )(?<!\bthat )(?<!\ba )"
+    r"(?:last|this|next) fall"
+    r"(?=\s*(?:$|[^\w\s']|'s\b|(?:i|we|you|he|she|they|it|my|our|your|his|her|their|in|at|"
+    r"on|with|to|for|when|and|or|but|after|before|while|because|so|if|then|until|from|as)\b))"
+)
+""""Fall" is a season where it is said as a time, at the end of its clause or before
+what may follow a time ("What did I do this fall?", "this fall I started", "next fall
+in Paris", "last fall's trip"), and a tumble elsewhere ("Did this fall hurt?", "my last
+fall"), which a question must keep asking."""
+
 _TIME_WORDS = re.compile(
     r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|大后天|后天|"
     r"(?<![早晚])(?:上上?|这|本|下下?)个?(?:星期|周(?![围边到全期年岁])|礼拜)[一二三四五六日天末]?|"
@@ -527,7 +539,8 @@ _TIME_WORDS = re.compile(
     r"[\d一二两三四五六七八九十几]+\s*(?:天|周|个?星期|个?礼拜|个?月|年)(?:之前|以前|前)|"
     r"\b(?:the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|tomorrow|"
     r"last night|this (?:morning|afternoon|evening|week|month|year)|"
-    rf"(?:last|this|next) (?:{_EN_SEASONS})|"
+    r"(?:last|this|next) (?:spring|summer|autumn|winter)|"
+    rf"{_FALL_AS_SEASON}|"
     r"(?:last|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year)|"
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     rf"(?:\d+|{_EN_COUNTS}) (?:days?|weeks?|months?|years?) ago)\b",

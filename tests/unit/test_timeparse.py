@@ -224,6 +224,11 @@ def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str
         ("Where did I go last summer?", [("2025-06-01", "2025-09-01")]),  # the last one over
         ("我上个夏天去了哪里?", [("2025-06-01", "2025-09-01")]),
         ("Where will I ski next winter?", [("2025-12-01", "2026-03-01")]),
+        ("What did I do this fall?", [("2025-09-01", "2025-12-01")]),  # the season, as a time
+        ("This fall I started college, right?", [("2025-09-01", "2025-12-01")]),
+        ("Where did I go last fall, and with whom?", [("2024-09-01", "2024-12-01")]),
+        ("Did this fall hurt?", []),  # a tumble
+        ("Since my last fall I walk with a cane", []),
     ],
 )  # fmt: skip
 def test_relative_time_words_are_spans_of_whole_days_before_the_asking(
@@ -271,6 +276,9 @@ def test_years_and_seasons_of_a_year_said_as_a_time_are_spans(
         ("我昨晚为什么没睡好?", "我为什么没睡好?"),
         ("Who did I meet in Beijing yesterday?", "Who did I meet in Beijing?"),
         ("Did I sell my 2019 Honda?", "Did I sell my 2019 Honda?"),
+        ("What did I do this fall?", "What did I do?"),
+        ("Did this fall hurt?", "Did this fall hurt?"),
+        ("How bad was my last fall?", "How bad was my last fall?"),
     ],
 )  # fmt: skip
 def test_what_a_search_embeds_of_a_question_says_nothing_of_when(question: str, rest: str) -> None:
