@@ -807,6 +807,15 @@ def named_dates(text: str, tz: tzinfo = UTC) -> NamedDates:
     then days without it, each piece blanked once read so that no part of a range or a
     date is read again alone. Relative words and years (:func:`year_spans`) are also
     words a text may say, and are left in it."""
+    spans, days, blanked = _read_named_dates(text, tz)
+    return NamedDates(spans=spans, yearless_days=days, rest=re.sub(r"\s{2,}", " ", blanked).strip())
+
+
+def _read_named_dates(
+    text: str, tz: tzinfo
+) -> tuple[list[tuple[datetime, datetime]], list[tuple[int, int]], str]:
+    """:func:`named_dates`' reading: its spans and yearless days, and the text with each
+    date blanked by as many spaces as it had characters."""
     spans: list[tuple[int, tuple[datetime, datetime]]] = []
     days: list[tuple[int, int]] = []
 
@@ -845,11 +854,7 @@ def named_dates(text: str, tz: tzinfo = UTC) -> NamedDates:
     text = _NUMERIC_DATE.sub(read_numeric, text)
     text = _DATED.sub(read_date, text)
     text = _YEARLESS_DAY.sub(read_day, text)
-    return NamedDates(
-        spans=[span for _, span in sorted(spans, key=lambda item: item[0])],
-        yearless_days=days,
-        rest=re.sub(r"\s{2,}", " ", text).strip(),
-    )
+    return [span for _, span in sorted(spans, key=lambda item: item[0])], days, text
 
 
 def yearless_days(text: str) -> list[tuple[int, int]]:
@@ -879,12 +884,25 @@ def without_dates(text: str) -> str:
     return named_dates(text).rest
 
 
+_CUT = "\x00"
+_CUT_AND_ITS_MARK = re.compile(rf"(?<=[我你他她它们咱您]){_CUT}+(?=的)|{_CUT}+(?:['’]s\b|的)?")
+"""Where :func:`without_time_words` cut a word of when, and the mark of what it said of
+what follows ("yesterday's meeting", 在昨天的会上), which says nothing without it; but
+for the 的 of a person's (我今天的衣服: 我的衣服)."""
+
+
 def without_time_words(text: str) -> str:
     """``text`` without any word of when: named days and months, relative words
     (:data:`_TIME_WORDS`) and years (:data:`_NAMED_YEAR`). What a search embeds of its
     question: when is matched against when things happened, and "on May 7, 2023" or "last
     week" in the embedded question only moves it away from what was said then."""
-    rest = _NAMED_YEAR.sub(" ", _TIME_WORDS.sub(" ", named_dates(text).rest))
+    blanked = _read_named_dates(text, UTC)[2]
+    marked = "".join(
+        _CUT if said != " " and left == " " else left
+        for said, left in zip(text, blanked, strict=True)
+    )
+    marked = _NAMED_YEAR.sub(_CUT, _TIME_WORDS.sub(_CUT, marked))
+    rest = _CUT_AND_ITS_MARK.sub(" ", marked)  # "yesterday's meeting": "meeting"
     rest = re.sub(r"(?<=[\u3000-\u9fff])[ \t]+(?=[\u3000-\u9fff])", "", rest)  # 我 去了: 我去了
     rest = re.sub(r"[ \t]+(?=[?？!！.,，。:：;；])", "", rest)  # "buy ?": "buy?"
     return re.sub(r"\s{2,}", " ", rest).strip()

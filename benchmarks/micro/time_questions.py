@@ -5,8 +5,9 @@ when things happened; embedded with the question they only move its vector away 
 "I bought a lamp at IKEA", and the match can fall under the relevance floor: nothing is
 found. Here a hand-written diary (twelve turns in each of English and Chinese, said one,
 two, three days, a week, a month or a year before the asking, and a few said on a day
-written out) is asked 27 questions that say when (relative words, a named day, a day in
-numbers, a year, a season of a year), four that do not, and twelve that say when about
+written out) is asked 31 questions that say when (relative words, a named day, a day in
+numbers, a year, a season of a year, some marking what follows: "this summer's race",
+去年的旅行), four that do not, and twelve that say when about
 something the diary never held. A check, not a fit: nothing was tuned on it. ::
 
     .venv/bin/python benchmarks/micro/time_questions.py  # about 30 seconds
@@ -81,6 +82,8 @@ QUESTIONS = {
         ("What race did I run this summer?", 11),
         ("What did I buy?", 0),
         ("What did I watch at the cinema?", 3),
+        ("Where was this summer's race?", 11),
+        ("Who joined the day before yesterday's lunch?", 1),
     ],
     "zh": [
         ("我昨天中午吃了什么?", 0),
@@ -98,6 +101,8 @@ QUESTIONS = {
         ("我今年夏天参加了什么比赛?", 11),
         ("我吃了什么?", 0),
         ("我买了什么?", 3),
+        ("去年的旅行我去了哪里?", 5),
+        ("前天的电影我是和谁看的?", 1),
     ],
 }
 """Questions and the turn of the diary that answers each."""

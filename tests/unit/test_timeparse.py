@@ -279,6 +279,14 @@ def test_years_and_seasons_of_a_year_said_as_a_time_are_spans(
         ("What did I do this fall?", "What did I do?"),
         ("Did this fall hurt?", "Did this fall hurt?"),
         ("How bad was my last fall?", "How bad was my last fall?"),
+        # the mark a time word puts on what follows goes with it; a person's 的 stays
+        ("What did we discuss in yesterday's meeting?", "What did we discuss in meeting?"),
+        ("Who came to last summer\u2019s party?", "Who came to party?"),
+        ("What did I do on May 7's trip?", "What did I do on trip?"),
+        ("我们在昨天的会上说了什么?", "我们在会上说了什么?"),
+        ("2023年5月7日的会议说了什么", "会议说了什么"),
+        ("你看我今天的衣服好不好看？", "你看我的衣服好不好看？"),
+        ("Caroline's plan", "Caroline's plan"),
     ],
 )  # fmt: skip
 def test_what_a_search_embeds_of_a_question_says_nothing_of_when(question: str, rest: str) -> None:
