@@ -2,7 +2,8 @@
 
 Candidates come from the lexical index and the memory vectors; each is scored by the
 share of the description's words it contains (longer words weigh more) and by cosine
-similarity. A weak best match, or two matches too close to tell apart, is not guessed:
+similarity, through its stored vector (a memory is embedded again only when it has none
+yet: ``benchmarks/results/resolve_cost.md``). A weak best match, or two matches too close to tell apart, is not guessed:
 the caller gets the candidates back instead.
 """
 
@@ -97,8 +98,12 @@ def resolve_memory(
     if not memories:
         return Resolution(memory=None, candidates=[], reason="no memory of this user matches")
 
+    outside = [m.id for m in memories if m.id not in semantic]
+    if outside:  # found lexically but outside the vector top-k: their stored vectors
+        stored = store.similarities(user_id, VectorKind.MEMORY, outside, query_vector)
+        semantic.update((ref, max(cosine, 0.0)) for ref, cosine in stored.items())
     missing = [m for m in memories if m.id not in semantic]
-    if missing:  # found lexically but outside the vector top-k (or not embedded yet)
+    if missing:  # not embedded yet
         vectors = embedder.embed([m.text for m in missing])
         for memory, vector in zip(missing, vectors, strict=True):
             semantic[memory.id] = max(float(np.dot(query_vector, vector)), 0.0)
