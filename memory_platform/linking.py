@@ -2,9 +2,9 @@
 
 Candidates come from the lexical index and the memory vectors; each is scored by the
 share of the description's words it contains (longer words weigh more) and by cosine
-similarity, through its stored vector (a memory is embedded again only when it has none
-yet: ``benchmarks/results/resolve_cost.md``). A weak best match, or two matches too close to tell apart, is not guessed:
-the caller gets the candidates back instead.
+similarity, through its stored vector (a memory is embedded only when it has none yet:
+``benchmarks/results/resolve_cost.md``). A weak best match, or two matches too close to
+tell apart, is not guessed: the caller gets the candidates back instead.
 """
 
 from __future__ import annotations
