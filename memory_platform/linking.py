@@ -14,8 +14,9 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from .embeddings import Embedder, clip_query
+from .embeddings import clip_query
 from .models import Memory, VectorKind
+from .recent_vectors import RecentVectors
 from .store import GraphStore
 from .store.base import memory_document
 from .textutil import lexical_tokens
@@ -64,7 +65,7 @@ def _overlap(description: tuple[str, ...], document: tuple[str, ...]) -> float:
 
 def resolve_memory(
     store: GraphStore,
-    embedder: Embedder,
+    vectors: RecentVectors,
     user_id: str,
     description: str,
     reference_time: datetime | None = None,
@@ -75,6 +76,8 @@ def resolve_memory(
     Relative time words in the description (``昨晚``, ``yesterday``) are resolved against
     ``reference_time`` and matched against the memories' normalised times. With
     ``current_only``, memories no longer valid (corrected, retracted) are not candidates.
+    The description's vector is looked up in ``vectors`` first: agents describe one memory
+    in call after call.
     """
     direct = store.get_memories(user_id, [description.strip()])
     if direct:
@@ -82,7 +85,7 @@ def resolve_memory(
     times = resolve_time_words(description, reference_time or datetime.now(UTC))
     lexical_text = " ".join([description, *times])
 
-    query_vector = embedder.embed([clip_query(description, keep="start")])[0]
+    query_vector = vectors.description(user_id, clip_query(description, keep="start"))
     ids: dict[str, None] = {}
     for hit in store.lexical_search(
         user_id, lexical_text, kinds=[VectorKind.MEMORY], k=_CANDIDATES
@@ -104,8 +107,8 @@ def resolve_memory(
         semantic.update((ref, max(cosine, 0.0)) for ref, cosine in stored.items())
     missing = [m for m in memories if m.id not in semantic]
     if missing:  # not embedded yet
-        vectors = embedder.embed([m.text for m in missing])
-        for memory, vector in zip(missing, vectors, strict=True):
+        embedded = vectors.embedder.embed([m.text for m in missing])
+        for memory, vector in zip(missing, embedded, strict=True):
             semantic[memory.id] = max(float(np.dot(query_vector, vector)), 0.0)
 
     wanted = lexical_tokens(lexical_text)

@@ -79,6 +79,7 @@ from .models import (
     validated,
 )
 from .privacy import SENSITIVE_KEY, loggable, with_sensitivity
+from .recent_vectors import RecentVectors
 from .retrieval import HybridRetriever, SearchResult, format_context
 from .retrieval.context import relation_label
 from .retrieval.gloss import person_name
@@ -301,6 +302,7 @@ class MemoryPlatform:
         self._extractions = SessionExtractions(
             self.store, self.llm, self.settings, written=self._indexer.notify
         )
+        self._recent_vectors = RecentVectors(self.embedder)
         self._retriever = HybridRetriever(
             self.store,
             self.embedder,
@@ -308,6 +310,7 @@ class MemoryPlatform:
             planner=LLMQueryPlanner(self.llm.with_budget(self.settings.retrieval.planner_timeout))
             if self.llm is not None and self.settings.retrieval.llm_planner
             else None,
+            recent=self._recent_vectors,
         )
         self._jobs: JobRunner = (
             CeleryJobs(self.settings)
@@ -536,7 +539,7 @@ class MemoryPlatform:
             raise InvalidInputError("must be a non-empty description", field)
         self._indexer.flush(user, timeout=30.0)
         found = resolve_memory(
-            self.store, self.embedder, user, description, reference_time, current_only
+            self.store, self._recent_vectors, user, description, reference_time, current_only
         )
         if found.memory is None:
             return {
@@ -677,7 +680,7 @@ class MemoryPlatform:
             )
         else:
             raise NotFoundError("memory or episode", item_id)
-        self._retriever.clear_query_cache()
+        self._recent_vectors.forget_user(user)  # the questions and descriptions that named it
         return report
 
     def forget_tool(
@@ -725,7 +728,7 @@ class MemoryPlatform:
         at = _moment(now, "now", self.settings.zone)
         purged = purge_expired(self.store, user, at, release_media=self._media.release)
         if purged["purged"]:
-            self._retriever.clear_query_cache()
+            self._recent_vectors.forget_user(user)
         return purged
 
     def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
@@ -979,8 +982,9 @@ class MemoryPlatform:
         )
 
     def clear_query_cache(self) -> None:
-        """Forget cached query embeddings (so a benchmark measures embedding too)."""
-        self._retriever.clear_query_cache()
+        """Forget the vectors of recent questions and descriptions, every user's (so a
+        benchmark measures embedding too)."""
+        self._recent_vectors.clear()
 
     def format_context(
         self, results: Sequence[SearchResult], include_sensitive: bool = False
@@ -1489,6 +1493,7 @@ class MemoryPlatform:
             self._media.files.remove_user(user)
             self._jobs.forget_owner(user)
             self._short_term.forget_user(user)
+            self._recent_vectors.forget_user(user)
 
     def export_user(self, user_id: str) -> list[str]:
         """A user's memories, links, episodes and knowledge as JSON Lines (one string per

@@ -31,6 +31,7 @@ from report import Report, madial_and_out, madial_recall
 from memory_platform import MemoryPlatform
 from memory_platform.config import load_settings
 from memory_platform.embeddings import embed_queries, query_text
+from memory_platform.recent_vectors import RecentVectors
 from memory_platform.retrieval import retriever
 from memory_platform.textutil import transcript_speakers, without_owner_pronoun
 
@@ -54,15 +55,15 @@ def _without_assistant(query: str) -> str:
 def _toward_last_line(weight: float) -> Iterator[None]:
     """Each query vector plus ``weight`` times its last line's, normalised again."""
 
-    def embed(self: retriever.HybridRetriever, text: str) -> Any:
+    def embed(self: RecentVectors, user_id: str, text: str) -> Any:
         lines = [line for line in text.splitlines() if line.strip()]
         if len(lines) < 2:
-            return embed_queries(self._embedder, [text])[0]
-        whole, last = embed_queries(self._embedder, [text, lines[-1]])
+            return embed_queries(self.embedder, [text])[0]
+        whole, last = embed_queries(self.embedder, [text, lines[-1]])
         vector = whole + weight * last
         return (vector / np.linalg.norm(vector)).astype(np.float32)
 
-    with mock.patch.object(retriever.HybridRetriever, "_embed_query", embed):
+    with mock.patch.object(RecentVectors, "query", embed):
         yield
 
 

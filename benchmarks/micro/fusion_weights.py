@@ -112,7 +112,7 @@ def collect(mp: MemoryPlatform, user: str, query: str) -> list[Candidate]:
     r = mp._retriever
     plan = r.plan(query, "auto", 1)
     kinds = {VectorKind.MEMORY, VectorKind.EPISODE}
-    vector = r._embed_query(clip_query(plain_transcript(plan.semantic_query)))
+    vector = r._recent.query(user, clip_query(plain_transcript(plan.semantic_query)))
     pool = r._pool(10)  # the evaluation's page of ten
     lexical = r._lexical(user, plan.semantic_query, kinds, True, pool)
     found = r._seed(user, plan.semantic_query, vector, lexical, kinds, True, pool)

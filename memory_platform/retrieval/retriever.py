@@ -39,7 +39,6 @@ from __future__ import annotations
 import heapq
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -58,7 +57,7 @@ from ..builder import (
     subject_node_id,
 )
 from ..config import RetrievalSettings
-from ..embeddings import Embedder, embed_queries, query_text
+from ..embeddings import Embedder, query_text
 from ..errors import InvalidInputError
 from ..heap import release_freed_memory
 from ..models import (
@@ -74,6 +73,7 @@ from ..models import (
     VectorKind,
     valid_unicode,
 )
+from ..recent_vectors import RecentVectors
 from ..store import SHARED_NODE, GraphStore
 from ..store.base import SeedQuery, episode_document, memory_document, relation_filter, spoken_line
 from ..textutil import has_cjk, word_tokens
@@ -394,12 +394,13 @@ class HybridRetriever:
         settings: RetrievalSettings,
         planner: LLMQueryPlanner | None = None,
         relevance: RelevanceModel | None = None,
+        recent: RecentVectors | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self._settings = settings
         self._planner = planner
-        self._query_cache: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._recent = recent if recent is not None else RecentVectors(embedder)
         self._cache_lock = threading.Lock()
         self._access_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
         self._side_pool: ThreadPoolExecutor | None = None  # made on first use, if at all
@@ -411,11 +412,6 @@ class HybridRetriever:
     def relevance_model(self) -> RelevanceModel:
         """The model that turns a candidate's evidence into its relevance."""
         return self._relevance
-
-    def clear_query_cache(self) -> None:
-        """Forget cached query embeddings (benchmarks measure the embedding too)."""
-        with self._cache_lock:
-            self._query_cache.clear()
 
     def wait_for_access(self) -> None:
         """Wait until the access counts of finished searches are written."""
@@ -517,7 +513,7 @@ class HybridRetriever:
                 user_id=user_id,
                 query=asked,
                 plan=as_planned,
-                vector=self._embed_query(query_text(semantic)),
+                vector=self._recent.query(user_id, query_text(semantic)),
                 lexical=self._lexical(user_id, semantic, kind_set, want_episodes, pool),
                 kinds=kind_set,
                 want_episodes=want_episodes,
@@ -668,19 +664,6 @@ class HybridRetriever:
         return self._assemble(results, related, r.max_results, now.tzinfo or UTC)
 
     # -- steps -------------------------------------------------------------------------
-
-    def _embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        with self._cache_lock:
-            cached = self._query_cache.get(text)
-            if cached is not None:
-                self._query_cache.move_to_end(text)
-                return cached
-        vector: npt.NDArray[np.float32] = embed_queries(self._embedder, [text])[0]
-        with self._cache_lock:
-            self._query_cache[text] = vector
-            while len(self._query_cache) > 256:
-                self._query_cache.popitem(last=False)
-        return vector
 
     def _side_reads(self) -> ThreadPoolExecutor | None:
         """Threads for a search's reads beside its main line, where the store allows them

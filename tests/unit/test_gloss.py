@@ -234,8 +234,10 @@ def test_a_chinese_question_finds_what_was_told_in_english_through_its_gloss(
         glossed = [_direct(mp, "谁打呼噜？"), _direct(mp, "我为什么焦虑？")]
         nothing = [_direct(mp, "量子力学是什么？"), _direct(mp, "我的狗叫什么名字？")]
         in_english = _direct(mp, "What am I allergic to?")
-        embedded = mp._retriever._query_cache  # type: ignore[attr-defined]
-        searched = [query_text(english_gloss(q) or "") in embedded for q in ("谁打呼噜？", "What")]
+        embedded = mp._recent_vectors  # type: ignore[attr-defined]
+        searched = [
+            embedded.asked(USER, query_text(english_gloss(q) or "")) for q in ("谁打呼噜？", "What")
+        ]
     assert unglossed == [[], []]
     assert [found[:1] for found in glossed] == [[TOLD[0]], [TOLD[1]]]
     assert nothing == [[], []]
@@ -337,11 +339,10 @@ def test_a_question_whose_every_match_is_told_in_the_other_language_is_asked_in_
         _tell_in(mp, [fact, *TOLD_ZH])
         _tell_in(mp, [fact, *TOLD_ZH, "Tom loves sushi."], user="both")
         asked_again = found(mp)
-        cache = mp._retriever._query_cache  # type: ignore[attr-defined]
-        glossed_for_chinese = glossed in cache
-        mp._retriever.clear_query_cache()  # type: ignore[attr-defined]
+        cache = mp._recent_vectors  # type: ignore[attr-defined]
+        glossed_for_chinese = cache.asked(USER, glossed)
         in_both = found(mp, "both")
-        glossed_for_both = glossed in cache
+        glossed_for_both = cache.asked("both", glossed)
     assert [(text, lexical) for text, _, lexical in as_asked[:1]] == [(fact, 1.0)]  # Tom, 汤姆
     assert asked_again[:1] and asked_again[0][0] == fact and glossed_for_chinese
     assert asked_again[0][1] > as_asked[0][1]
@@ -361,9 +362,10 @@ def test_a_question_answered_only_in_the_other_language_is_asked_as_the_llm_tran
             plan = {"semantic_query": question, "expand_depth": 0}
             stub.reply(json.dumps(plan | {"other_language_query": translation}))
             found = _direct(mp, question)
-            cache = mp._retriever._query_cache  # type: ignore[attr-defined]
+            cache = mp._recent_vectors  # type: ignore[attr-defined]
             searched = [
-                query_text(q) in cache for q in (translation, chinese_gloss(question) or "")
+                cache.asked(USER, query_text(q))
+                for q in (translation, chinese_gloss(question) or "")
             ]
             asked = stub.chat_requests()
     assert found[:1] == ["汤姆很喜欢吃寿司。"]
@@ -415,11 +417,11 @@ def test_a_memory_holding_no_word_of_the_chinese_gloss_is_not_searched_again(
     with _platform(tmp_path, embedder) as mp:
         _tell_in(mp, TOLD)
         _tell_in(mp, TOLD_ZH, user="chinese")
-        cache = mp._retriever._query_cache  # type: ignore[attr-defined]
+        cache = mp._recent_vectors  # type: ignore[attr-defined]
         assert mp.search(USER, question, record_access=False) == []
-        in_english = glossed in cache
+        in_english = cache.asked(USER, glossed)
         found = mp.search("chinese", question, record_access=False)
-        in_chinese = glossed in cache
+        in_chinese = cache.asked("chinese", glossed)
     assert (in_english, in_chinese) == (False, True)
     assert [r.text for r in found][:1] == [TOLD_ZH[1]]
 

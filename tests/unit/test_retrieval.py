@@ -195,9 +195,10 @@ def test_a_question_that_finds_nothing_is_asked_again_in_the_other_language(
         job = {"semantic_query": "What is my job?", "expand_depth": 0}
         stub.reply(json.dumps(job | {"other_language_query": "我是做什么工作的？"}))
         in_english = mp.search(USER, "What is my job?", record_access=False)
-        embedded = mp._retriever._query_cache  # type: ignore[attr-defined]
+        embedded = mp._recent_vectors  # type: ignore[attr-defined]
         searched = [
-            query_text(q) in embedded for q in ("What car do I drive?", "我是做什么工作的？")
+            embedded.asked(USER, query_text(q))
+            for q in ("What car do I drive?", "我是做什么工作的？")
         ]
     assert [r for r in untranslated if r.layer == "direct"] == []
     assert [r.text for r in translated if r.layer == "direct"][:1] == [told[3]]

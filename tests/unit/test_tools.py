@@ -13,7 +13,9 @@ from memory_platform import MemoryPlatform
 from memory_platform.builder import ASSISTANT_SUBJECT, SELF_SUBJECT
 from memory_platform.linking import resolve_memory
 from memory_platform.models import NodeType, VectorKind
+from memory_platform.recent_vectors import RecentVectors
 from memory_platform.tools import system_prompt, tool_definitions
+from tests.support.embedders import CountingEmbedder
 
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
 USER = "tool-user"
@@ -322,21 +324,6 @@ def test_assistant_message_with_tool_calls_yields_tool_messages(platform: Memory
     assert platform.handle_tool_calls(USER, {"role": "assistant", "content": "hi"}) == []
 
 
-class _CountingEmbedder:
-    """The real embedder, counting the texts it is asked to embed."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.embedded: list[str] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def embed(self, texts: Any) -> Any:
-        self.embedded.extend(texts)
-        return self.inner.embed(texts)
-
-
 def test_a_description_is_compared_with_the_stored_vectors_not_re_embedded(
     platform: MemoryPlatform,
 ) -> None:
@@ -351,14 +338,14 @@ def test_a_description_is_compared_with_the_stored_vectors_not_re_embedded(
         assert platform.execute_tool(USER, "create_memory", args, REF)["success"]
     platform.wait_for_indexing(USER)
     description = "Anna ate sushi"
-    counting = _CountingEmbedder(platform.embedder)
+    counting = CountingEmbedder(platform.embedder)
     query = counting.inner.embed([description])[0]
     nearest = {h.ref_id for h in platform.store.vector_search(USER, VectorKind.MEMORY, query, k=10)}
     lexical = {h.ref_id for h in platform.store.lexical_search(
         USER, description, kinds=[VectorKind.MEMORY], k=10)}  # fmt: skip
     assert lexical - nearest  # some candidates are found only by their words
 
-    found = resolve_memory(platform.store, counting, USER, description, REF)
+    found = resolve_memory(platform.store, RecentVectors(counting), USER, description, REF)
 
     assert found.memory is not None and found.memory.text == "Anna ate sushi"
     assert counting.embedded == [description]  # the memories' vectors are read, not remade
