@@ -90,7 +90,7 @@ class RecentVectors:
                 return cached
         # embedded outside the lock: two threads asking at once both embed, neither waits
         embed = self._embedder.embed if role == "description" else self._embed_query
-        vector: npt.NDArray[np.float32] = embed([text])[0]
+        vector = np.asarray(embed([text])[0], dtype=np.float32)
         vector.flags.writeable = False  # shared by every caller that asks again
         with self._lock:
             self._vectors[key] = vector
