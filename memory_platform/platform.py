@@ -718,7 +718,11 @@ class MemoryPlatform:
             raise InvalidInputError(
                 f"must be a positive number of days, under {_MAX_DAYS:,}", "older_than_days"
             )
-        return purge_archived(self.store, self._user(user_id), days)
+        user = self._user(user_id)
+        purged = purge_archived(self.store, user, days)
+        if purged["purged"]:
+            self._recent_vectors.forget_user(user)
+        return purged
 
     def purge_expired(self, user_id: str, now: datetime | None = None) -> dict[str, int]:
         """Delete the user's episodes whose expiry (``expires_at``, a LangGraph item's

@@ -9,7 +9,7 @@ the median, 5 ms with its vector kept (``benchmarks/results/resolve_cost.md``).
 Entries are kept per user, though a vector depends on its text alone: a question another
 tenant asked moments ago must not come back faster (a timing side channel between
 tenants), and a user's texts are dropped when one of the user's memories is forgotten or
-the user is deleted (:meth:`RecentVectors.forget_user`). The roles are kept apart: a
+purged or the user is deleted (:meth:`RecentVectors.forget_user`). The roles are kept apart: a
 question is embedded as a query, a description as a text like the memories it is
 compared with (e5's ``query:`` and ``passage:``).
 """

@@ -10,6 +10,7 @@ import pytest
 
 from memory_platform import MemoryPlatform
 from memory_platform.corrections import correct_memory, retract_memory
+from memory_platform.embeddings import query_text
 from memory_platform.errors import ConflictError, InvalidInputError, NotFoundError
 from memory_platform.layers import MID_TERM_SPEAKER
 from memory_platform.models import KnowledgePoint, KnowledgeVersion, LinkType
@@ -295,8 +296,12 @@ def test_purge_forgets_only_archived_memories_past_the_age(mp: MemoryPlatform, u
     for memory_id in (stale, recent):
         mp.store.update_memory(user, memory_id, status=MemoryStatus.ARCHIVED)
     mp.store.record_access(user, [recent], datetime.now(UTC))
+    mp.search(user, "午饭吃了面条", record_access=False)
+    asked = mp._recent_vectors.asked  # type: ignore[attr-defined]
+    assert asked(user, query_text("午饭吃了面条"))
     # memories created at T0 (2025) are older than 30 days; the recent one was just used
     assert mp.purge_archived(user, older_than_days=30) == {"checked": 2, "purged": 1}
+    assert not asked(user, query_text("午饭吃了面条"))  # what was asked of it goes too
     assert {m.id for m in mp.list_memories(user)} == {recent, live}
     [entry] = mp.audit_log(user)
     assert entry.action == "purge" and entry.target_ids == [stale]
