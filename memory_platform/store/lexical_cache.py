@@ -266,6 +266,11 @@ class LexicalCache:
         with self._lock:
             self._entries.clear()
 
+    def forget_user(self, user_id: str) -> None:
+        """Drop a deleted user's index (their words' postings) now."""
+        with self._lock:
+            self._entries.pop(user_id, None)
+
     def ready(self, conn: sqlite3.Connection, user_id: str) -> bool:
         """Whether the user's next lookup builds nothing: they rank from FTS5's matches, or
         their index is held and has seen every deletion (one point read; new documents are

@@ -616,6 +616,10 @@ class SQLiteGraphStore(GraphStore):
             conn.execute("DELETE FROM lexical_docs WHERE user_id = ?", (user,))
             conn.execute("DELETE FROM media_vectors WHERE user_id = ?", (user,))
             conn.execute("DELETE FROM audit_log WHERE user_id = ?", (user,))
+        # this process's copies go too (another process's find the rows gone at its next
+        # search of the user, and are evicted in their turn)
+        self._cache.forget_user(user)
+        self._lexicon.forget_user(user)
 
     # -- links -------------------------------------------------------------------------
 

@@ -447,6 +447,13 @@ class VectorCache:
             self._entries.clear()
             self._bytes = 0
 
+    def forget_user(self, user_id: str) -> None:
+        """Drop a deleted user's matrices now, not when the budget would evict them: a
+        big user's are hundreds of megabytes, and nothing of theirs is kept."""
+        with self._lock:
+            for key in [key for key in self._entries if key[0] == user_id]:
+                self._bytes -= self._entries.pop(key).counted
+
     def _key_lock(self, key: tuple[str, str]) -> threading.Lock:
         """The lock under which (user, kind)'s entry is loaded, brought up to date and read."""
         return self._key_locks(key)

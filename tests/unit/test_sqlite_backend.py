@@ -15,7 +15,7 @@ import pytest
 
 from memory_platform.builder import build_memory
 from memory_platform.models import Episode, VectorKind
-from memory_platform.store import EmbeddingSignature
+from memory_platform.store import EmbeddingSignature, lexical_cache
 from memory_platform.store.sqlite import SQLiteGraphStore
 from memory_platform.store.sqlite_driver import sqlite3
 from memory_platform.store.sqlite_schema import MIGRATIONS, schema_version
@@ -612,6 +612,37 @@ def test_a_deleted_users_words_are_not_left_in_the_full_text_index(tmp_path: Pat
         assert word[4:].encode() not in stored, word
     assert gone_token[4:].encode() not in stored
     assert user_token("keep")[4:].encode() in stored
+
+
+def test_a_deleted_users_vectors_and_lexical_index_leave_the_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a search loaded of a user (their vectors, a big user's lexical index) goes
+    with the user, not when the caches' budgets would evict it; another user's stays."""
+    monkeypatch.setattr(lexical_cache, "INDEX_FROM_DOCUMENTS", 5)  # both get an index
+    store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
+    rng = np.random.default_rng(0)
+    query = rng.standard_normal(SIGNATURE.dimension)
+    for user in ("gone", "keep"):
+        ids = store.add_episodes(
+            [Episode(user_id=user, text=f"note {i} about the weather") for i in range(20)]
+        )
+        vectors = {ref: rng.standard_normal(SIGNATURE.dimension) for ref in ids}
+        assert store.set_embeddings(user, VectorKind.EPISODE, vectors) == 20
+        assert store.vector_search(user, VectorKind.EPISODE, query, 3)
+        assert store.lexical_search(user, "weather", [VectorKind.EPISODE], 3)
+    cache, lexicon = store._cache, store._lexicon  # this process's copies
+    held = cache.nbytes
+    assert cache.holds("gone", "episode") and sorted(lexicon._entries) == ["gone", "keep"]
+
+    store.delete_user("gone")
+    assert not cache.holds("gone", "episode") and cache.holds("keep", "episode")
+    assert 0 < cache.nbytes < held
+    assert list(lexicon._entries) == ["keep"]
+    assert store.vector_search("gone", VectorKind.EPISODE, query, 3) == []
+    assert store.lexical_search("gone", "weather", [VectorKind.EPISODE], 3) == []
+    assert len(store.vector_search("keep", VectorKind.EPISODE, query, 3)) == 3
+    store.close()
 
 
 def test_a_deleted_turns_and_memorys_text_is_not_left_in_the_file(
