@@ -400,6 +400,8 @@ class HybridRetriever:
         self._embedder = embedder
         self._settings = settings
         self._planner = planner
+        if recent is not None and recent.embedder is not embedder:
+            raise ValueError("recent must keep the vectors of the retriever's own embedder")
         self._recent = recent if recent is not None else RecentVectors(embedder)
         self._cache_lock = threading.Lock()
         self._access_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from memory_platform import MemoryPlatform
-from memory_platform.config import Settings
+from memory_platform.config import RetrievalSettings, Settings
 from memory_platform.embeddings import Embedder, embed_queries
 from memory_platform.recent_vectors import RecentVectors
+from memory_platform.retrieval import HybridRetriever
 from tests.support.embedders import CountingEmbedder
 
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
@@ -53,6 +54,8 @@ def test_the_oldest_text_goes_first_and_a_user_is_forgotten_alone(embedder: Embe
     assert len(recent) == 0
     with pytest.raises(ValueError, match="at least 1"):
         RecentVectors(embedder, size=0)
+    with pytest.raises(ValueError, match="own embedder"):  # another model's vectors
+        HybridRetriever(None, embedder, RetrievalSettings(), recent=recent)  # type: ignore[arg-type]
 
 
 def test_a_memory_described_again_is_not_embedded_again_until_forgotten(
