@@ -9,9 +9,9 @@ the median, 5 ms with its vector kept (``benchmarks/results/resolve_cost.md``).
 Entries are kept per user, though a vector depends on its text alone: a question another
 tenant asked moments ago must not come back faster (a timing side channel between
 tenants), and a user's texts are dropped when one of the user's memories is forgotten or
-purged or the user is deleted (:meth:`RecentVectors.forget_user`). The roles are kept apart: a
-question is embedded as a query, a description as a text like the memories it is
-compared with (e5's ``query:`` and ``passage:``).
+purged or the user is deleted (:meth:`RecentVectors.forget_user`). The roles are kept
+apart: a question is embedded as a query, a description as a text like the memories it
+is compared with (e5's ``query:`` and ``passage:``).
 """
 
 from __future__ import annotations
@@ -78,9 +78,6 @@ class RecentVectors:
         with self._lock:
             return len(self._vectors)
 
-    def _embed_query(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        return embed_queries(self._embedder, texts)
-
     def _vector(self, user_id: str, role: _Role, text: str) -> npt.NDArray[np.float32]:
         key = (user_id, role, text)
         with self._lock:
@@ -89,8 +86,11 @@ class RecentVectors:
                 self._vectors.move_to_end(key)
                 return cached
         # embedded outside the lock: two threads asking at once both embed, neither waits
-        embed = self._embedder.embed if role == "description" else self._embed_query
-        vector = np.asarray(embed([text])[0], dtype=np.float32)
+        if role == "description":
+            embedded = self._embedder.embed([text])
+        else:
+            embedded = embed_queries(self._embedder, [text])
+        vector = np.asarray(embedded[0], dtype=np.float32)
         vector.flags.writeable = False  # shared by every caller that asks again
         with self._lock:
             self._vectors[key] = vector
