@@ -88,7 +88,7 @@ from .retrieval.retriever import TimeWindow
 from .speaker_tags import StoredSpeakers, pasted_speakers
 from .store import GraphStore, MemoryRecord, StoreStats, open_store
 from .store.base import memory_document
-from .textutil import has_cjk, lexical_tokens
+from .textutil import clear_text_caches, has_cjk, lexical_tokens
 from .timeparse import normalize_time
 from .tools.arguments import (
     CreateMemoryArgs,
@@ -680,7 +680,7 @@ class MemoryPlatform:
             )
         else:
             raise NotFoundError("memory or episode", item_id)
-        self._recent_vectors.forget_user(user)  # the questions and descriptions that named it
+        self._forget_text(user)
         return report
 
     def forget_tool(
@@ -721,7 +721,7 @@ class MemoryPlatform:
         user = self._user(user_id)
         purged = purge_archived(self.store, user, days)
         if purged["purged"]:
-            self._recent_vectors.forget_user(user)
+            self._forget_text(user)
         return purged
 
     def purge_expired(self, user_id: str, now: datetime | None = None) -> dict[str, int]:
@@ -732,8 +732,15 @@ class MemoryPlatform:
         at = _moment(now, "now", self.settings.zone)
         purged = purge_expired(self.store, user, at, release_media=self._media.release)
         if purged["purged"]:
-            self._recent_vectors.forget_user(user)
+            self._forget_text(user)
         return purged
+
+    def _forget_text(self, user: str) -> None:
+        """Drop what the process kept of a user's deleted text: the vectors of their recent
+        questions and descriptions (which may name it) and the caches of tokenised text,
+        every user's (:func:`~memory_platform.textutil.clear_text_caches`)."""
+        self._recent_vectors.forget_user(user)
+        clear_text_caches()
 
     def audit_log(self, user_id: str, limit: int = 100) -> list[AuditEntry]:
         """The user's forgetting and purging records, newest first (ids, never content)."""
@@ -873,7 +880,11 @@ class MemoryPlatform:
     def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
         """Delete episodes of the user (with their vectors and index entries); returns how
         many there were."""
-        return self.store.delete_episodes(self._user(user_id), _ids(episode_ids, "episode_ids"))
+        user = self._user(user_id)
+        deleted = self.store.delete_episodes(user, _ids(episode_ids, "episode_ids"))
+        if deleted:
+            self._forget_text(user)
+        return deleted
 
     # -- searching -----------------------------------------------------------------------
 
@@ -1470,8 +1481,10 @@ class MemoryPlatform:
         Raises:
             NotFoundError: no such memory for this user.
         """
-        if not self.store.delete_memory(self._user(user_id), _id(memory_id, "memory_id")):
+        user = self._user(user_id)
+        if not self.store.delete_memory(user, _id(memory_id, "memory_id")):
             raise NotFoundError("memory", memory_id)
+        self._forget_text(user)
 
     def delete_user(self, user_id: str) -> None:
         """Delete everything stored for a user, media files included (after the accesses
@@ -1497,7 +1510,7 @@ class MemoryPlatform:
             self._media.files.remove_user(user)
             self._jobs.forget_owner(user)
             self._short_term.forget_user(user)
-            self._recent_vectors.forget_user(user)
+            self._forget_text(user)
 
     def export_user(self, user_id: str) -> list[str]:
         """A user's memories, links, episodes and knowledge as JSON Lines (one string per

@@ -15,12 +15,17 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from functools import _lru_cache_wrapper
 
 __all__ = [
     "CJK_RUN",
     "ENGLISH_STOP_WORDS",
+    "clear_text_caches",
     "distinctive_terms",
     "english_stem",
     "fts_query",
@@ -33,6 +38,7 @@ __all__ = [
     "opening_tag",
     "plain_transcript",
     "tagged_words",
+    "text_cache",
     "tokens_document",
     "transcript_speakers",
     "user_token",
@@ -70,6 +76,30 @@ _ZH_STOP = frozenset(
 )
 
 
+_R = TypeVar("_R")
+_TEXT_CACHES: list[_lru_cache_wrapper[Any]] = []
+
+
+def text_cache(maxsize: int) -> Callable[[Callable[..., _R]], _lru_cache_wrapper[_R]]:
+    """:func:`functools.lru_cache` for a function of what users said (a text, its words,
+    a name in it), kept where :func:`clear_text_caches` finds it: a cache of every
+    user's text cannot drop one user's keys, so forgetting empties them all."""
+
+    def decorate(function: Callable[..., _R]) -> _lru_cache_wrapper[_R]:
+        cached = lru_cache(maxsize=maxsize)(function)
+        _TEXT_CACHES.append(cached)
+        return cached
+
+    return decorate
+
+
+def clear_text_caches() -> None:
+    """Empty every :func:`text_cache` of the process, so that no text deleted from the
+    store stays in it as a key (the next searches tokenise their texts again)."""
+    for cached in _TEXT_CACHES:
+        cached.cache_clear()
+
+
 def _cut_cjk(run: str) -> list[str]:
     """Segment a CJK run in jieba's search mode (overlapping words, HMM for unknown ones)."""
     import rjieba  # loads its dictionary on first import (about 0.2 s)
@@ -86,7 +116,7 @@ def leading_cjk_words(text: str) -> tuple[tuple[str, str], ...]:
     return tagged_words(text[:12])  # a name is short; the rest changes no tag
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def tagged_words(text: str) -> tuple[tuple[str, str], ...]:
     """A short text's words, each with jieba's part-of-speech tag. Cached."""
     import rjieba
@@ -141,13 +171,13 @@ def _tokens(text: str, with_parts: bool) -> tuple[str, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def lexical_tokens(text: str) -> tuple[str, ...]:
     """Tokens for lexical indexing and querying, stop words removed, order kept."""
     return _tokens(text, with_parts=True)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def word_tokens(text: str) -> tuple[str, ...]:
     """Only the words (no character bigrams or single characters): for comparing what two
     short texts say, where the parts of Chinese words would count twice."""

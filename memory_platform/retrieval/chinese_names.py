@@ -37,9 +37,7 @@ owner and holds none of the question's names (:mod:`.names`), in either script
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from ..textutil import has_cjk, in_dictionary, tagged_words
+from ..textutil import has_cjk, in_dictionary, tagged_words, text_cache
 from .gloss import english_names, person_name, proper_noun
 from .transliteration import written_for_sound
 
@@ -106,7 +104,7 @@ def chinese_names(text: str) -> list[str]:
     return list(found)
 
 
-@lru_cache(maxsize=16_384)
+@text_cache(maxsize=16_384)
 def _name_of(word: str, tag: str) -> str | None:
     """The name a word jieba tagged ``tag`` is (:func:`chinese_names`), or None. Cached:
     a search asks it of every word of its question, and a dialogue has hundreds."""

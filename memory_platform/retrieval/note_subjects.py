@@ -27,9 +27,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 
-from ..textutil import has_cjk, in_dictionary, leading_cjk_words, tagged_words, word_tokens
+from ..textutil import (
+    has_cjk,
+    in_dictionary,
+    leading_cjk_words,
+    tagged_words,
+    text_cache,
+    word_tokens,
+)
 from .chinese_names import unglued
 from .english_verbs import opens_with_a_described_thing, opens_with_verb
 from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
@@ -199,7 +205,7 @@ def _is_setting(lead: str) -> bool:
     return True
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _after_setting(note: str) -> str | None:
     """What follows a short clause of when or where that opens a note (:data:`_LEAD`,
     :func:`_is_setting`), or the time words that open it with no comma after them

@@ -33,9 +33,9 @@ that also write foreign ones (``benchmarks/micro/transliteration_pairs.py``).
 from __future__ import annotations
 
 import re
-from functools import cache, lru_cache
+from functools import cache
 
-from ..textutil import has_cjk
+from ..textutil import has_cjk, text_cache
 from .pinyin import spelled_in_pinyin, written_in_pinyin
 
 __all__ = ["same_name_in_two_scripts", "written_for_sound"]
@@ -181,7 +181,7 @@ def _initial(syllable: str) -> tuple[str, str]:
     )
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _latin_sounds(word: str) -> tuple[Sound, ...]:
     """The consonants an English name is heard with, each as the classes it may be."""
     letters = re.sub(r"(.)\1+", r"\1", word.casefold())  # Emma, Harry: each once
@@ -220,7 +220,7 @@ def _latin_sounds(word: str) -> tuple[Sound, ...]:
     return tuple(sounds)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(maxsize=4096)
 def _chinese_sounds(word: str) -> tuple[tuple[str, bool], ...]:
     """Each syllable's sounds as (class, may be left out): its initial, then its final
     n or ng, which may be left out; 尔 (er) an L that may be; a syllable with no initial

@@ -13,10 +13,11 @@ from memory_platform.corrections import correct_memory, retract_memory
 from memory_platform.embeddings import query_text
 from memory_platform.errors import ConflictError, InvalidInputError, NotFoundError
 from memory_platform.layers import MID_TERM_SPEAKER
-from memory_platform.models import KnowledgePoint, KnowledgeVersion, LinkType
+from memory_platform.models import KnowledgePoint, KnowledgeVersion, LinkType, MemoryStatus
 from memory_platform.tools.arguments import UpdateMemoryArgs
 from memory_platform.tools.prompts import CORRECTION_EXAMPLES, EXAMPLE_TIME
 from tests.contract.conftest import stored_text
+from tests.support.text_caches import TOKENISERS, held_anywhere
 
 pytestmark = pytest.mark.contract
 
@@ -286,9 +287,61 @@ def test_forgetting_an_episode_removes_it_and_is_audited(mp: MemoryPlatform, use
     assert entry.actor == "support" and entry.counts["summaries"] == 1
 
 
-def test_purge_forgets_only_archived_memories_past_the_age(mp: MemoryPlatform, users) -> None:
-    from memory_platform.models import MemoryStatus
+def _delete_one_way(way: str, mp: MemoryPlatform, user: str, memory: str, turn: str) -> None:
+    """Delete the memory or the turn one of the ways of :data:`_DELETIONS`."""
+    if way == "forget memory":
+        mp.forget(user, memory)
+    elif way == "forget turn":
+        mp.forget(user, turn)
+    elif way == "delete_memory":
+        mp.delete_memory(user, memory)
+    elif way == "delete_episodes":
+        assert mp.delete_episodes(user, [turn]) == 1
+    elif way == "purge_archived":
+        mp.store.update_memory(user, memory, status=MemoryStatus.ARCHIVED)
+        assert mp.purge_archived(user, older_than_days=30)["purged"] == 1
+    elif way == "purge_expired":
+        later = datetime.now(UTC) + timedelta(days=2)
+        assert mp.purge_expired(user, now=later) == {"purged": 1}
+    else:
+        mp.delete_user(user)
 
+
+_DELETIONS = [
+    "forget memory",
+    "forget turn",
+    "delete_memory",
+    "delete_episodes",
+    "purge_archived",
+    "purge_expired",
+    "delete_user",
+]
+
+
+@pytest.mark.parametrize("way", _DELETIONS)
+def test_what_is_deleted_leaves_the_process_caches_too(mp: MemoryPlatform, users, way: str) -> None:
+    """The process keeps texts as keys of its caches (every user's tokens, tags and
+    names; a user's recent questions with their vectors): whatever deletes a memory or a
+    turn empties them, as the store keeps none of its words."""
+    user = users()
+    memory_id = create(mp, user, subject="我", memory_type="事件", topic="弹吉他", object="西湖边")
+    expires = datetime.now(UTC) + timedelta(days=1)
+    turn = "小雨昨天在西湖边弹吉他，弹到半夜"
+    turn_id = mp.add_episode(user, turn, speaker="user", expires_at=expires)
+    mp.wait_for_indexing(user)
+    question = "谁在西湖边弹吉他?"
+    assert turn_id in found(mp, user, question, min_relevance=0.0)
+    for text in (turn, "西湖边"):
+        for tokenise in TOKENISERS:
+            tokenise(text)  # as the search read them, whatever it read them as
+    assert mp._recent_vectors.asked(user, query_text(question))  # type: ignore[attr-defined]
+
+    _delete_one_way(way, mp, user, memory_id, turn_id)
+    assert not mp._recent_vectors.asked(user, query_text(question))  # type: ignore[attr-defined]
+    assert not held_anywhere(turn) and not held_anywhere("西湖边")
+
+
+def test_purge_forgets_only_archived_memories_past_the_age(mp: MemoryPlatform, users) -> None:
     user = users()
     stale = create(mp, user, subject="我", memory_type="事件", topic="午饭", object="面条")
     recent = create(mp, user, subject="我", memory_type="事件", topic="晚饭", object="米饭")

@@ -93,3 +93,60 @@ def test_a_query_is_embedded_without_the_speakers_wo() -> None:
 )
 def test_the_speaker_tag_a_text_opens_with(text: str, tag: str | None) -> None:
     assert opening_tag(text) == tag
+
+
+# Caches of a function's results that hold no user text: its keys are file names, query
+# names or nothing. Every other module-level cache must be a text cache (cleared when
+# anything is forgotten); a new one fails here until it is put in one list or the other.
+_CACHES_WITHOUT_TEXT = {
+    "memory_platform.jobs._unreachable",
+    "memory_platform.queries.cypher",
+    "memory_platform.queries.cypher_root",
+    "memory_platform.queries.query_names",
+    "memory_platform.retrieval.english_verbs._forms",
+    "memory_platform.retrieval.gloss._code_digest",
+    "memory_platform.retrieval.pinyin._readings",
+    "memory_platform.retrieval.pinyin._syllables",
+    "memory_platform.store.vector_cache._blas_threads",
+}
+
+
+def _module_caches() -> dict[str, object]:
+    """Every ``functools`` cache defined at the top of a module of the package."""
+    import functools
+    import importlib
+    import pkgutil
+
+    import memory_platform
+
+    found: dict[str, object] = {}
+    for info in pkgutil.walk_packages(memory_platform.__path__, "memory_platform."):
+        if info.name.endswith("__main__"):  # runs a command when imported
+            continue
+        module = importlib.import_module(info.name)  # the test env installs every extra
+        for name, value in vars(module).items():
+            if isinstance(value, functools._lru_cache_wrapper) and value.__module__ == info.name:
+                found[f"{info.name}.{name}"] = value
+    return found
+
+
+def test_every_cache_of_user_text_is_one_forgetting_empties() -> None:
+    from memory_platform import textutil
+
+    caches = _module_caches()
+    text_caches = {name for name, cache in caches.items() if cache in textutil._TEXT_CACHES}
+    assert "memory_platform.textutil.lexical_tokens" in text_caches
+    assert "memory_platform.retrieval.chinese_names._name_of" in text_caches
+    assert set(caches) - text_caches == _CACHES_WITHOUT_TEXT
+
+
+def test_clearing_the_text_caches_leaves_no_text_as_a_key() -> None:
+    from memory_platform.textutil import clear_text_caches
+    from tests.support.text_caches import TOKENISERS, held, held_anywhere
+
+    text = "小雨昨天在西湖边弹吉他"
+    for tokenise in TOKENISERS:
+        tokenise(text)
+    assert all(held(tokenise, text) for tokenise in TOKENISERS)
+    clear_text_caches()
+    assert not held_anywhere(text)
