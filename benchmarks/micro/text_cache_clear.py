@@ -18,7 +18,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from report import Report, out_path
+from report import MADIAL_DEV, Report, out_path
 from timing import median_p90, milliseconds
 
 from memory_platform import MemoryPlatform, Settings
@@ -28,9 +28,7 @@ from memory_platform.bench.madial import load_madial
 from memory_platform.bench.retrieval_eval import EvalQuestion, EvalSet
 from memory_platform.textutil import clear_text_caches
 
-HERE = Path(__file__).resolve().parent
-DATA = HERE.parents[2] / "shared" / "data"
-RESULTS = HERE.parent / "results" / "text_cache_clear.md"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "text_cache_clear.md"
 INTRO = (
     "A search right after the process's text caches are emptied, as forgetting empties"
     " them (`textutil.clear_text_caches`; `benchmarks/micro/text_cache_clear.py`):"
@@ -59,8 +57,8 @@ def measure(mp: MemoryPlatform, data: EvalSet) -> tuple[list[float], list[float]
 def main() -> None:
     out = out_path(__doc__, RESULTS)
     sets = {
-        "MADial-Bench zh dev": load_madial(DATA / "madial_zh_dev.json"),
-        "LoCoMo conversation 0": load_locomo(DATA / "locomo_dev.json", limit=1),
+        "MADial-Bench zh dev": load_madial(MADIAL_DEV),
+        "LoCoMo conversation 0": load_locomo(MADIAL_DEV.with_name("locomo_dev.json"), limit=1),
     }
     report = Report(INTRO, COLUMNS)
     with tempfile.TemporaryDirectory() as folder:
