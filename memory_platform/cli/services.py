@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from ..config import machine_timezone
 from ..errors import ConfigurationError
-from .common import DbOption, console, fail, open_platform, settings_for, user_errors
+from .common import (
+    DbOption,
+    console,
+    err_console,
+    fail,
+    open_platform,
+    settings_for,
+    user_errors,
+)
 
 
 def serve(
@@ -116,6 +125,23 @@ def prepare() -> None:
         console.print(f"  {path.name}  {path.stat().st_size / 1e6:.1f} MB", highlight=False)
 
 
+def _own_computers_zone(db: DbOption) -> dict[str, Any]:
+    """The time zone setting of a server one person runs on their own computer: the
+    computer's zone where the configuration names none (``MEMORY_TIMEZONE``, ``.env``,
+    the config file), so that their "yesterday" is not UTC's."""
+    with user_errors():
+        configured = "timezone" in settings_for(db).model_fields_set
+    name = None if configured else machine_timezone()
+    if name is None:
+        return {}
+    err_console.print(
+        f"times with no zone are read in {name}, this computer's time zone "
+        "(MEMORY_TIMEZONE sets another)",
+        highlight=False,
+    )
+    return {"timezone": name}
+
+
 def mcp(
     transport: Annotated[
         str, typer.Option(help="stdio (a desktop or IDE host) or http (streamable HTTP)")
@@ -131,8 +157,10 @@ def mcp(
 ) -> None:
     """Run the MCP server: memory tools and resources for MCP hosts and agents.
 
-    Over stdio the user is fixed (--user or MEMORY_MCP_USER). Over http every request
-    carries X-API-Key and X-Memory-User, checked against MEMORY_API__KEYS like the API.
+    Over stdio the user is fixed (--user or MEMORY_MCP_USER), and their days are this
+    computer's (its time zone, unless MEMORY_TIMEZONE names one). Over http every
+    request carries X-API-Key and X-Memory-User, checked against MEMORY_API__KEYS like
+    the API.
     """
     import os
 
@@ -149,7 +177,8 @@ def mcp(
     who = user or os.environ.get("MEMORY_MCP_USER")
     if transport == "stdio" and not who:
         raise fail("over stdio the server needs a user: --user or MEMORY_MCP_USER")
-    with open_platform(db) as mp:
+    zone = _own_computers_zone(db) if transport == "stdio" else {}
+    with open_platform(db, **zone) as mp:
         mp.warm_up()
         tools = MemoryMcp(mp, lang)  # type: ignore[arg-type]
         if transport == "stdio":

@@ -12,8 +12,10 @@ import random
 import re
 import sys
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import anyio
 import httpx
@@ -110,6 +112,7 @@ async def exercise(client: Client) -> dict[str, Any]:
         )
     )
     seen["ids"] = (mood["memory_id"], sleep["memory_id"])
+    seen["mood_text"] = mood["text"]
     return seen
 
 
@@ -151,19 +154,26 @@ def test_stdio_server_as_a_desktop_host_runs_it(tmp_path: Path) -> None:
     assert Path(config["command"]).name == "memory-platform"
     args = [str(db) if a.endswith("memories.db") else a for a in config["args"]]
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    # the person's computer is in a zone where today is not UTC's today, whatever the hour
+    utc_now = datetime.now(UTC)
+    zone = ZoneInfo("Pacific/Kiritimati" if utc_now.hour >= 10 else "Etc/GMT+12")  # +14, -12
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memory_platform.cli", *args],
-        env={**env, **config["env"]},
+        env={**env, **config["env"], "TZ": str(zone)},
     )
 
     async def run() -> dict[str, Any]:
         async with Client(params) as client:
             return await exercise(client)
 
+    days = {datetime.now(zone).date()}
     seen = anyio.run(run)
+    days.add(datetime.now(zone).date())  # the day may turn during the run
 
     check(seen)
+    assert utc_now.date() not in days
+    assert any(f"time: {day.isoformat()}" in seen["mood_text"] for day in days)  # its today
     with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
         assert mp.list_memories("alice") == []  # deleted, then both versions forgotten
         [entry] = mp.audit_log("alice")

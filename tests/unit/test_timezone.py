@@ -177,3 +177,42 @@ def test_the_prompt_kit_states_the_deployments_today(make_platform: MakePlatform
         prompt = mp.system_prompt("en", examples=False)
         after = datetime.now(ZoneInfo(zone)).date().isoformat()
         assert before in prompt or after in prompt
+
+
+def test_the_machines_zone_is_read_from_tz_or_the_zone_database_link(tmp_path: Path) -> None:
+    from memory_platform.config import machine_timezone
+
+    assert machine_timezone({"TZ": SHANGHAI}, etc=tmp_path) == SHANGHAI
+    assert machine_timezone({"TZ": ":Europe/Berlin"}, etc=tmp_path) == "Europe/Berlin"
+    assert machine_timezone({"TZ": "CST-8"}, etc=tmp_path) is None  # a POSIX rule names none
+    assert machine_timezone({"TZ": "../../etc/passwd"}, etc=tmp_path) is None
+    assert machine_timezone({}, etc=tmp_path) is None  # nothing says: UTC stays
+
+    database = tmp_path / "usr" / "share" / "zoneinfo" / "Asia" / "Shanghai"
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"TZif")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "localtime").symlink_to(database)
+    assert machine_timezone({}, etc=linked) == SHANGHAI
+    copied = tmp_path / "copied"  # a copy of the zone's file, its name beside it (Debian)
+    copied.mkdir()
+    (copied / "localtime").write_bytes(b"TZif")
+    (copied / "timezone").write_text("America/New_York\n", encoding="utf-8")
+    assert machine_timezone({}, etc=copied) == "America/New_York"
+
+
+def test_a_server_one_person_runs_takes_their_computers_zone_unless_configured(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The MCP server over stdio (``memory-platform mcp``): the computer's zone where the
+    configuration names none; ``MEMORY_TIMEZONE`` still decides where it is set."""
+    from memory_platform.cli.services import _own_computers_zone
+
+    monkeypatch.chdir(tmp_path)  # no .env
+    monkeypatch.delenv("MEMORY_TIMEZONE", raising=False)
+    monkeypatch.delenv("MEMORY_CONFIG_FILE", raising=False)
+    monkeypatch.setenv("TZ", SHANGHAI)
+    assert _own_computers_zone(tmp_path / "m.db") == {"timezone": SHANGHAI}
+    monkeypatch.setenv("MEMORY_TIMEZONE", "Europe/Berlin")
+    assert _own_computers_zone(tmp_path / "m.db") == {}
