@@ -40,6 +40,7 @@ __all__ = [
     "Settings",
     "ShortTermSettings",
     "WorkerSettings",
+    "known_timezone",
     "load_settings",
     "machine_timezone",
 ]
@@ -424,7 +425,7 @@ class Settings(BaseSettings):
     @classmethod
     def _known_zone(cls, name: str) -> str:
         name = name.strip()
-        if _zone_name(name) is None:
+        if known_timezone(name) is None:
             raise ValueError(
                 f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai, "
                 "Europe/Berlin or UTC"
@@ -516,8 +517,8 @@ def _toml_path(*sources: PydanticBaseSettingsSource) -> Path | None:
     return None
 
 
-def _zone_name(name: str) -> str | None:
-    """``name`` where it is an IANA time zone's, else None."""
+def known_timezone(name: str) -> str | None:
+    """``name`` where it is an IANA time zone's (``Asia/Shanghai``), else None."""
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
@@ -535,7 +536,7 @@ def machine_timezone(
     environ = os.environ if environ is None else environ
     given = environ.get("TZ", "").strip().removeprefix(":")
     if given:
-        return _zone_name(given)  # TZ set to a POSIX rule or a file: no name to give
+        return known_timezone(given)  # TZ set to a POSIX rule or a file: no name to give
     try:
         localtime = etc / "localtime"
         target = str(localtime.resolve(strict=True)) if localtime.is_symlink() else ""
@@ -544,7 +545,7 @@ def machine_timezone(
             name = (etc / "timezone").read_text(encoding="utf-8").strip()
     except OSError:
         return None
-    return _zone_name(name) if name else None
+    return known_timezone(name) if name else None
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -13,7 +13,10 @@ Identity: over stdio the user is fixed by configuration (a desktop or IDE host r
 server per person). Over streamable HTTP every request carries ``X-API-Key`` and
 ``X-Memory-User``; the key must be configured (``MEMORY_API__KEYS``) with a pattern that
 matches the user, exactly as for the HTTP API, or the request is refused with 401 / 403
-before the MCP session sees it.
+before the MCP session sees it. A request may name its user's time zone
+(``X-Memory-Timezone: Asia/Shanghai``): its tools read "today", 昨天 and times with no
+zone in it instead of the deployment's (``MEMORY_TIMEZONE``); an unknown name is refused
+with 400.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import datetime
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 import anyio
 import mcp_types as types
@@ -30,11 +34,12 @@ from mcp.server.context import ServerRequestContext
 
 from .._version import __version__
 from ..api.auth import KeyRing
+from ..config import known_timezone
 from ..errors import MemoryPlatformError, NotFoundError
 from ..models import check_identifier
 from ..platform import MemoryPlatform
 
-__all__ = ["USER_HEADER", "MemoryMcp", "build_server", "http_app", "run_stdio"]
+__all__ = ["TIMEZONE_HEADER", "USER_HEADER", "MemoryMcp", "build_server", "http_app", "run_stdio"]
 
 INSTRUCTIONS = (
     "Long-term memory: create, link and search the user's memories. When the user says "
@@ -46,6 +51,7 @@ INSTRUCTIONS = (
 """What a host's model is told about this server at the start (MCP ``instructions``)."""
 
 USER_HEADER = "x-memory-user"
+TIMEZONE_HEADER = "x-memory-timezone"
 KEY_HEADER = "x-api-key"
 RECENT_URI = "memory://recent"
 KNOWLEDGE_URI = "memory://knowledge/latest"
@@ -263,10 +269,14 @@ def _dumps(value: Any) -> str:
 
 
 UserOf = Callable[[ServerRequestContext[Any, Any]], str]
+NowOf = Callable[[ServerRequestContext[Any, Any]], datetime | None]
 
 
-def build_server(tools: MemoryMcp, user_of: UserOf) -> Server[Any]:
-    """A low-level MCP server whose handlers run the platform off the event loop."""
+def build_server(
+    tools: MemoryMcp, user_of: UserOf, now_of: NowOf = lambda _ctx: None
+) -> Server[Any]:
+    """A low-level MCP server whose handlers run the platform off the event loop;
+    ``now_of`` gives a request's time in its user's zone (None: the deployment's)."""
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -278,7 +288,7 @@ def build_server(tools: MemoryMcp, user_of: UserOf) -> Server[Any]:
     ) -> types.CallToolResult:
         user = user_of(ctx)
         result = await anyio.to_thread.run_sync(
-            tools.call, user, params.name, dict(params.arguments or {})
+            tools.call, user, params.name, dict(params.arguments or {}), now_of(ctx)
         )
         return types.CallToolResult(
             content=[types.TextContent(text=_dumps(result))],
@@ -327,12 +337,20 @@ def header_user(ctx: ServerRequestContext[Any, Any]) -> str:
     return check_identifier(headers.get(USER_HEADER, ""), "user")
 
 
+def header_now(ctx: ServerRequestContext[Any, Any]) -> datetime | None:
+    """Now in the time zone the HTTP request names (already checked by the app), or None
+    where it names none: the deployment's."""
+    headers = getattr(ctx.request, "headers", None) or {}
+    name = headers.get(TIMEZONE_HEADER)
+    return datetime.now(ZoneInfo(name.strip())) if name else None
+
+
 ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
 
 
 def http_app(tools: MemoryMcp, keys: KeyRing, path: str = "/mcp", host: str = "127.0.0.1") -> Any:
     """The streamable-HTTP app: every request needs a key that may act for its user."""
-    server = build_server(tools, header_user)
+    server = build_server(tools, header_user, header_now)
     inner = server.streamable_http_app(streamable_http_path=path, host=host)
 
     async def guarded(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
@@ -352,6 +370,15 @@ def http_app(tools: MemoryMcp, keys: KeyRing, path: str = "/mcp", host: str = "1
             return
         if not keys.allows(patterns, user):
             await _refuse(send, 403, f"this key may not act for user {user!r}")
+            return
+        zone = headers.get(TIMEZONE_HEADER)
+        if zone is not None and known_timezone(zone.strip()) is None:
+            await _refuse(
+                send,
+                400,
+                f"the {TIMEZONE_HEADER} header must name an IANA time zone such as "
+                f"Asia/Shanghai or Europe/Berlin, not {zone!r}",
+            )
             return
         await inner(scope, receive, send)
 

@@ -147,6 +147,12 @@ def documented_host_config() -> dict[str, Any]:
     return entry
 
 
+def zone_not_utcs_today(utc_now: datetime) -> ZoneInfo:
+    """A time zone whose today is not UTC's, whatever the hour: UTC+14 from 10:00 UTC,
+    UTC-12 before."""
+    return ZoneInfo("Pacific/Kiritimati" if utc_now.hour >= 10 else "Etc/GMT+12")
+
+
 @pytest.mark.slow
 def test_stdio_server_as_a_desktop_host_runs_it(tmp_path: Path) -> None:
     db = tmp_path / "mcp.db"
@@ -156,7 +162,7 @@ def test_stdio_server_as_a_desktop_host_runs_it(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     # the person's computer is in a zone where today is not UTC's today, whatever the hour
     utc_now = datetime.now(UTC)
-    zone = ZoneInfo("Pacific/Kiritimati" if utc_now.hour >= 10 else "Etc/GMT+12")  # +14, -12
+    zone = zone_not_utcs_today(utc_now)
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memory_platform.cli", *args],
@@ -180,9 +186,9 @@ def test_stdio_server_as_a_desktop_host_runs_it(tmp_path: Path) -> None:
         assert entry.action == "forget" and entry.actor == "agent"
 
 
-def http_client(url: str, key: str, user: str) -> Callable[[], Awaitable[Any]]:
+def http_client(url: str, key: str, user: str, **more_headers: str) -> Callable[[], Awaitable[Any]]:
     async def run() -> dict[str, Any]:
-        headers = {"X-API-Key": key, "X-Memory-User": user}
+        headers = {"X-API-Key": key, "X-Memory-User": user, **more_headers}
         async with (
             httpx2.AsyncClient(headers=headers, timeout=None) as http,  # no wall-clock limit
             Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
@@ -229,6 +235,37 @@ def test_http_server_needs_a_key_for_the_user_and_keeps_users_apart(
         assert [set(e.target_ids) for e in mp.audit_log("bob")] == [
             {bob["ids"][0], bob["correct"]["memory_id"]}
         ]
+
+
+def test_a_remote_agent_names_its_users_time_zone(tmp_path: Path, embedder: Embedder) -> None:
+    """``X-Memory-Timezone``: the request's "today" is its user's, not the deployment's
+    (UTC here); a name that is no time zone is refused before the session sees it."""
+    settings = Settings(sqlite_path=tmp_path / "z.db", api=ApiSettings(keys=KEYS), _env_file=None)
+    utc_now = datetime.now(UTC)
+    zone = zone_not_utcs_today(utc_now)
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        app = http_app(MemoryMcp(mp), KeyRing(settings.api))
+        with serve(app) as url:
+            days = {datetime.now(zone).date()}
+            utc_days = {datetime.now(UTC).date()}
+            zoned = anyio.run(
+                http_client(url, ALICE_KEY, "alice", **{"X-Memory-Timezone": str(zone)})
+            )
+            plain = anyio.run(http_client(url, ADMIN_KEY, "bob"))
+            days.add(datetime.now(zone).date())  # the day may turn during the runs
+            utc_days.add(datetime.now(UTC).date())
+            unknown = httpx.post(
+                f"{url}/mcp",
+                json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                headers={"X-API-Key": ALICE_KEY, "X-Memory-User": "alice",
+                         "X-Memory-Timezone": "Mars/Olympus_Mons"},
+                timeout=None,
+            )  # fmt: skip
+    check(zoned)
+    assert utc_now.date() not in days
+    assert any(f"time: {day.isoformat()}" in zoned["mood_text"] for day in days)
+    assert any(f"time: {day.isoformat()}" in plain["mood_text"] for day in utc_days)
+    assert unknown.status_code == 400 and "Mars/Olympus_Mons" in unknown.json()["error"]
 
 
 def test_arguments_that_are_no_object_come_back_as_a_tool_error(platform: MemoryPlatform) -> None:
