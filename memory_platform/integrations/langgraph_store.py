@@ -21,7 +21,9 @@ such items, among the user's 100 best matches), and returns at most 100 ``Search
 in the platform's ranking order, each scored by its relevance in [0, 1] (which need not
 fall down the list); without a query it lists them, newest first, reading a page of the
 newest rather than the namespace. Filters compare top-level value
-fields (equality, or ``$eq $ne $gt $gte $lt $lte``).
+fields (equality, or ``$eq $ne $gt $gte $lt $lte``). A query's "yesterday" is its
+user's where the store is given ``timezone_of`` (user id to time zone), else the
+deployment's.
 
 A put's ``ttl`` (minutes; or the ``TTLConfig``'s ``default_ttl``) becomes the episode's
 expiry (``Episode.expires_at``): from then on no read, search or listing returns the
@@ -39,9 +41,10 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from langgraph.store.base import (
     BaseStore,
@@ -58,6 +61,7 @@ from langgraph.store.base import (
     get_text_at_path,
 )
 
+from ..config import known_timezone
 from ..errors import InvalidInputError
 from ..models import SEARCHABLE_KEY, Episode, valid_unicode
 from ..platform import MemoryPlatform
@@ -230,18 +234,30 @@ class MemoryPlatformStore(BaseStore):
     supports_ttl = True
 
     def __init__(
-        self, platform: MemoryPlatform, *, ttl: TTLConfig | None = None, user_position: int = 0
+        self,
+        platform: MemoryPlatform,
+        *,
+        ttl: TTLConfig | None = None,
+        user_position: int = 0,
+        timezone_of: Callable[[str], str | None] | None = None,
     ) -> None:
         """``user_position``: which element of a namespace is the user id (0:
         ``("alice", "notes")``; 1: ``("memories", "alice")``). Keep it for the life of a
-        store: items put under another position belong to other users."""
+        store: items put under another position belong to other users.
+
+        ``timezone_of``: a user's IANA time zone (``"Asia/Shanghai"``, from your users'
+        profiles), or None for the deployment's (``MEMORY_TIMEZONE``), asked at each
+        search: a query's "yesterday" or 昨天 is then that user's."""
         if isinstance(user_position, bool) or not isinstance(user_position, int):
             raise TypeError("user_position must be an int")
         if user_position < 0:
             raise ValueError("user_position must be 0 or more")
+        if timezone_of is not None and not callable(timezone_of):
+            raise TypeError("timezone_of must be a function of the user id")
         self.platform = platform
         self.ttl_config = ttl
         self.user_position = user_position
+        self.timezone_of = timezone_of
         self._warned = False
         self._sweeper: threading.Thread | None = None
         self._swept: concurrent.futures.Future[None] | None = None
@@ -294,6 +310,18 @@ class MemoryPlatformStore(BaseStore):
         refs = [self._episode_id(namespace, key), _legacy_id(namespace, key)]
         found = {e.id: e for e in self.platform.store.get_episodes(user, refs)}
         return [found[ref] for ref in refs if ref in found]
+
+    def _zone(self, user: str) -> tzinfo:
+        """The user's time zone (``timezone_of``), else the deployment's."""
+        name = self.timezone_of(user) if self.timezone_of is not None else None
+        if name is None:
+            return self.platform.settings.zone
+        if not isinstance(name, str) or known_timezone(name) is None:
+            raise ValueError(
+                f"timezone_of({user!r}) gave {name!r}: give an IANA time zone such as "
+                "Asia/Shanghai, or None for the deployment's"
+            )
+        return ZoneInfo(name)
 
     def _get(self, namespace: tuple[str, ...], key: str, refresh: bool) -> Item | None:
         user = self._user(namespace)
@@ -359,7 +387,7 @@ class MemoryPlatformStore(BaseStore):
         if op.filter is not None:
             _check_filter(op.filter)
         wanted = op.offset + op.limit
-        now = datetime.now(self.platform.settings.zone)  # a query's "yesterday" is the users'
+        now = datetime.now(self._zone(user))  # a query's "yesterday" is the user's
         found: Sequence[tuple[str, Mapping[str, Any], float | None]] = []
         if not op.query:
             newest = self._newest(user, prefix, op.filter, now, wanted)

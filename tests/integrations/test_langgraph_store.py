@@ -329,6 +329,46 @@ def test_a_put_that_fails_leaves_the_item_as_it_was(
     assert [i.key for i in store.search(namespace, query="Sichuan food")] == ["food"]
 
 
+HOTPOT = {
+    "a": ("Had hotpot at the night market with Ben", datetime(2025, 11, 4, 12, tzinfo=UTC)),
+    "b": ("Had hotpot at the night market with Cara", datetime(2025, 11, 5, 1, tzinfo=UTC)),
+}
+"""Two items put a day apart in UTC: 20:00 on the 4th and 09:00 on the 5th in Shanghai."""
+ASKED_AT = datetime(2025, 11, 5, 23, 30, tzinfo=UTC)
+"""The 5th in UTC (yesterday: the 4th); 07:30 on the 6th in Shanghai (yesterday: the 5th)."""
+
+
+@pytest.mark.parametrize(("zone", "yesterdays"), [("Asia/Shanghai", "b"), (None, "a")])
+def test_a_users_time_zone_decides_which_day_their_yesterday_is(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, zone: str | None,
+    yesterdays: str,
+) -> None:  # fmt: skip
+    from memory_platform.integrations import langgraph_store
+
+    class Clock(datetime):
+        """The store's clock, set by the test: items put, and a question asked, when chosen."""
+
+        at = ASKED_AT
+
+        @classmethod
+        def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
+            return cls.at.astimezone(tz)
+
+    monkeypatch.setattr(langgraph_store, "datetime", Clock)
+    settings = Settings(sqlite_path=tmp_path / "lg.db", _env_file=None)  # the deployment's: UTC
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        store = MemoryPlatformStore(mp, timezone_of={"alice": zone}.get)
+        for key, (text, said) in HOTPOT.items():
+            Clock.at = said
+            store.put(("alice", "diary"), key, {"text": text})
+        Clock.at = ASKED_AT
+        found = store.search(("alice",), query="Who did I have hotpot with yesterday?")
+        assert found[0].key == yesterdays
+        wrong = MemoryPlatformStore(mp, timezone_of=lambda user: "Mars/Olympus_Mons")
+        with pytest.raises(ValueError, match="Mars/Olympus_Mons"):
+            wrong.search(("alice",), query="hotpot")
+
+
 def test_list_namespaces_by_prefix_suffix_and_depth(store: MemoryPlatformStore) -> None:
     for namespace in [("alice", "notes"), ("alice", "work", "q3"), ("bob", "notes")]:
         store.put(namespace, "k", {"text": "something to remember"})
