@@ -8,7 +8,8 @@ For each batch of staged memories, oldest first:
    (or, with an LLM configured, when the LLM says one caused the other);
 3. detect conflicts with the user's valid memories: the older memory gets ``invalid_at``
    and the newer one ``SUPERSEDES`` and ``CONFLICTS_WITH`` edges to it; nothing is
-   deleted (an LLM, when configured, also judges same-topic pairs the rules pass over);
+   deleted (an LLM, when configured, also judges same-topic pairs of states the rules
+   pass over; events never conflict: each happened at its time);
 4. mark the batch consolidated.
 
 Every step is idempotent: links are upserts, merged nodes are gone, and invalidated
@@ -45,7 +46,14 @@ from ..models import LinkType, Memory, MemoryLink, MemoryStatus, NodeType
 from ..privacy import loggable
 from ..store import GraphStore, MemoryRecord
 from .merging import NodeMerger
-from .rules import MemoryParts, causal_by_wording, comparable_topics, conflict_between, parts_of
+from .rules import (
+    MemoryParts,
+    causal_by_wording,
+    comparable_topics,
+    conflict_between,
+    is_state,
+    parts_of,
+)
 
 __all__ = ["ConsolidationReport", "Consolidator"]
 
@@ -289,8 +297,8 @@ class Consolidator:
     ) -> None:
         for record in records:
             mine = parts_of(record)
-            if mine.memory.invalid_at is not None or not mine.topic:
-                continue
+            if mine.memory.invalid_at is not None or not mine.topic or not is_state(mine):
+                continue  # an event conflicts with nothing: no candidates to read
             for other in self._same_subject_candidates(user_id, mine):
                 reason = conflict_between(mine, other) or self._llm_conflict(mine, other)
                 if reason is None:
@@ -354,7 +362,7 @@ class Consolidator:
         return out
 
     def _llm_conflict(self, a: MemoryParts, b: MemoryParts) -> str | None:
-        if a.topic != b.topic or a.object == b.object:
+        if a.topic != b.topic or a.object == b.object or not (is_state(a) and is_state(b)):
             return None
         answer = self._ask(
             "Do these two memories about the same person contradict each other, so that only "

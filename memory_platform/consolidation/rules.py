@@ -2,16 +2,20 @@
 
 Conflicts: the same subject holding opposite opinions about the same thing (喜欢 vs 讨厌,
 like vs hate), or two values of a single-valued fact (where someone lives, their job,
-age, name). Causes: a later memory whose stated reason (原因 / reason attribute) matches
-an earlier one of the same session. An LLM, when configured, adjudicates the cases these
-rules cannot see; the rules keep working without one.
+age, name). Only states can supersede one another: an event does not make an earlier one
+untrue (overtime on Monday, a meeting on Friday; a stay in Berlin, then one in Paris), so
+a pair of which either is an event never conflicts (:func:`is_state`; nor is it put to
+the LLM). Causes: a later memory whose stated
+reason (原因 / reason attribute) matches an earlier one of the same session. An LLM, when
+configured, adjudicates the cases these rules cannot see; the rules keep working without
+one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..models import ContentNode, Memory, NodeType
+from ..models import ContentNode, Memory, MemoryType, NodeType
 from ..store import MemoryRecord
 from ..textutil import normalize_name, word_tokens
 
@@ -20,6 +24,7 @@ __all__ = [
     "causal_by_wording",
     "comparable_topics",
     "conflict_between",
+    "is_state",
     "parts_of",
     "single_valued_relation",
 ]
@@ -49,9 +54,11 @@ _SINGLE_VALUED_GROUPS: dict[str, tuple[str, ...]] = {
         "address", "home", "based in",
     ),
     "hometown": ("家乡", "老家", "hometown", "comes from", "come from", "is from"),
+    # not 工作 (work: "工作 压力很大" says how work goes) nor 当 (serve as: 当志愿者 and
+    # 当老师 both hold): the LLM, when configured, judges those
     "occupation": (
-        "职业", "工作", "是一名", "当", "occupation", "job", "profession", "works as",
-        "work as", "working as",
+        "职业", "是一名", "occupation", "job", "profession", "works as", "work as",
+        "working as",
     ),
     "employer": (
         "工作单位", "就职于", "在职于", "works at", "work at", "working at", "works for",
@@ -129,9 +136,17 @@ def comparable_topics(topic: str) -> set[str]:
     return names
 
 
+def is_state(parts: MemoryParts) -> bool:
+    """Whether the memory says how things are, not what happened (an event, true of its
+    time for good): only a state can be made untrue by a newer memory."""
+    return parts.memory.memory_type != MemoryType.EVENT
+
+
 def conflict_between(a: MemoryParts, b: MemoryParts) -> str | None:
     """Why two memories contradict each other, or None when they do not."""
     if a.subject_id is None or a.subject_id != b.subject_id or a.memory.id == b.memory.id:
+        return None
+    if not (is_state(a) and is_state(b)):
         return None
     pa, pb = _polarity(a.topic), _polarity(b.topic)
     if pa and pb and pa != pb and a.object and a.object == b.object:

@@ -38,6 +38,13 @@ def links_of(mp: MemoryPlatform, user: str, memory_id: str) -> set[tuple[str, st
     }
 
 
+def on_day(mp: MemoryPlatform, user: str, day: int, subject: str, kind: str, topic: str,
+           what: str) -> str:  # fmt: skip
+    """A memory of ``subject``'s written ``day`` days after T0, in a session of its own."""
+    return create(mp, user, T0 + timedelta(days=day), session=f"day-{day}", subject=subject,
+                  memory_type=kind, topic=topic, object=what)  # fmt: skip
+
+
 def test_same_name_nodes_merge_and_memories_become_related(mp: MemoryPlatform, users) -> None:
     user = users()
     first = create(mp, user, subject="我", memory_type="事实", topic="喜欢", object="Coffee")
@@ -249,6 +256,34 @@ def test_a_single_valued_fact_conflicts_however_it_is_spelled(
     assert mp.get_memory(user, first).memory.invalid_at is not None
     assert mp.get_memory(user, second).memory.invalid_at is None
     assert mp.get_memory(user, unrelated).memory.invalid_at is None
+
+
+def test_what_happened_and_how_work_is_going_are_not_single_valued_facts(
+    mp: MemoryPlatform, users
+) -> None:
+    """Events do not make each other untrue (overtime on Monday, a meeting on Friday; a
+    stay in Berlin, then one in Paris), and 工作 (work) names how work is going as often
+    as a job: none of these invalidates another, so none drops out of search."""
+    user = users()
+    week = [
+        on_day(mp, user, day, "我", "事件", "工作", what)
+        for day, what in enumerate(["加班", "开会", "出差"])
+    ]
+    stays = [
+        on_day(mp, user, 40 + day, "I", "event", "lived in", city)
+        for day, city in enumerate(["Berlin", "Paris"])
+    ]
+    stress = on_day(mp, user, 50, "我", "事实", "工作", "压力很大")
+    job = on_day(mp, user, 51, "我", "事实", "工作", "程序员")
+
+    report = mp.consolidate(user)
+
+    assert report["conflicts"] == 0, report["conflict_details"]
+    for memory_id in [*week, *stays, stress, job]:
+        assert mp.get_memory(user, memory_id).memory.invalid_at is None
+    mp.wait_for_indexing(user)
+    found = [r.id for r in mp.search(user, "我周一工作加班了吗", max_results=10)]
+    assert week[0] in found
 
 
 def test_stated_reason_becomes_a_discovered_causal_link(mp: MemoryPlatform, users) -> None:
@@ -486,6 +521,30 @@ def test_a_conflict_with_a_memory_retracted_meanwhile_invalidates_nothing(with_l
     assert {lk.type for lk in kept.links} == {LinkType.RELATED_TO}  # shared topic, no conflict
     assert mp.get_memory(user, tea).memory.invalid_at == retracted_at
     assert stub.chat_requests() == 1  # the retracted memory was not shown to the LLM again
+
+
+def test_the_llm_judges_states_not_events(with_llm, users) -> None:
+    """Two meals are both true however the LLM would answer, so it is not asked (one
+    question per pair of a busy user's same-topic events, each a chance of a wrong
+    invalidation); two work states are still put to it, and its answer stands."""
+    mp, stub = with_llm
+    user = users()
+    meals = [
+        on_day(mp, user, day, "我", "事件", "吃饭", dish)
+        for day, dish in enumerate(["火锅", "饺子"])
+    ]
+    teacher = on_day(mp, user, 5, "我", "事实", "工作", "教师")
+    coder = on_day(mp, user, 6, "我", "事实", "工作", "程序员")
+    stub.reply(json.dumps({"contradicts": True}))
+
+    report = mp.consolidate(user)
+
+    assert stub.chat_requests() == 1
+    assert "教师" in stub.requests[0]["body"]["messages"][0]["content"]
+    assert [d["invalidated"] for d in report["conflict_details"]] == ["我 工作 教师"]
+    assert mp.get_memory(user, teacher).memory.invalid_at is not None
+    for current in (*meals, coder):
+        assert mp.get_memory(user, current).memory.invalid_at is None
 
 
 def test_merge_rule_needs_context_between_the_thresholds() -> None:
