@@ -54,11 +54,9 @@ def main() -> None:
     args = parser.parse_args()
     trees = checkouts.trees(args.against)
     commits = checkouts.commits(trees)
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-    for _ in range(3):
-        for name, code in trees.items():
-            runs[name].append(checkouts.run_on(code, _LOAD, str(args.store), args.user))
-            print(name, runs[name][-1], flush=True)
+    runs: dict[str, list[dict[str, float]]] = checkouts.alternate(
+        trees, _LOAD, str(args.store), args.user
+    )
     lines = [
         "| code | memory ms | topic ms | object ms | lexical index ms | peak RSS added, MB |",
         "|---|---|---|---|---|---|",

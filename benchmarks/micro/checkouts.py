@@ -82,6 +82,17 @@ def run_on(code: Path, script: str, *args: str) -> Any:
     return json.loads(out.splitlines()[-1])
 
 
+def alternate(of: dict[str, Path], script: str, *args: str, times: int = 3) -> dict[str, list[Any]]:
+    """``script`` run ``times`` on each tree's code, the trees taking turns (so a busy
+    moment of the machine falls on both), each result printed as it comes."""
+    runs: dict[str, list[Any]] = {name: [] for name in of}
+    for _ in range(times):
+        for name, code in of.items():
+            runs[name].append(run_on(code, script, *args))
+            print(name, runs[name][-1], flush=True)
+    return runs
+
+
 def write_report(out: Path, doc: str, what: str, lines: list[str]) -> None:
     """The report: the benchmark's docstring's first paragraph, the date, the machine and
     ``what`` was measured, then ``lines``; printed as well."""

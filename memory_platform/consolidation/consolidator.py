@@ -53,6 +53,7 @@ from .rules import (
     conflict_between,
     is_state,
     parts_of,
+    rules_can_judge,
 )
 
 __all__ = ["ConsolidationReport", "Consolidator"]
@@ -299,6 +300,8 @@ class Consolidator:
             mine = parts_of(record)
             if mine.memory.invalid_at is not None or not mine.topic or not is_state(mine):
                 continue  # an event conflicts with nothing: no candidates to read
+            if self._llm is None and not rules_can_judge(mine.topic):
+                continue  # nothing could judge a conflict of this topic
             for other in self._same_subject_candidates(user_id, mine):
                 reason = conflict_between(mine, other) or self._llm_conflict(mine, other)
                 if reason is None:
@@ -343,12 +346,16 @@ class Consolidator:
         )
 
     def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> list[MemoryParts]:
-        """Valid memories whose topic has the same name or an opposite opinion's name."""
+        """Valid memories of the same subject whose topic has the same name, an opposite
+        opinion's name or another spelling of its single-valued relation. Only those that
+        share both nodes are read in full (one read each)."""
+        if mine.subject_id is None:
+            return []
         names = comparable_topics(mine.topic)
         topic_ids = [n.id for n in self._store.find_nodes(user_id, NodeType.TOPIC, sorted(names))]
-        memory_ids = {
-            m for ids in self._store.memories_for_nodes(user_id, topic_ids).values() for m in ids
-        }
+        holding = self._store.memories_for_nodes(user_id, [*topic_ids, mine.subject_id])
+        memory_ids = {m for node in topic_ids for m in holding.get(node, [])}
+        memory_ids &= set(holding.get(mine.subject_id, []))
         memory_ids.discard(mine.memory.id)
         out = []
         for memory in self._store.get_memories(user_id, sorted(memory_ids)):

@@ -26,6 +26,7 @@ __all__ = [
     "conflict_between",
     "is_state",
     "parts_of",
+    "rules_can_judge",
     "single_valued_relation",
 ]
 
@@ -134,6 +135,13 @@ def comparable_topics(topic: str) -> set[str]:
     if relation is not None:
         names |= {spelling for spelling, other in _RELATION_OF.items() if other == relation}
     return names
+
+
+def rules_can_judge(topic: str) -> bool:
+    """Whether these rules can find a conflict for a memory of this (normalised) topic: an
+    opinion that has opposites, or a single-valued relation. Otherwise only an LLM can,
+    and with none configured no other memory need be read."""
+    return _polarity(topic) != 0 or single_valued_relation(topic) is not None
 
 
 def is_state(parts: MemoryParts) -> bool:
