@@ -62,6 +62,12 @@ log = logging.getLogger(__name__)
 
 _RELATED_PER_MEMORY = 3
 
+LLM_CONFLICT_QUESTIONS = 5
+"""How many same-topic states the LLM is asked about for one memory: those nearest it in
+time. A newer value contradicts the one it replaces, the value just before it; asking
+about every state of the topic cost a question per memory of the user's history (2,886
+questions consolidating 1,000 bench memories, growing with the square of their number)."""
+
 
 class ConsolidationReport(BaseModel):
     """What one consolidation run did."""
@@ -122,6 +128,7 @@ class Consolidator:
         self._skipped = 0
         self._forgotten: set[str] = set()
         self._changed: set[str] = set()
+        self._judged: set[frozenset[str]] = set()  # pairs the LLM judged in this run
 
     def run(self, user_id: str) -> ConsolidationReport:
         """Consolidate every staged memory of the user; returns the counts."""
@@ -129,6 +136,7 @@ class Consolidator:
         self._skipped = 0
         self._forgotten = set()
         self._changed = set()
+        self._judged = set()
         if self._llm is not None:
             report.llm = f"used ({self._llm.model}) for causality and conflict adjudication"
         batch_size = self._settings.consolidation.batch_size
@@ -302,8 +310,15 @@ class Consolidator:
                 continue  # an event conflicts with nothing: no candidates to read
             if self._llm is None and not rules_can_judge(mine.topic):
                 continue  # nothing could judge a conflict of this topic
+            questions = 0
             for other in self._same_subject_candidates(user_id, mine):
-                reason = conflict_between(mine, other) or self._llm_conflict(mine, other)
+                reason = conflict_between(mine, other)
+                pair = frozenset((mine.memory.id, other.memory.id))
+                asking = questions < LLM_CONFLICT_QUESTIONS and self._llm_may_judge(mine, other)
+                if reason is None and asking and pair not in self._judged:
+                    questions += 1
+                    self._judged.add(pair)  # two staged memories meet from either side
+                    reason = self._llm_conflict(mine, other)
                 if reason is None:
                     continue
                 newer, older = sorted((mine, other), key=lambda p: _when(p.memory), reverse=True)
@@ -347,8 +362,9 @@ class Consolidator:
 
     def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> list[MemoryParts]:
         """Valid memories of the same subject whose topic has the same name, an opposite
-        opinion's name or another spelling of its single-valued relation. Only those that
-        share both nodes are read in full (one read each)."""
+        opinion's name or another spelling of its single-valued relation, nearest in time
+        to ``mine`` first. Only those that share both nodes are read in full (one read
+        each)."""
         if mine.subject_id is None:
             return []
         names = comparable_topics(mine.topic)
@@ -366,11 +382,20 @@ class Consolidator:
                 parts = parts_of(record)
                 if parts.subject_id == mine.subject_id:
                     out.append(parts)
-        return out
+        when = _when(mine.memory)
+        return sorted(out, key=lambda p: (abs(_when(p.memory) - when), p.memory.id))
+
+    def _llm_may_judge(self, a: MemoryParts, b: MemoryParts) -> bool:
+        """Whether the LLM is to judge the pair: two states of one topic, of two values."""
+        return (
+            self._llm is not None
+            and a.topic == b.topic
+            and a.object != b.object
+            and is_state(a)
+            and is_state(b)
+        )
 
     def _llm_conflict(self, a: MemoryParts, b: MemoryParts) -> str | None:
-        if a.topic != b.topic or a.object == b.object or not (is_state(a) and is_state(b)):
-            return None
         answer = self._ask(
             "Do these two memories about the same person contradict each other, so that only "
             'one can be true now? Answer with JSON {"contradicts": true or false}.',

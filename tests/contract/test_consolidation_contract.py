@@ -14,6 +14,7 @@ import pytest
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.config import NodeMergerSettings
 from memory_platform.consolidation import decide_merge
+from memory_platform.consolidation.consolidator import LLM_CONFLICT_QUESTIONS
 from memory_platform.consolidation.merging import NodeMerger
 from memory_platform.embeddings import Embedder
 from memory_platform.llm import LLMUnavailableError
@@ -544,6 +545,50 @@ def test_the_llm_judges_states_not_events(with_llm, users) -> None:
     assert [d["invalidated"] for d in report["conflict_details"]] == ["我 工作 教师"]
     assert mp.get_memory(user, teacher).memory.invalid_at is not None
     for current in (*meals, coder):
+        assert mp.get_memory(user, current).memory.invalid_at is None
+
+
+def test_the_llm_judges_a_state_against_those_nearest_it_in_time(with_llm, users) -> None:
+    """A new value is put to the LLM against the user's few latest values of its topic,
+    not against every one they ever had: the questions per memory stay bounded however
+    long the history."""
+    mp, stub = with_llm
+    user = users()
+    drinks = [f"drink {i}" for i in range(LLM_CONFLICT_QUESTIONS + 3)]
+    for day, drink in enumerate(drinks):
+        on_day(mp, user, day, "I", "fact", "drinks", drink)
+    for _ in range(len(drinks) ** 2):
+        stub.reply(json.dumps({"contradicts": False}))
+    mp.consolidate(user)
+    stub.replies.clear()
+    stub.requests.clear()
+
+    on_day(mp, user, 30, "I", "fact", "drinks", "water")
+    for _ in range(LLM_CONFLICT_QUESTIONS):
+        stub.reply(json.dumps({"contradicts": False}))
+    report = mp.consolidate(user)
+
+    assert report["memories"] == 1 and report["llm_skipped"] == 0
+    asked = [r["body"]["messages"][0]["content"] for r in stub.requests]
+    assert len(asked) == LLM_CONFLICT_QUESTIONS
+    latest = drinks[-LLM_CONFLICT_QUESTIONS:]
+    assert all(any(drink in question for drink in latest) for question in asked)
+    assert all(drink in "".join(asked) for drink in latest)
+
+
+def test_two_new_states_are_put_to_the_llm_once(with_llm, users) -> None:
+    """Both memories are staged, so the run meets the pair from either side; the second
+    time it has the LLM's answer already."""
+    mp, stub = with_llm
+    user = users()
+    coffee, tea = coffee_then_tea(mp, user)
+    stub.reply(json.dumps({"contradicts": False}))
+
+    report = mp.consolidate(user)
+
+    assert stub.chat_requests() == 1 and report["memories"] == 2
+    assert report["conflicts"] == 0 and report["llm_skipped"] == 0
+    for current in (coffee, tea):
         assert mp.get_memory(user, current).memory.invalid_at is None
 
 
