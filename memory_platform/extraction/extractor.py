@@ -27,6 +27,7 @@ from ..models import KnowledgePoint, KnowledgeType, Message
 from ..privacy import SENSITIVE_KEY
 from ..textutil import distinctive_terms, mentions, word_tokens
 from ..tools.arguments import CreateMemoryArgs
+from ..tools.schemas import memory_type_description
 
 __all__ = [
     "Extraction",
@@ -53,12 +54,13 @@ _EARLIER_HEADINGS = {
     ),
 }
 
-_PROMPT = {
+_PROMPT_TEXT = {
     "zh": """你负责在一次对话结束后整理用户的长期记忆。阅读对话记录,只输出一个 JSON 对象:
 {"knowledge": [{"content": "一句完整的知识", "type": "WorldModel | ExperientialKnowledge | OtherKnowledge", "score": 0-100 的整数, "sensitive": true/false, "turns": [出处编号]}],
  "memories": [{"subject": "我/人名", "memory_type": "事件/事实/关系/观点", "topic": "主题", "object": "客体(可省略)",
                "attributes": {"时间": "..."}, "importance": 0-1, "sensitive": true/false, "turns": [出处编号]}]}
 turns 列出该条内容出自哪几句对话:每句开头括号里的编号,如 (3)。
+memory_type:{memory_types}。
 WorldModel=关于世界、领域或用户的稳定认知;ExperientialKnowledge=从交互中总结的方法和经验;OtherKnowledge=其他值得记住的信息。
 score 表示重要性:越重要越高。涉及健康、财务、账号密码、证件号码等隐私的条目标记 "sensitive": true。
 用户说出自己的名字或昵称时,记为 {"subject": "我", "memory_type": "事实", "topic": "名字"(或 "昵称"), "object": 名字本身}。没有可提取的内容时返回空列表。""",
@@ -67,12 +69,20 @@ score 表示重要性:越重要越高。涉及健康、财务、账号密码、�
  "memories": [{"subject": "I / a name", "memory_type": "event/fact/relation/opinion", "topic": "...", "object": "... (optional)",
                "attributes": {"time": "..."}, "importance": 0-1, "sensitive": true/false, "turns": [numbers]}]}
 "turns" lists the turns each item comes from: the number in brackets that starts each turn, such as (3).
+{memory_types}.
 WorldModel = stable beliefs about the world, a domain or the user; ExperientialKnowledge = methods and lessons learned
 from the interaction; OtherKnowledge = anything else worth remembering. score = importance, higher is more important.
 Mark items about health, finances, credentials or identity numbers "sensitive": true.
 When the user says what they are called, record it as {"subject": "I", "memory_type": "fact", "topic": "name"
 (or "nickname"), "object": the name itself}. Return empty lists when there is nothing to keep.""",
 }
+
+_LANGUAGES: tuple[Literal["zh", "en"], ...] = ("zh", "en")
+_PROMPT = {
+    lang: _PROMPT_TEXT[lang].replace("{memory_types}", memory_type_description(lang))
+    for lang in _LANGUAGES
+}
+"""The system prompt per language, the memory types defined as the tools define them."""
 
 
 class _Answer(BaseModel):

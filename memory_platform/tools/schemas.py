@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-__all__ = ["CORE_TOOLS", "TOOL_NAMES", "tool_definitions"]
+__all__ = ["CORE_TOOLS", "TOOL_NAMES", "memory_type_description", "tool_definitions"]
 
 TOOL_NAMES = (
     "create_memory",
@@ -101,6 +101,12 @@ _TEXT: dict[str, dict[str, Any]] = {
         "forget_description": "Description of the memory to delete (used to find it), or its memory id",
     },
 }
+
+
+def memory_type_description(lang: Literal["zh", "en"]) -> str:
+    """What each memory type means, as the tools tell an agent (the extraction prompt
+    tells its LLM the same: consolidation treats an event and a state differently)."""
+    return str(_TEXT[lang]["memory_type"])
 
 
 def _definitions(lang: str) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from memory_platform.extraction import latest_points, sample_points
 from memory_platform.llm import LLMUnavailableError
 from memory_platform.models import TOLD_BY_KEY, KnowledgePoint, KnowledgeType, KnowledgeVersion
 from memory_platform.tools.arguments import ForgetMemoryArgs
+from memory_platform.tools.schemas import memory_type_description
 from tests.support.jobs import meanwhile_held
 from tests.support.openai_stub import OpenAIStub
 
@@ -86,6 +87,9 @@ def test_a_session_becomes_knowledge_and_searchable_memories(
     assert mp.search(USER, "出差")[0].id == report.memory_ids[0]
     transcript = stub.requests[0]["body"]["messages"][1]["content"]
     assert "user: 我下周要去成都出差" in transcript
+    # the LLM is told what an event is as agents are (consolidation never lets an event
+    # supersede another, so a trip typed as a state could hide an earlier one)
+    assert memory_type_description("zh") in stub.requests[0]["body"]["messages"][0]["content"]
 
 
 def test_a_recorded_session_is_extracted_without_what_is_kept_out_of_search(
