@@ -313,11 +313,9 @@ class Consolidator:
             questions = 0
             for other in self._same_subject_candidates(user_id, mine):
                 reason = conflict_between(mine, other)
-                pair = frozenset((mine.memory.id, other.memory.id))
-                asking = questions < LLM_CONFLICT_QUESTIONS and self._llm_may_judge(mine, other)
-                if reason is None and asking and pair not in self._judged:
+                may_ask = reason is None and questions < LLM_CONFLICT_QUESTIONS
+                if may_ask and self._llm_may_judge(mine, other):
                     questions += 1
-                    self._judged.add(pair)  # two staged memories meet from either side
                     reason = self._llm_conflict(mine, other)
                 if reason is None:
                     continue
@@ -386,16 +384,19 @@ class Consolidator:
         return sorted(out, key=lambda p: (abs(_when(p.memory) - when), p.memory.id))
 
     def _llm_may_judge(self, a: MemoryParts, b: MemoryParts) -> bool:
-        """Whether the LLM is to judge the pair: two states of one topic, of two values."""
+        """Whether the LLM is to judge the pair: two states of one topic, of two values,
+        not judged yet in this run (two staged memories meet from either side)."""
         return (
             self._llm is not None
             and a.topic == b.topic
             and a.object != b.object
             and is_state(a)
             and is_state(b)
+            and frozenset((a.memory.id, b.memory.id)) not in self._judged
         )
 
     def _llm_conflict(self, a: MemoryParts, b: MemoryParts) -> str | None:
+        self._judged.add(frozenset((a.memory.id, b.memory.id)))
         answer = self._ask(
             "Do these two memories about the same person contradict each other, so that only "
             'one can be true now? Answer with JSON {"contradicts": true or false}.',

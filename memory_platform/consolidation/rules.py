@@ -5,10 +5,9 @@ like vs hate), or two values of a single-valued fact (where someone lives, their
 age, name). Only states can supersede one another: an event does not make an earlier one
 untrue (overtime on Monday, a meeting on Friday; a stay in Berlin, then one in Paris), so
 a pair of which either is an event never conflicts (:func:`is_state`; nor is it put to
-the LLM). Causes: a later memory whose stated
-reason (原因 / reason attribute) matches an earlier one of the same session. An LLM, when
-configured, adjudicates the cases these rules cannot see; the rules keep working without
-one.
+the LLM). Causes: a later memory whose stated reason (原因 / reason attribute) matches an
+earlier one of the same session. An LLM, when configured, adjudicates the cases these
+rules cannot see; the rules keep working without one.
 """
 
 from __future__ import annotations
