@@ -138,7 +138,8 @@ class _Matrix:
     distinct: int = 0
     row_of: npt.NDArray[np.int32] | None = None  # per id, its row (when ``shared``)
     one_row_each: bool = True  # whether id i is row i (as where no vector repeats)
-    by_blob: dict[int, int] = field(default_factory=dict)  # hash of a stored blob -> row
+    by_blob: dict[bytes, int] = field(default_factory=dict)  # a stored vector -> its row
+    blob_bytes: int = 0  # the stored vectors ``by_blob`` holds, in bytes
     positions: dict[str, int] | None = None  # of live ids, as of ``positions_count`` ids
     positions_count: int = 0
     live: npt.NDArray[np.bool_] | None = None  # per id, whether still stored (None: all);
@@ -160,40 +161,23 @@ class _Matrix:
             self._add_rows(_stored_vectors(blobs, dim))
             self.ids.extend(ids)
             return
-        decoded = decode_vectors(blobs, dim)
         rows_of_new = np.empty(len(ids), dtype=np.int32)
-        fresh: list[int] = []  # positions in this batch of vectors not seen before
+        fresh: list[bytes] = []  # vectors not seen before, in the order they get rows
         for i, blob in enumerate(blobs):
-            key = hash(blob)
-            row = self.by_blob.get(key)
+            row = self.by_blob.get(blob)  # the same bytes: the same vector, the same row
             if row is None:
-                row = self.by_blob[key] = self.distinct + len(fresh)
-                fresh.append(i)
+                row = self.by_blob[blob] = self.distinct + len(fresh)
+                fresh.append(blob)
             rows_of_new[i] = row
-        self._add_rows(decoded[fresh])
-        clash = self._mismatches(rows_of_new, decoded)
-        if clash.size:  # a 64-bit hash collision: those vectors get rows of their own
-            rows_of_new[clash] = self.distinct + np.arange(clash.size, dtype=np.int32)
-            self._add_rows(decoded[clash])
+        if fresh:  # only new vectors are decoded (a load repeats a few names thousands of times)
+            self._add_rows(_stored_vectors(fresh, dim))
+            self.blob_bytes += sum(len(blob) for blob in fresh)
         self.row_of = _grown(self.row_of, count + len(ids), np.int32)
         self.row_of[count : count + len(ids)] = rows_of_new
         self.one_row_each = self.one_row_each and bool(
             np.array_equal(rows_of_new, np.arange(count, count + len(ids)))
         )
         self.ids.extend(ids)
-
-    def _mismatches(
-        self, rows_of: npt.NDArray[np.int32], vectors: npt.NDArray[np.float32]
-    ) -> npt.NDArray[np.intp]:
-        """Positions whose vector differs from the row it was given (checked in chunks,
-        so a large load never copies the whole batch at once)."""
-        assert self.rows is not None
-        out = []
-        for start in range(0, len(rows_of), 4096):
-            chunk = slice(start, start + 4096)
-            same = np.all(self.rows[rows_of[chunk]] == vectors[chunk], axis=1)
-            out.append(start + np.flatnonzero(~same))
-        return np.concatenate(out)
 
     def reserve(self, count: int, dim: int) -> None:
         """Make room for ``count`` more rows at once, exactly (for a whole load: rows
@@ -223,7 +207,7 @@ class _Matrix:
         rows = 0 if self.rows is None else int(self.rows.nbytes)
         prefilter = 0 if self.prefilter is None else self.prefilter.nbytes
         index = sum(int(a.nbytes) for a in (self.live, self.row_of, self.rowids) if a is not None)
-        return rows + prefilter + index
+        return rows + prefilter + index + self.blob_bytes
 
     def dense(self, dim: int) -> npt.NDArray[np.float32]:
         """The distinct vectors."""
@@ -295,16 +279,15 @@ def _carried_prefilter(old: _Matrix, new: _Matrix, dim: int) -> Prefilter | None
     still in the file keep their projection (None where ``old`` had no prefilter). A row
     is the same row where its row id is: the file never reuses one, and a vector written
     again is a new row. Where rows are shared, a row is the same row where its vector is
-    (found by the hash of its stored bytes, and checked)."""
+    (the same stored bytes)."""
     if old.prefilter is None or old.rowids is None or new.rowids is None:
         return None
     if old.shared:
         previous = np.full(new.distinct, -1, dtype=np.intp)
-        pairs = [(row, old.by_blob.get(key, -1)) for key, row in new.by_blob.items()]
+        pairs = [(row, old.by_blob.get(blob, -1)) for blob, row in new.by_blob.items()]
         at = np.array([pair for pair in pairs if 0 <= pair[1] < old.prefilter.rows], np.intp)
         if len(at):
-            same = np.all(old.dense(dim)[at[:, 1]] == new.dense(dim)[at[:, 0]], axis=1)
-            previous[at[same, 0]] = at[same, 1]
+            previous[at[:, 0]] = at[:, 1]
     else:
         previous = _positions_in(old.rowids[: old.prefilter.rows], new.rowids[: len(new.ids)])
     return old.prefilter.carried_over(new.dense(dim), previous)
@@ -365,11 +348,6 @@ def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
     if len(blob) == 2 * dim:
         return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
     return np.frombuffer(blob, dtype=np.float32).copy()
-
-
-def decode_vectors(blobs: list[bytes], dim: int) -> npt.NDArray[np.float32]:
-    """Stored vectors as one float32 matrix, decoded in one pass when all are float16."""
-    return _stored_vectors(blobs, dim).astype(np.float32, copy=False)
 
 
 def _stored_vectors(blobs: list[bytes], dim: int) -> npt.NDArray[np.floating[Any]]:

@@ -443,25 +443,6 @@ def test_nodes_with_identical_vectors_are_scanned_once_and_found_each(tmp_path: 
     store.close()
 
 
-def test_a_hash_collision_between_different_vectors_keeps_both(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from memory_platform.store import vector_cache
-
-    monkeypatch.setattr(vector_cache, "hash", lambda _blob: 7, raising=False)  # all collide
-    store = SQLiteGraphStore(tmp_path / "c.db", SIGNATURE)
-    rng = np.random.default_rng(4)
-    vectors = [_unit(rng) for _ in range(3)]
-    nodes = _topic_nodes(store, "u", 3)
-    store.set_embeddings("u", VectorKind.TOPIC, dict(zip(nodes, vectors, strict=True)))
-    for node, vector in zip(nodes, vectors, strict=True):
-        assert store.vector_search("u", VectorKind.TOPIC, vector, k=1)[0].ref_id == node
-        assert np.allclose(
-            store.get_vectors("u", VectorKind.TOPIC, [node])[node], vector, atol=1e-3
-        )
-    store.close()
-
-
 def test_a_big_scan_is_split_over_two_threads_with_the_same_scores() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
