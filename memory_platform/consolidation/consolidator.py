@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TypeVar
@@ -308,7 +308,8 @@ class Consolidator:
             mine = parts_of(record)
             if mine.memory.invalid_at is not None or not mine.topic or not is_state(mine):
                 continue  # an event conflicts with nothing: no candidates to read
-            if self._llm is None and not rules_can_judge(mine.topic):
+            by_rules = rules_can_judge(mine.topic)
+            if self._llm is None and not by_rules:
                 continue  # nothing could judge a conflict of this topic
             questions = 0
             for other in self._same_subject_candidates(user_id, mine):
@@ -317,26 +318,36 @@ class Consolidator:
                 if may_ask and self._llm_may_judge(mine, other):
                     questions += 1
                     reason = self._llm_conflict(mine, other)
-                if reason is None:
-                    continue
-                newer, older = sorted((mine, other), key=lambda p: _when(p.memory), reverse=True)
-                if older.memory.invalid_at is not None:
-                    continue
-                try:
-                    self._supersede(user_id, newer, older, reason)
-                except (ConflictError, NotFoundError) as exc:
-                    if isinstance(exc, NotFoundError) and exc.kind != "memory":
-                        raise
-                    # one of the two was forgotten, corrected or retracted meanwhile
-                    if mine.memory.id not in self._current(user_id, newer.memory, older.memory):
-                        break
-                    continue
-                report.conflicts += 1
-                report.conflict_details.append(
-                    {"kept": newer.memory.text, "invalidated": older.memory.text, "reason": reason}
-                )
-                if older is mine:
-                    break
+                if reason is not None and self._settle(user_id, mine, other, reason, report):
+                    break  # mine is no longer current: nothing left to compare it with
+                if not by_rules and questions == LLM_CONFLICT_QUESTIONS:
+                    break  # only the LLM judges this topic, and it has had its questions
+
+    def _settle(
+        self,
+        user_id: str,
+        mine: MemoryParts,
+        other: MemoryParts,
+        reason: str,
+        report: ConsolidationReport,
+    ) -> bool:
+        """The older of two conflicting memories superseded by the newer; whether ``mine``
+        is no longer current after (the older one, or forgotten or corrected meanwhile)."""
+        newer, older = sorted((mine, other), key=lambda p: _when(p.memory), reverse=True)
+        if older.memory.invalid_at is not None:
+            return False
+        try:
+            self._supersede(user_id, newer, older, reason)
+        except (ConflictError, NotFoundError) as exc:
+            if isinstance(exc, NotFoundError) and exc.kind != "memory":
+                raise
+            # one of the two was forgotten, corrected or retracted meanwhile
+            return mine.memory.id not in self._current(user_id, newer.memory, older.memory)
+        report.conflicts += 1
+        report.conflict_details.append(
+            {"kept": newer.memory.text, "invalidated": older.memory.text, "reason": reason}
+        )
+        return older is mine
 
     def _supersede(self, user_id: str, newer: MemoryParts, older: MemoryParts, reason: str) -> None:
         """The newer memory supersedes the older, in one store transaction that writes
@@ -358,30 +369,31 @@ class Consolidator:
             user_id, newer.memory.id, older.memory.id, at=_when(newer.memory), links=links
         )
 
-    def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> list[MemoryParts]:
+    def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> Iterator[MemoryParts]:
         """Valid memories of the same subject whose topic has the same name, an opposite
         opinion's name or another spelling of its single-valued relation, nearest in time
-        to ``mine`` first. Only those that share both nodes are read in full (one read
-        each)."""
+        to ``mine`` first. Only those that share both nodes are read in full, one read
+        each as it is reached: a caller that stops early (the LLM's questions spent) does
+        not read a long history of the topic."""
         if mine.subject_id is None:
-            return []
+            return
         names = comparable_topics(mine.topic)
         topic_ids = [n.id for n in self._store.find_nodes(user_id, NodeType.TOPIC, sorted(names))]
         holding = self._store.memories_for_nodes(user_id, [*topic_ids, mine.subject_id])
         memory_ids = {m for node in topic_ids for m in holding.get(node, [])}
         memory_ids &= set(holding.get(mine.subject_id, []))
         memory_ids.discard(mine.memory.id)
-        out = []
-        for memory in self._store.get_memories(user_id, sorted(memory_ids)):
-            if memory.invalid_at is not None:
-                continue
-            record = self._store.get_memory(user_id, memory.id)
-            if record is not None:
-                parts = parts_of(record)
-                if parts.subject_id == mine.subject_id:
-                    out.append(parts)
         when = _when(mine.memory)
-        return sorted(out, key=lambda p: (abs(_when(p.memory) - when), p.memory.id))
+        valid = [
+            m for m in self._store.get_memories(user_id, sorted(memory_ids)) if m.invalid_at is None
+        ]
+        for memory in sorted(valid, key=lambda m: (abs(_when(m) - when), m.id)):
+            record = self._store.get_memory(user_id, memory.id)
+            if record is None or record.memory.invalid_at is not None:
+                continue  # forgotten or invalidated since the list was read
+            parts = parts_of(record)
+            if parts.subject_id == mine.subject_id:
+                yield parts
 
     def _llm_may_judge(self, a: MemoryParts, b: MemoryParts) -> bool:
         """Whether the LLM is to judge the pair: two states of one topic, of two values,

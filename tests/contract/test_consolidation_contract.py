@@ -19,7 +19,7 @@ from memory_platform.consolidation.merging import NodeMerger
 from memory_platform.embeddings import Embedder
 from memory_platform.llm import LLMUnavailableError
 from memory_platform.models import LinkType, MemoryStatus, NodeType
-from memory_platform.store import GraphStore
+from memory_platform.store import GraphStore, MemoryRecord
 from tests.support.jobs import meanwhile_held
 from tests.support.memories import T0, causal_pair, create
 from tests.support.openai_stub import OpenAIStub
@@ -574,6 +574,40 @@ def test_the_llm_judges_a_state_against_those_nearest_it_in_time(with_llm, users
     latest = drinks[-LLM_CONFLICT_QUESTIONS:]
     assert all(any(drink in question for drink in latest) for question in asked)
     assert all(drink in "".join(asked) for drink in latest)
+
+
+def test_a_new_state_reads_only_the_history_it_is_put_against(
+    with_llm, users, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Of a topic no rule judges, a new value reads in full only the memories the LLM is
+    asked about, not every value the topic ever had: the reads per memory stay bounded
+    however long the history (one read each on a server)."""
+    mp, stub = with_llm
+    user = users()
+    history = [
+        on_day(mp, user, day, "I", "fact", "drinks", f"drink {day}")
+        for day in range(4 * LLM_CONFLICT_QUESTIONS)
+    ]
+    for _ in range(len(history) * LLM_CONFLICT_QUESTIONS):
+        stub.reply(json.dumps({"contradicts": False}))
+    mp.consolidate(user)
+    stub.replies.clear()
+    water = on_day(mp, user, len(history), "I", "fact", "drinks", "water")
+    for _ in range(LLM_CONFLICT_QUESTIONS):
+        stub.reply(json.dumps({"contradicts": False}))
+    read: list[str] = []
+    get_memory = mp.store.get_memory
+
+    def counted(user_id: str, memory_id: str) -> MemoryRecord | None:
+        read.append(memory_id)
+        return get_memory(user_id, memory_id)
+
+    monkeypatch.setattr(mp.store, "get_memory", counted)
+    stub.requests.clear()
+    report = mp.consolidate(user)
+
+    assert report["memories"] == 1 and stub.chat_requests() == LLM_CONFLICT_QUESTIONS
+    assert set(read) - {water} == set(history[-LLM_CONFLICT_QUESTIONS:])
 
 
 def test_two_new_states_are_put_to_the_llm_once(with_llm, users) -> None:
