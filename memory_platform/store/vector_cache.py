@@ -23,6 +23,7 @@ serves many users does not grow without end.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections import OrderedDict
@@ -138,8 +139,7 @@ class _Matrix:
     distinct: int = 0
     row_of: npt.NDArray[np.int32] | None = None  # per id, its row (when ``shared``)
     one_row_each: bool = True  # whether id i is row i (as where no vector repeats)
-    by_blob: dict[bytes, int] = field(default_factory=dict)  # a stored vector -> its row
-    blob_bytes: int = 0  # the stored vectors ``by_blob`` holds, in bytes
+    by_blob: dict[bytes, int] = field(default_factory=dict)  # a vector's _blob_key -> row
     positions: dict[str, int] | None = None  # of live ids, as of ``positions_count`` ids
     positions_count: int = 0
     live: npt.NDArray[np.bool_] | None = None  # per id, whether still stored (None: all);
@@ -164,14 +164,14 @@ class _Matrix:
         rows_of_new = np.empty(len(ids), dtype=np.int32)
         fresh: list[bytes] = []  # vectors not seen before, in the order they get rows
         for i, blob in enumerate(blobs):
-            row = self.by_blob.get(blob)  # the same bytes: the same vector, the same row
+            key = _blob_key(blob)
+            row = self.by_blob.get(key)
             if row is None:
-                row = self.by_blob[blob] = self.distinct + len(fresh)
+                row = self.by_blob[key] = self.distinct + len(fresh)
                 fresh.append(blob)
             rows_of_new[i] = row
         if fresh:  # only new vectors are decoded (a load repeats a few names thousands of times)
             self._add_rows(_stored_vectors(fresh, dim))
-            self.blob_bytes += sum(len(blob) for blob in fresh)
         self.row_of = _grown(self.row_of, count + len(ids), np.int32)
         self.row_of[count : count + len(ids)] = rows_of_new
         self.one_row_each = self.one_row_each and bool(
@@ -207,7 +207,7 @@ class _Matrix:
         rows = 0 if self.rows is None else int(self.rows.nbytes)
         prefilter = 0 if self.prefilter is None else self.prefilter.nbytes
         index = sum(int(a.nbytes) for a in (self.live, self.row_of, self.rowids) if a is not None)
-        return rows + prefilter + index + self.blob_bytes
+        return rows + prefilter + index
 
     def dense(self, dim: int) -> npt.NDArray[np.float32]:
         """The distinct vectors."""
@@ -279,12 +279,12 @@ def _carried_prefilter(old: _Matrix, new: _Matrix, dim: int) -> Prefilter | None
     still in the file keep their projection (None where ``old`` had no prefilter). A row
     is the same row where its row id is: the file never reuses one, and a vector written
     again is a new row. Where rows are shared, a row is the same row where its vector is
-    (the same stored bytes)."""
+    (the same :func:`_blob_key`)."""
     if old.prefilter is None or old.rowids is None or new.rowids is None:
         return None
     if old.shared:
         previous = np.full(new.distinct, -1, dtype=np.intp)
-        pairs = [(row, old.by_blob.get(blob, -1)) for blob, row in new.by_blob.items()]
+        pairs = [(row, old.by_blob.get(key, -1)) for key, row in new.by_blob.items()]
         at = np.array([pair for pair in pairs if 0 <= pair[1] < old.prefilter.rows], np.intp)
         if len(at):
             previous[at[:, 0]] = at[:, 1]
@@ -341,6 +341,15 @@ def _rows_of(
     held = np.zeros(row_count, dtype=np.bool_)
     held[index[members]] = True
     return np.flatnonzero(held)
+
+
+def _blob_key(blob: bytes) -> bytes:
+    """What a stored vector is known by in a shared matrix: the SHA-1 of its bytes. Two
+    vectors with one digest are out of reach (the embedder writes them, not a user), so a
+    match is not checked; a digest keeps 20 bytes per distinct vector where the vector
+    itself would keep 1,792 (896 dimensions at half precision), and Python's 64-bit
+    ``hash`` would need every match decoded and compared."""
+    return hashlib.sha1(blob, usedforsecurity=False).digest()
 
 
 def decode_vector(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
