@@ -370,11 +370,11 @@ class Consolidator:
         )
 
     def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> Iterator[MemoryParts]:
-        """Valid memories of the same subject whose topic has the same name, an opposite
-        opinion's name or another spelling of its single-valued relation, nearest in time
-        to ``mine`` first. Only those that share both nodes are read in full, one read
-        each as it is reached: a caller that stops early (the LLM's questions spent) does
-        not read a long history of the topic."""
+        """Valid states (an event conflicts with nothing) of the same subject whose topic
+        has the same name, an opposite opinion's name or another spelling of its
+        single-valued relation, nearest in time to ``mine`` first. Only those that share
+        both nodes are read in full, one read each as it is reached: a caller that stops
+        early (the LLM's questions spent) does not read a long history of the topic."""
         if mine.subject_id is None:
             return
         names = comparable_topics(mine.topic)
@@ -384,10 +384,12 @@ class Consolidator:
         memory_ids &= set(holding.get(mine.subject_id, []))
         memory_ids.discard(mine.memory.id)
         when = _when(mine.memory)
-        valid = [
-            m for m in self._store.get_memories(user_id, sorted(memory_ids)) if m.invalid_at is None
+        states = [
+            m
+            for m in self._store.get_memories(user_id, sorted(memory_ids))
+            if m.invalid_at is None and is_state(m)
         ]
-        for memory in sorted(valid, key=lambda m: (abs(_when(m) - when), m.id)):
+        for memory in sorted(states, key=lambda m: (abs(_when(m) - when), m.id)):
             record = self._store.get_memory(user_id, memory.id)
             if record is None or record.memory.invalid_at is not None:
                 continue  # forgotten or invalidated since the list was read

@@ -143,10 +143,11 @@ def rules_can_judge(topic: str) -> bool:
     return _polarity(topic) != 0 or single_valued_relation(topic) is not None
 
 
-def is_state(parts: MemoryParts) -> bool:
+def is_state(item: MemoryParts | Memory) -> bool:
     """Whether the memory says how things are, not what happened (an event, true of its
     time for good): only a state can be made untrue by a newer memory."""
-    return parts.memory.memory_type != MemoryType.EVENT
+    memory = item.memory if isinstance(item, MemoryParts) else item
+    return memory.memory_type != MemoryType.EVENT
 
 
 def conflict_between(a: MemoryParts, b: MemoryParts) -> str | None:

@@ -580,19 +580,21 @@ def test_a_new_state_reads_only_the_history_it_is_put_against(
     with_llm, users, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Of a topic no rule judges, a new value reads in full only the memories the LLM is
-    asked about, not every value the topic ever had: the reads per memory stay bounded
-    however long the history (one read each on a server)."""
+    asked about, not every value the topic ever had nor the events nearer it: the reads
+    per memory stay bounded however long the history (one read each on a server)."""
     mp, stub = with_llm
     user = users()
     history = [
         on_day(mp, user, day, "I", "fact", "drinks", f"drink {day}")
         for day in range(4 * LLM_CONFLICT_QUESTIONS)
     ]
+    for day in range(len(history), len(history) + 3):  # nearer, but things that happened
+        on_day(mp, user, day, "I", "event", "drinks", f"a toast {day}")
     for _ in range(len(history) * LLM_CONFLICT_QUESTIONS):
         stub.reply(json.dumps({"contradicts": False}))
     mp.consolidate(user)
     stub.replies.clear()
-    water = on_day(mp, user, len(history), "I", "fact", "drinks", "water")
+    water = on_day(mp, user, len(history) + 3, "I", "fact", "drinks", "water")
     for _ in range(LLM_CONFLICT_QUESTIONS):
         stub.reply(json.dumps({"contradicts": False}))
     read: list[str] = []
