@@ -312,7 +312,7 @@ class Consolidator:
             if self._llm is None and not by_rules:
                 continue  # nothing could judge a conflict of this topic
             questions = 0
-            for other in self._same_subject_candidates(user_id, mine):
+            for other in self._same_subject_candidates(user_id, mine, same_object=by_rules):
                 reason = conflict_between(mine, other)
                 may_ask = reason is None and questions < LLM_CONFLICT_QUESTIONS
                 if may_ask and self._llm_may_judge(mine, other):
@@ -369,19 +369,28 @@ class Consolidator:
             user_id, newer.memory.id, older.memory.id, at=_when(newer.memory), links=links
         )
 
-    def _same_subject_candidates(self, user_id: str, mine: MemoryParts) -> Iterator[MemoryParts]:
+    def _same_subject_candidates(
+        self, user_id: str, mine: MemoryParts, *, same_object: bool
+    ) -> Iterator[MemoryParts]:
         """Valid states (an event conflicts with nothing) of the same subject whose topic
         has the same name, an opposite opinion's name or another spelling of its
-        single-valued relation, nearest in time to ``mine`` first. Only those that share
-        both nodes are read in full, one read each as it is reached: a caller that stops
-        early (the LLM's questions spent) does not read a long history of the topic."""
+        single-valued relation, nearest in time to ``mine`` first; without
+        ``same_object``, none that holds ``mine``'s object node (where only the LLM
+        judges, it is asked about other values alone). Only those that share the subject
+        and a topic node are read in full, one read each as it is reached: a caller that
+        stops early (the LLM's questions spent) does not read a long history of the
+        topic."""
         if mine.subject_id is None:
             return
         names = comparable_topics(mine.topic)
         topic_ids = [n.id for n in self._store.find_nodes(user_id, NodeType.TOPIC, sorted(names))]
-        holding = self._store.memories_for_nodes(user_id, [*topic_ids, mine.subject_id])
+        left_out = None if same_object else mine.object_id
+        nodes = [*topic_ids, mine.subject_id, *([left_out] if left_out else [])]
+        holding = self._store.memories_for_nodes(user_id, nodes)
         memory_ids = {m for node in topic_ids for m in holding.get(node, [])}
         memory_ids &= set(holding.get(mine.subject_id, []))
+        if left_out is not None:  # the same value again: nothing for the LLM to judge
+            memory_ids -= set(holding.get(left_out, []))
         memory_ids.discard(mine.memory.id)
         when = _when(mine.memory)
         states = [

@@ -96,6 +96,7 @@ class MemoryParts:
     topic: str
     object: str | None
     topic_id: str | None
+    object_id: str | None = None
 
 
 def parts_of(record: MemoryRecord) -> MemoryParts:
@@ -111,6 +112,7 @@ def parts_of(record: MemoryRecord) -> MemoryParts:
         topic=normalize_name(topic.content) if topic else "",
         object=normalize_name(obj.content) if obj else None,
         topic_id=topic.id if topic else None,
+        object_id=obj.id if obj else None,
     )
 
 

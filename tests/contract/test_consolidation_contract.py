@@ -580,8 +580,9 @@ def test_a_new_state_reads_only_the_history_it_is_put_against(
     with_llm, users, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Of a topic no rule judges, a new value reads in full only the memories the LLM is
-    asked about, not every value the topic ever had nor the events nearer it: the reads
-    per memory stay bounded however long the history (one read each on a server)."""
+    asked about, not every value the topic ever had, nor the events and the same value
+    nearer it: the reads per memory stay bounded however long the history (one read each
+    on a server)."""
     mp, stub = with_llm
     user = users()
     history = [
@@ -590,7 +591,8 @@ def test_a_new_state_reads_only_the_history_it_is_put_against(
     ]
     for day in range(len(history), len(history) + 3):  # nearer, but things that happened
         on_day(mp, user, day, "I", "event", "drinks", f"a toast {day}")
-    for _ in range(len(history) * LLM_CONFLICT_QUESTIONS):
+        on_day(mp, user, day, "I", "fact", "drinks", "water")  # and the same value
+    for _ in range((len(history) + 6) * (LLM_CONFLICT_QUESTIONS + 1)):
         stub.reply(json.dumps({"contradicts": False}))
     mp.consolidate(user)
     stub.replies.clear()
