@@ -384,13 +384,12 @@ class Consolidator:
             return
         names = comparable_topics(mine.topic)
         topic_ids = [n.id for n in self._store.find_nodes(user_id, NodeType.TOPIC, sorted(names))]
-        left_out = None if same_object else mine.object_id
-        nodes = [*topic_ids, mine.subject_id, *([left_out] if left_out else [])]
-        holding = self._store.memories_for_nodes(user_id, nodes)
+        # without same_object, memories of mine's own value: nothing for the LLM to judge
+        left_out = [] if same_object or mine.object_id is None else [mine.object_id]
+        holding = self._store.memories_for_nodes(user_id, [*topic_ids, mine.subject_id, *left_out])
         memory_ids = {m for node in topic_ids for m in holding.get(node, [])}
         memory_ids &= set(holding.get(mine.subject_id, []))
-        if left_out is not None:  # the same value again: nothing for the LLM to judge
-            memory_ids -= set(holding.get(left_out, []))
+        memory_ids -= {m for node in left_out for m in holding.get(node, [])}
         memory_ids.discard(mine.memory.id)
         when = _when(mine.memory)
         states = [
