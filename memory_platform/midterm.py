@@ -16,6 +16,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from .builder import episode_time_text
+from .clock import clock_entry, said_zone
 from .errors import ConflictError
 from .layers import MID_TERM_SPEAKER, Summary
 from .llm import LLMClient
@@ -46,7 +47,8 @@ def summarize_episodes(
     zone: tzinfo = UTC,
 ) -> dict[str, Any]:
     """Summarise stored messages into one mid-term episode; the LLM reads their times on
-    the clock of ``zone`` (the deployment's).
+    the clock each was said on, else of ``zone`` (the deployment's), and the summary
+    keeps its last message's (:mod:`~memory_platform.clock`).
 
     Idempotent: the same messages give the same summary id and are summarised once.
     Without an LLM it reports ``skipped``; the messages stay stored as episodes. Episodes
@@ -76,7 +78,8 @@ def summarize_episodes(
         if store.get_episodes(user, [summary_id]):
             return {"status": "duplicate", "episode_id": summary_id}
         transcript = "\n".join(
-            f"[{episode_time_text(e, zone)}] {e.speaker}: {e.text}" for e in episodes
+            f"[{episode_time_text(e, said_zone(e.metadata, zone))}] {e.speaker}: {e.text}"
+            for e in episodes
         )
         summary = llm.complete_json(
             [
@@ -104,7 +107,8 @@ def summarize_episodes(
                     episodes[-1].timestamp.isoformat(),
                 ],
                 TOLD_BY_KEY: [e.id for e in episodes],
-            },
+            }
+            | clock_entry(episodes[-1].metadata),
         )
         with suppress(ConflictError):  # a concurrent run wrote it first
             store.add_episodes([episode])

@@ -118,10 +118,14 @@ def _as_utc(value: datetime | None) -> datetime | None:
     return None if value is None else utc(value)
 
 
-def _utc_if_zoned(value: datetime) -> datetime:
-    """A zoned time in UTC; one with no zone kept so, for the platform to read in the
-    deployment's time zone (``MEMORY_TIMEZONE``), which a model does not know."""
-    return value if value.tzinfo is None else utc(value)
+def _as_given(value: datetime) -> datetime:
+    """A time kept as the caller gave it: one with no zone for the platform to read in
+    the deployment's time zone (``MEMORY_TIMEZONE``), which a model does not know, and
+    a zoned one on its own clock (:mod:`memory_platform.clock`), once it is known to
+    have a date in UTC."""
+    if value.tzinfo is not None:
+        utc(value)
+    return value
 
 
 def valid_unicode(text: str) -> bool:
@@ -167,9 +171,9 @@ Content = Annotated[
 ]
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS), AfterValidator(_not_blank)]
 UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
-GivenDatetime = Annotated[datetime, AfterValidator(_utc_if_zoned)]
-"""A time as a caller gives it: in UTC if it names a zone, else kept with none for the
-platform to read in the deployment's time zone (``MEMORY_TIMEZONE``)."""
+GivenDatetime = Annotated[datetime, AfterValidator(_as_given)]
+"""A time as a caller gives it: on the clock it names, or with none for the platform to
+read in the deployment's time zone (``MEMORY_TIMEZONE``)."""
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -583,12 +587,15 @@ class AuditEntry(_Model):
 
 class Message(_Model):
     """One chat message handed to the platform by a chat backend. A ``timestamp`` with no
-    zone stays so here; the platform reads it in the deployment's time zone."""
+    zone stays so here; the platform reads it in the deployment's time zone. One with a
+    UTC offset other than zero is kept on that clock, the user's, for the LLM to read
+    the message on (:mod:`memory_platform.clock`)."""
 
     role: Literal["user", "assistant", "system", "tool"]
     content: Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
     timestamp: GivenDatetime = Field(
-        default_factory=utcnow, description="when it was said; no zone: MEMORY_TIMEZONE's"
+        default_factory=utcnow,
+        description="when it was said, on the user's clock (+08:00); no zone: MEMORY_TIMEZONE's",
     )
     name: str | None = Field(None, max_length=MAX_ID_CHARS)
 

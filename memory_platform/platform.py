@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .builder import build_memory
+from .clock import UTC_OFFSET_KEY, named_offset, parse_offset, said_zone
 from .config import Settings, load_settings
 from .consolidation import Consolidator
 from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
@@ -183,6 +184,24 @@ def _messages(value: object, zone: tzinfo) -> list[Message]:
             message = message.model_copy(update={"timestamp": when})
         out.append(message)
     return out
+
+
+def _with_said_clock(
+    metadata: dict[str, Any], timestamp: datetime | None, index: int
+) -> dict[str, Any]:
+    """An episode's metadata with the clock it was said on (:mod:`.clock`): the offset
+    its timestamp names, unless the metadata records one already (an exported episode
+    imported again, its time in UTC); one that is no offset is refused."""
+    if UTC_OFFSET_KEY in metadata:
+        try:
+            parse_offset(metadata[UTC_OFFSET_KEY])
+        except ValueError as exc:
+            raise InvalidInputError(
+                str(exc), f"episodes[{index}].metadata.{UTC_OFFSET_KEY}"
+            ) from exc
+    elif timestamp is not None and (offset := named_offset(timestamp)):
+        metadata[UTC_OFFSET_KEY] = offset
+    return metadata
 
 
 def _invalid_item(exc: ValidationError, where: str) -> InvalidInputError:
@@ -833,13 +852,18 @@ class MemoryPlatform:
             if unknown:
                 raise InvalidInputError(f"unknown keys {sorted(unknown)}", f"episodes[{index}]")
             values = {k: v for k, v in raw.items() if v is not None}
+            given: dict[str, datetime | None] = {}
             for key in ("timestamp", "expires_at"):
                 if key in values:  # a time with no zone is in the deployment's
-                    when = _parse_timestamp(values[key], f"episodes[{index}].{key}")
-                    values[key] = _moment(when, f"episodes[{index}].{key}", self.settings.zone)
+                    given[key] = _parse_timestamp(values[key], f"episodes[{index}].{key}")
+                    values[key] = _moment(
+                        given[key], f"episodes[{index}].{key}", self.settings.zone
+                    )
             if not isinstance(values.get("metadata", {}), Mapping):
                 raise InvalidInputError("must be a dict", f"episodes[{index}].metadata")
-            metadata = dict(values.get("metadata") or {})
+            metadata = _with_said_clock(
+                dict(values.get("metadata") or {}), given.get("timestamp"), index
+            )
             if not isinstance(metadata.get(SEARCHABLE_KEY, True), bool):
                 raise InvalidInputError(
                     "must be true or false", f"episodes[{index}].metadata.{SEARCHABLE_KEY}"
@@ -1089,7 +1113,7 @@ class MemoryPlatform:
                 episode_id=eid,
                 role=item["metadata"]["role"],
                 content=item["text"],
-                timestamp=item["timestamp"],
+                timestamp=utc(item["timestamp"]),
             )
             for eid, item in zip(ids, items, strict=True)
         ]
@@ -1187,11 +1211,14 @@ class MemoryPlatform:
         counts = {"promoted": 0, "already": 0, "skipped": 0, "failed": 0}
         with self._as_job(user):
             for summary in self.store.find_episodes(user, MID_TERM_SPEAKER, min_access=threshold):
+                said_at = summary.timestamp.astimezone(
+                    said_zone(summary.metadata, self.settings.zone)
+                )
                 try:
                     report = self._extractions.given(
                         user,
                         promotion_session(summary.id),
-                        [Message(role="user", content=summary.text, timestamp=summary.timestamp)],
+                        [Message(role="user", content=summary.text, timestamp=said_at)],
                         shown=[summary.id],  # forgotten meanwhile (with a message it retells)
                     )
                 except MemoryPlatformError as exc:

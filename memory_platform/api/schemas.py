@@ -42,7 +42,11 @@ class EpisodeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: str
-    timestamp: datetime | None = Field(None, description="when it was said (default: now)")
+    timestamp: datetime | None = Field(
+        None,
+        description="when it was said (default: now); an offset other than UTC's names the "
+        "speaker's clock (+08:00), on which the workers read the turn",
+    )
     session_id: str | None = None
     speaker: str | None = Field(None, description="who said it, not pasted into the text")
     metadata: dict[str, Any] | None = None

@@ -13,6 +13,7 @@ import typer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ..clock import UTC_OFFSET_KEY, parse_offset
 from ..errors import InvalidInputError
 from ..models import MAX_ID_CHARS, GivenDatetime, Message, invalid_input_from
 from ..store.base import metadata_json
@@ -43,6 +44,8 @@ class _Episode(BaseModel):
             metadata_json(value)
         except InvalidInputError as exc:
             raise ValueError(exc.message) from None
+        if UTC_OFFSET_KEY in value:  # as is what the platform refuses
+            parse_offset(value[UTC_OFFSET_KEY])
         return value
 
 

@@ -22,6 +22,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ..builder import TIME_KEYS
+from ..clock import on_said_clock
 from ..llm import LLMClient
 from ..models import KnowledgePoint, KnowledgeType, Message
 from ..privacy import SENSITIVE_KEY
@@ -153,12 +154,13 @@ class Turn:
 
     @classmethod
     def of(cls, message: Message, zone: tzinfo = UTC) -> Turn:
-        """A chat message's turn (:func:`speaker_label`), its time on the clock of ``zone``
-        (the deployment's: the day the LLM reads, and its 昨天 is counted from)."""
+        """A chat message's turn (:func:`speaker_label`), its time on the clock it names,
+        else of ``zone`` (the deployment's: :func:`~memory_platform.clock.on_said_clock`):
+        the day the LLM reads, and its 昨天 is counted from."""
         return cls(
             speaker_label(message.role, message.name),
             message.content,
-            message.timestamp.astimezone(zone),
+            on_said_clock(message.timestamp, zone),
         )
 
     def line(self, number: int | None = None) -> str:

@@ -24,6 +24,7 @@ from contextlib import suppress
 from datetime import UTC, datetime, tzinfo
 
 from ..builder import build_memory
+from ..clock import said_zone
 from ..config import Settings
 from ..errors import ConflictError
 from ..layers import MID_TERM_SPEAKER
@@ -84,14 +85,15 @@ def said(episode: Episode, zone: tzinfo = UTC) -> Turn:
     """A recorded turn as extraction reads it, so that who said what survives a
     conversation of several people: a chat message's role, after its name if it had one
     (``Alice (user)``); a turn recorded with no role, its speaker (``Caroline``), else the
-    user's. Its time is on the clock of ``zone`` (the deployment's), the day the LLM and
-    the relative words it writes (昨天) are read in."""
+    user's. Its time is on the clock it was said on (:func:`~memory_platform.clock.said_zone`),
+    else of ``zone`` (the deployment's): the day the LLM and the relative words it writes
+    (昨天) are read in."""
     role = episode.metadata.get("role")
     if role in _ROLES:
         who = speaker_label(role, (episode.speaker or "")[:MAX_ID_CHARS] or None)
     else:
         who = episode.speaker or "user"
-    return Turn(who, episode.text, episode.timestamp.astimezone(zone))
+    return Turn(who, episode.text, episode.timestamp.astimezone(said_zone(episode.metadata, zone)))
 
 
 class SessionExtractions:

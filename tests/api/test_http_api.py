@@ -717,10 +717,17 @@ def test_a_deployment_in_shanghai_reads_times_with_no_zone_on_its_clock(
         httpx.Client(base_url=url, headers={"X-API-Key": ALICE_KEY}, timeout=30) as alice,
     ):
         said = {"role": "user", "content": "我到成都了", "timestamp": "2025-11-05T07:30:00"}
-        added = alice.post("/v1/users/alice/sessions/s1/messages", json={"messages": [said]})
+        # a user abroad, whose clock the chat backend names: the workers read it there
+        abroad = {"role": "user", "content": "刚到纽约", "timestamp": "2025-11-04T18:31:00-05:00"}
+        added = alice.post(
+            "/v1/users/alice/sessions/s1/messages", json={"messages": [said, abroad]}
+        )
         assert added.status_code == 201, added.text
-        [episode] = mp.store.get_episodes("alice", added.json()["episode_ids"])
+        episode, far = mp.store.get_episodes("alice", added.json()["episode_ids"])
         assert episode.timestamp.isoformat() == "2025-11-04T23:30:00+00:00"
+        assert "utc_offset" not in episode.metadata
+        assert far.timestamp.isoformat() == "2025-11-04T23:31:00+00:00"
+        assert far.metadata["utc_offset"] == "-05:00"
 
         mp.wait_for_indexing("alice")
         found = alice.post(

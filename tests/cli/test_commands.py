@@ -130,6 +130,10 @@ def test_ingest_then_search_and_stats(tmp_path: Path) -> None:
             [CHAT[0], {"text": "x", "timestamp": "0001-01-01T00:00+01:00"}],
             "chat.jsonl:2: episode timestamp",
         ),
+        (
+            [CHAT[0], {"text": "x", "metadata": {"utc_offset": "Asia/Shanghai"}}],
+            "chat.jsonl:2: episode metadata",
+        ),
     ],
 )
 def test_a_bad_line_stops_ingest_before_anything_is_written(
@@ -157,18 +161,24 @@ def test_ingest_reads_times_with_no_zone_in_the_deployments_time_zone(
         {"text": "到成都了", "timestamp": "2025-11-05T07:30:00"},
         {"role": "user", "content": "去吃火锅", "session_id": "s", "timestamp": "2025-11-05T07:31:00"},
         {"text": "看熊猫", "timestamp": "2025-11-05T07:32:00+00:00"},
+        {"role": "user", "content": "到纽约了", "session_id": "s",
+         "timestamp": "2025-11-04T18:33:00-05:00"},
     ])  # fmt: skip
 
     result = runner.invoke(app, ["ingest", str(source), "-u", "alice", "--db", str(db)])
 
     assert result.exit_code == 0, result.output
     with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
-        stored = {e.text: e.timestamp for e in mp.store.list_episodes("alice")}
-    assert stored == {
+        episodes = mp.store.list_episodes("alice")
+    assert {e.text: e.timestamp for e in episodes} == {
         "到成都了": datetime(2025, 11, 4, 23, 30, tzinfo=UTC),
         "去吃火锅": datetime(2025, 11, 4, 23, 31, tzinfo=UTC),
         "看熊猫": datetime(2025, 11, 5, 7, 32, tzinfo=UTC),
+        "到纽约了": datetime(2025, 11, 4, 23, 33, tzinfo=UTC),
     }
+    # the clock a line names (other than UTC's) is kept for the workers to read it on
+    clocks = {e.text: e.metadata.get("utc_offset") for e in episodes}
+    assert clocks == {"到成都了": None, "去吃火锅": None, "看熊猫": None, "到纽约了": "-05:00"}
 
 
 def test_a_file_that_is_not_json_lines_is_one_clear_error(tmp_path: Path) -> None:

@@ -127,6 +127,19 @@ def test_yesterday_is_the_deployments_yesterday(
     assert shown[ids[0]] == local[0].strftime("%Y-%m-%d %H:%M")
 
 
+TRIP = json.dumps(
+    {
+        "knowledge": [],
+        "memories": [
+            {"subject": "我", "memory_type": "事件", "topic": "出差", "object": "成都",
+             "attributes": {"时间": "昨天"}, "importance": 0.6},
+        ],
+    },
+    ensure_ascii=False,
+)  # fmt: skip
+"""The LLM's extraction of "我昨天去成都出差了": a trip whose 时间 is the turn's 昨天."""
+
+
 @pytest.mark.parametrize(("zone", "day"), [(SHANGHAI, "2025-11-04"), ("UTC", "2025-11-03")])
 def test_an_extraction_reads_the_session_on_the_deployments_clock(
     make_platform: MakePlatform, stub: OpenAIStub, zone: str, day: str
@@ -136,20 +149,13 @@ def test_an_extraction_reads_the_session_on_the_deployments_clock(
     summary), and the 昨天 it writes is that day's eve."""
     mp = make_platform(zone, llm_base_url=stub.base_url, llm_max_retries=0)
     said = datetime(2025, 11, 4, 23, 30, tzinfo=UTC)
-    answer = {
-        "knowledge": [],
-        "memories": [
-            {"subject": "我", "memory_type": "事件", "topic": "出差", "object": "成都",
-             "attributes": {"时间": "昨天"}, "importance": 0.6},
-        ],
-    }  # fmt: skip
     shown = "[2025-11-05 07:30]" if zone == SHANGHAI else "[2025-11-04 23:30]"
 
     # a recorded session, and a transcript handed to extract_knowledge
     mp.add_episodes(USER, [{"text": "我昨天去成都出差了", "timestamp": said, "session_id": "trip"}])
-    stub.reply(json.dumps(answer, ensure_ascii=False))
+    stub.reply(TRIP)
     recorded = mp.extract_session(USER, "trip")
-    stub.reply(json.dumps(answer, ensure_ascii=False))
+    stub.reply(TRIP)
     given = mp.extract_knowledge(
         USER, "given", [{"role": "user", "content": "我昨天去成都出差了", "timestamp": said}]
     )
@@ -216,3 +222,69 @@ def test_a_server_one_person_runs_takes_their_computers_zone_unless_configured(
     assert _own_computers_zone(tmp_path / "m.db") == {"timezone": SHANGHAI}
     monkeypatch.setenv("MEMORY_TIMEZONE", "Europe/Berlin")
     assert _own_computers_zone(tmp_path / "m.db") == {}
+
+
+def test_a_chat_backend_names_each_users_clock_in_its_message_times(
+    make_platform: MakePlatform, stub: OpenAIStub
+) -> None:
+    """One deployment (UTC), two users at one instant, 23:30 UTC on the 4th: for one in
+    Shanghai it is 07:30 on the 5th, for one in New York 18:30 on the 4th. The chat
+    backend names each user's clock in the message time, as the HTTP API asks; the
+    workers, which have only the deployment's zone, read each session on its user's
+    clock (extraction, a mid-term summary and its promotion), so each 昨天 is that user's."""
+    mp = make_platform("UTC", llm_base_url=stub.base_url, llm_max_retries=0)
+    mp.settings.short_term.promote_after_accesses = 1
+    clocks = {  # user: (the time as the backend sends it, as the LLM reads it, their 昨天)
+        "in-shanghai": ("2025-11-05T07:30:00+08:00", "[2025-11-05 07:30]", "2025-11-04"),
+        "in-new-york": ("2025-11-04T18:30:00-05:00", "[2025-11-04 18:30]", "2025-11-03"),
+    }
+    for user, (sent, shown, yesterday) in clocks.items():
+        message = {"role": "user", "content": "我昨天去成都出差了", "timestamp": sent}
+        [turn] = mp.add_messages(user, "trip", [message])
+        [stored] = mp.store.get_episodes(user, [turn])
+        assert stored.timestamp == datetime(2025, 11, 4, 23, 30, tzinfo=UTC)
+        assert stored.metadata["utc_offset"] == sent[-6:]
+        stub.requests.clear()
+
+        stub.reply(TRIP)
+        recorded = mp.extract_session(user, "trip")
+        stub.reply(TRIP)
+        given = mp.extract_knowledge(user, "given", [message])
+        stub.reply(json.dumps({"summary": "出差到了成都", "keywords": [], "importance": 0.5}))
+        summary = mp.summarize_messages(user, "trip", [turn])["episode_id"]
+        mp.store.record_episode_access(user, [summary])
+        stub.reply(TRIP)
+        assert mp.promote_summaries(user)["promoted"] == 1
+
+        assert len(stub.requests) == 4
+        for request in stub.requests:
+            assert shown in request["body"]["messages"][1]["content"]
+        extracted = [*recorded["memory_ids"], *given.memory_ids]
+        memory_ids = [m.id for m in mp.list_memories(user)]
+        assert len(memory_ids) == 3 and set(extracted) < set(memory_ids)  # and the promoted
+        for memory_id in memory_ids:
+            assert mp.get_memory(user, memory_id).memory.attributes == {"时间": yesterday}
+
+
+def test_a_time_in_utc_names_an_instant_and_a_recorded_clock_is_kept_or_refused(
+    make_platform: MakePlatform,
+) -> None:
+    """``Z`` is how most servers write every time, so it names no clock: such a turn is
+    read on the deployment's. An offset the metadata records already (an episode
+    exported and imported by another tool, its time in UTC) is kept; one that is no
+    offset is refused, naming the field."""
+    mp = make_platform(SHANGHAI)
+    in_utc, imported, naive = mp.store.get_episodes(USER, mp.add_episodes(USER, [
+        {"text": "到成都了", "timestamp": "2025-11-04T23:30:00Z"},
+        {"text": "先去吃火锅", "timestamp": "2025-11-04T23:31:00Z",
+         "metadata": {"utc_offset": "-05:00"}},
+        {"text": "住在春熙路", "timestamp": ASKED_AT},
+    ]))  # fmt: skip
+    assert "utc_offset" not in in_utc.metadata
+    assert imported.metadata["utc_offset"] == "-05:00"
+    assert "utc_offset" not in naive.metadata
+    for wrong in ("+8", "Asia/Shanghai", "+24:00", "+08:60", 8):
+        with pytest.raises(InvalidInputError) as refused:
+            mp.add_episodes(USER, [{"text": "x", "metadata": {"utc_offset": wrong}}])
+        assert refused.value.field == "episodes[0].metadata.utc_offset"
+        assert "UTC offset" in refused.value.message
