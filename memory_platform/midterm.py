@@ -16,7 +16,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from .builder import episode_time_text
-from .clock import clock_entry, said_zone
+from .clock import clock_entry
 from .errors import ConflictError
 from .layers import MID_TERM_SPEAKER, Summary
 from .llm import LLMClient
@@ -78,8 +78,7 @@ def summarize_episodes(
         if store.get_episodes(user, [summary_id]):
             return {"status": "duplicate", "episode_id": summary_id}
         transcript = "\n".join(
-            f"[{episode_time_text(e, said_zone(e.metadata, zone))}] {e.speaker}: {e.text}"
-            for e in episodes
+            f"[{episode_time_text(e, zone)}] {e.speaker}: {e.text}" for e in episodes
         )
         summary = llm.complete_json(
             [

@@ -231,7 +231,8 @@ def test_a_chat_backend_names_each_users_clock_in_its_message_times(
     Shanghai it is 07:30 on the 5th, for one in New York 18:30 on the 4th. The chat
     backend names each user's clock in the message time, as the HTTP API asks; the
     workers, which have only the deployment's zone, read each session on its user's
-    clock (extraction, a mid-term summary and its promotion), so each 昨天 is that user's."""
+    clock (extraction, a mid-term summary and its promotion), so each 昨天 is that user's,
+    and a search shows the turn on it."""
     mp = make_platform("UTC", llm_base_url=stub.base_url, llm_max_retries=0)
     mp.settings.short_term.promote_after_accesses = 1
     clocks = {  # user: (the time as the backend sends it, as the LLM reads it, their 昨天)
@@ -244,6 +245,10 @@ def test_a_chat_backend_names_each_users_clock_in_its_message_times(
         [stored] = mp.store.get_episodes(user, [turn])
         assert stored.timestamp == datetime(2025, 11, 4, 23, 30, tzinfo=UTC)
         assert stored.metadata["utc_offset"] == sent[-6:]
+        # a search shows the turn on that clock too, the one its 昨天 is read from
+        mp.wait_for_indexing(user)
+        [found] = [r for r in mp.search(user, "成都出差", min_relevance=0) if r.id == turn]
+        assert f"[{found.time}]" == shown
         stub.requests.clear()
 
         stub.reply(TRIP)
