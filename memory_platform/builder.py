@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, tzinfo
 
-from .clock import said_zone
+from .clock import said_at
 from .models import (
     ContentNode,
     EdgeType,
@@ -96,11 +96,9 @@ def memory_time_text(memory: Memory, zone: tzinfo = UTC) -> str:
 
 def episode_time_text(episode: Episode, zone: tzinfo = UTC) -> str:
     """When an episode was said, to the minute, on the clock it was said on where that
-    was recorded (:func:`~memory_platform.clock.said_zone`: its 昨天 is read from this
+    was recorded (:func:`~memory_platform.clock.said_at`: its 昨天 is read from this
     time), else on the clock of ``zone`` (the asker's)."""
-    return episode.timestamp.astimezone(said_zone(episode.metadata, zone)).strftime(
-        "%Y-%m-%d %H:%M"
-    )
+    return said_at(episode, zone).strftime("%Y-%m-%d %H:%M")
 
 
 def _is_chinese(*parts: str | None) -> bool:

@@ -16,7 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .models import Episode
 
 __all__ = [
     "UTC_OFFSET_KEY",
@@ -24,6 +27,7 @@ __all__ = [
     "named_offset",
     "on_said_clock",
     "parse_offset",
+    "said_at",
     "said_zone",
 ]
 
@@ -68,6 +72,11 @@ def said_zone(metadata: Mapping[str, Any], zone: tzinfo) -> tzinfo:
     except ValueError:
         return zone
     return timezone(offset)
+
+
+def said_at(episode: Episode, zone: tzinfo) -> datetime:
+    """When an episode was said, on the clock it was said on (:func:`said_zone`)."""
+    return episode.timestamp.astimezone(said_zone(episode.metadata, zone))
 
 
 def clock_entry(metadata: Mapping[str, Any]) -> dict[str, str]:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .builder import build_memory
-from .clock import UTC_OFFSET_KEY, named_offset, parse_offset, said_zone
+from .clock import UTC_OFFSET_KEY, named_offset, parse_offset, said_at
 from .config import Settings, load_settings
 from .consolidation import Consolidator
 from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
@@ -1211,14 +1211,12 @@ class MemoryPlatform:
         counts = {"promoted": 0, "already": 0, "skipped": 0, "failed": 0}
         with self._as_job(user):
             for summary in self.store.find_episodes(user, MID_TERM_SPEAKER, min_access=threshold):
-                said_at = summary.timestamp.astimezone(
-                    said_zone(summary.metadata, self.settings.zone)
-                )
+                when = said_at(summary, self.settings.zone)
                 try:
                     report = self._extractions.given(
                         user,
                         promotion_session(summary.id),
-                        [Message(role="user", content=summary.text, timestamp=said_at)],
+                        [Message(role="user", content=summary.text, timestamp=when)],
                         shown=[summary.id],  # forgotten meanwhile (with a message it retells)
                     )
                 except MemoryPlatformError as exc:

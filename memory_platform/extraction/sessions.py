@@ -24,7 +24,7 @@ from contextlib import suppress
 from datetime import UTC, datetime, tzinfo
 
 from ..builder import build_memory
-from ..clock import said_zone
+from ..clock import said_at
 from ..config import Settings
 from ..errors import ConflictError
 from ..layers import MID_TERM_SPEAKER
@@ -85,7 +85,7 @@ def said(episode: Episode, zone: tzinfo = UTC) -> Turn:
     """A recorded turn as extraction reads it, so that who said what survives a
     conversation of several people: a chat message's role, after its name if it had one
     (``Alice (user)``); a turn recorded with no role, its speaker (``Caroline``), else the
-    user's. Its time is on the clock it was said on (:func:`~memory_platform.clock.said_zone`),
+    user's. Its time is on the clock it was said on (:func:`~memory_platform.clock.said_at`),
     else of ``zone`` (the deployment's): the day the LLM and the relative words it writes
     (昨天) are read in."""
     role = episode.metadata.get("role")
@@ -93,7 +93,7 @@ def said(episode: Episode, zone: tzinfo = UTC) -> Turn:
         who = speaker_label(role, (episode.speaker or "")[:MAX_ID_CHARS] or None)
     else:
         who = episode.speaker or "user"
-    return Turn(who, episode.text, episode.timestamp.astimezone(said_zone(episode.metadata, zone)))
+    return Turn(who, episode.text, said_at(episode, zone))
 
 
 class SessionExtractions:
