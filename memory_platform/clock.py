@@ -9,6 +9,10 @@ the turn, and the 昨天 it says, on that clock.
 A time in UTC (``Z``, ``+00:00``) names an instant, not a clock: it is how JavaScript's
 ``toISOString()`` and most servers write every time. Such a time, and one with no zone,
 is read on the deployment's clock, as before.
+
+A call that names no clock (no ``reference_time``, or one in UTC) asks on its user's: the
+clock of their latest turn that records one (``MemoryPlatform.user_clock``), so that an agent's
+tool call in a Shanghai user's chat reads 昨天 as that user does on any deployment.
 """
 
 from __future__ import annotations

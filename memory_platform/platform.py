@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .builder import build_memory
-from .clock import UTC_OFFSET_KEY, named_offset, parse_offset, said_at
+from .clock import UTC_OFFSET_KEY, named_offset, parse_offset, said_at, said_zone
 from .config import Settings, load_settings
 from .consolidation import Consolidator
 from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
@@ -390,12 +390,27 @@ class MemoryPlatform:
         return tool_definitions(lang, extended=extended)
 
     def system_prompt(
-        self, lang: Literal["zh", "en"] = "zh", examples: bool = True, extended: bool = False
+        self,
+        lang: Literal["zh", "en"] = "zh",
+        examples: bool = True,
+        extended: bool = False,
+        user_id: str | None = None,
     ) -> str:
         """The prompt kit that teaches an agent the tools (:func:`memory_platform.system_prompt`),
-        stating today's date in the deployment's time zone, the day its users call today."""
-        today = datetime.now(self.settings.zone).date()
+        stating today's date on the clock of ``user_id`` (:meth:`user_clock`), else in the
+        deployment's time zone: the day the user calls today."""
+        zone = self.settings.zone if user_id is None else self.user_clock(user_id)
+        today = datetime.now(zone).date()
         return system_prompt(lang, today=today, examples=examples, extended=extended)
+
+    def user_clock(self, user_id: str) -> tzinfo:
+        """The clock a call for the user that names none is read on (its "today", 昨天
+        and the times results show): the one the user's latest turn recording a clock
+        was said on (a message time a chat backend sent as ``…+08:00``:
+        :mod:`memory_platform.clock`), else the deployment's ``timezone``. One indexed
+        read (``GraphStore.latest_offset``)."""
+        offset = self.store.latest_offset(self._user(user_id))
+        return said_zone({UTC_OFFSET_KEY: offset}, self.settings.zone)
 
     def execute_tool(
         self,
@@ -470,7 +485,7 @@ class MemoryPlatform:
         user = self._user(user_id)
         if session_id is not None:
             session_id = check_identifier(session_id, "session_id")
-        reference_time = self._message_time(reference_time)
+        reference_time = self._message_time(reference_time, user=user)
         graph = build_memory(user, args, reference_time, session_id=session_id, source=source)
         graph.memory.metadata = with_sensitivity(
             graph.memory.metadata,
@@ -506,7 +521,7 @@ class MemoryPlatform:
             importance=importance,
         )
         relation, importance = args.relation_type, args.importance
-        reference_time = self._message_time(reference_time)
+        reference_time = self._message_time(reference_time, user=user)
         ends = {}
         for role, description in (
             ("source", args.source_memory_description),
@@ -628,7 +643,7 @@ class MemoryPlatform:
         """:meth:`update_memory` from validated tool arguments."""
         user = self._user(user_id)
         changed_by = check_identifier(changed_by, "changed_by")
-        reference_time = self._message_time(reference_time)
+        reference_time = self._message_time(reference_time, user=user)
         found = self._resolve(user, args.memory_description, "memory", reference_time, True)
         if isinstance(found, dict):
             return found
@@ -707,7 +722,7 @@ class MemoryPlatform:
     ) -> dict[str, Any]:
         """The ``forget_memory`` tool: find the memory by description (or id), forget it."""
         user = self._user(user_id)
-        reference_time = self._message_time(reference_time)
+        reference_time = self._message_time(reference_time, user=user)
         if self.store.get_episodes(user, [args.memory_description]):
             found_id = args.memory_description
         else:
@@ -984,7 +999,7 @@ class MemoryPlatform:
                 raise InvalidInputError(
                     f"use only: {' / '.join(MemoryType.accepted())}", "memory_types"
                 ) from exc
-        now = self._message_time(reference_time)
+        now = self._message_time(reference_time, user=user)
         window = _time_window(time_range, now, self.settings.zone)
         results = self._retriever.search(
             user,
@@ -1626,8 +1641,16 @@ class MemoryPlatform:
     def _user(user_id: str) -> str:
         return check_identifier(user_id, "user_id")
 
-    def _message_time(self, value: object, field: str = "reference_time") -> datetime:
-        """When the caller's message was sent: the time given (one with no zone is in the
-        deployment's ``timezone``), else now in that zone, so that "today" and 昨天 are
-        the users' days."""
-        return _moment(value, field, self.settings.zone) or datetime.now(self.settings.zone)
+    def _message_time(
+        self, value: object, field: str = "reference_time", user: str | None = None
+    ) -> datetime:
+        """When the caller's message was sent, on the clock its "today" and 昨天 are read
+        on: a time with an offset other than UTC's on that clock, one with no zone in the
+        deployment's ``timezone``; the present moment, or a time in UTC (an instant, not
+        a clock: :mod:`memory_platform.clock`), on the ``user``'s clock
+        (:meth:`user_clock`), or the deployment's when no user is named."""
+        if isinstance(value, datetime) and (value.tzinfo is None or named_offset(value)):
+            return _in_zone(value, self.settings.zone)
+        when = _moment(value, field, self.settings.zone)
+        zone = self.user_clock(user) if user is not None else self.settings.zone
+        return datetime.now(zone) if when is None else when.astimezone(zone)

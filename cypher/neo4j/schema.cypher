@@ -17,6 +17,7 @@ CREATE INDEX episode_user IF NOT EXISTS FOR (e:Episode) ON (e.user_id);
 CREATE INDEX episode_user_session IF NOT EXISTS FOR (e:Episode) ON (e.user_id, e.session_id, e.timestamp);
 CREATE INDEX episode_user_speaker IF NOT EXISTS FOR (e:Episode) ON (e.user_id, e.speaker, e.timestamp);
 CREATE INDEX episode_user_expiry IF NOT EXISTS FOR (e:Episode) ON (e.user_id, e.expires_at);
+CREATE INDEX episode_user_clock IF NOT EXISTS FOR (e:Episode) ON (e.user_id, e.clocked_at);
 CREATE INDEX knowledge_user IF NOT EXISTS FOR (k:Knowledge) ON (k.user_id);
 CREATE INDEX knowledge_version_user IF NOT EXISTS FOR (v:KnowledgeVersion) ON (v.user_id, v.seq);
 CREATE INDEX audit_user IF NOT EXISTS FOR (a:Audit) ON (a.user_id, a.at);

@@ -171,7 +171,9 @@ ReferenceTime = Annotated[
     datetime | None,
     Query(
         description="when the user's message was sent; relative times resolve to it "
-        "(no zone: the deployment's, MEMORY_TIMEZONE)"
+        "on the clock its offset names (+08:00); with no zone on the deployment's "
+        "(MEMORY_TIMEZONE); in UTC (Z), or not given, on the clock the user's latest "
+        "message time named, else the deployment's"
     ),
 ]
 

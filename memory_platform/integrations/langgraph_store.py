@@ -22,8 +22,8 @@ in the platform's ranking order, each scored by its relevance in [0, 1] (which n
 fall down the list); without a query it lists them, newest first, reading a page of the
 newest rather than the namespace. Filters compare top-level value
 fields (equality, or ``$eq $ne $gt $gte $lt $lte``). A query's "yesterday" is its
-user's where the store is given ``timezone_of`` (user id to time zone), else the
-deployment's.
+user's where the store is given ``timezone_of`` (user id to time zone), else on the
+clock of the user's latest chat turn that named one, else the deployment's.
 
 A put's ``ttl`` (minutes; or the ``TTLConfig``'s ``default_ttl``) becomes the episode's
 expiry (``Episode.expires_at``): from then on no read, search or listing returns the
@@ -246,8 +246,9 @@ class MemoryPlatformStore(BaseStore):
         store: items put under another position belong to other users.
 
         ``timezone_of``: a user's IANA time zone (``"Asia/Shanghai"``, from your users'
-        profiles), or None for the deployment's (``MEMORY_TIMEZONE``), asked at each
-        search: a query's "yesterday" or 昨天 is then that user's."""
+        profiles), or None for the clock their chat turns last named, else the
+        deployment's (``MEMORY_TIMEZONE``), asked at each search: a query's "yesterday"
+        or 昨天 is then that user's."""
         if isinstance(user_position, bool) or not isinstance(user_position, int):
             raise TypeError("user_position must be an int")
         if user_position < 0:
@@ -312,10 +313,12 @@ class MemoryPlatformStore(BaseStore):
         return [found[ref] for ref in refs if ref in found]
 
     def _zone(self, user: str) -> tzinfo:
-        """The user's time zone (``timezone_of``), else the deployment's."""
+        """The user's time zone (``timezone_of``), else UTC: an instant, which the
+        platform reads on the clock the user's chat last named, else on the deployment's
+        (``MemoryPlatform.user_clock``)."""
         name = self.timezone_of(user) if self.timezone_of is not None else None
         if name is None:
-            return self.platform.settings.zone
+            return UTC
         if not isinstance(name, str) or known_timezone(name) is None:
             raise ValueError(
                 f"timezone_of({user!r}) gave {name!r}: give an IANA time zone such as "

@@ -670,6 +670,13 @@ class GraphStore(ABC):
         (:attr:`Episode.expires_at`) has come by ``now``, in id order."""
 
     @abstractmethod
+    def latest_offset(self, user_id: str) -> str | None:
+        """The UTC offset (``+08:00``) that the latest of the user's episodes recording
+        one names in its metadata (:data:`memory_platform.clock.UTC_OFFSET_KEY`), or None:
+        the clock their chat last named, which a call naming none is read on. Read from
+        an index of those episodes alone: it is asked at every tool call and search."""
+
+    @abstractmethod
     def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:
         """Move the expiry of the user's episodes ``{episode_id: new expiry}``, in one
         write, for those that still have one (an item put again without one since it was

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from ..clock import UTC_OFFSET_KEY
 from ..config import Settings
 from ..errors import (
     BackendUnavailable,
@@ -1173,6 +1174,7 @@ class Neo4jGraphStore(GraphStore):
                     "sensitive": e.sensitive,
                     "searchable": e.searchable,
                     "expires_at": e.expires_at,
+                    "clocked_at": e.timestamp if UTC_OFFSET_KEY in e.metadata else None,
                     "search_kind": VectorKind.EPISODE.value,
                     "search_tokens": _episode_tokens(user, e, before.get(e.id)),
                 }
@@ -1320,6 +1322,12 @@ class Neo4jGraphStore(GraphStore):
         user = self._check_user(user_id)
         rows = self._read("episode/expired", user_id=user, now=utc(now), limit=limit)
         return [r["id"] for r in rows]
+
+    def latest_offset(self, user_id: str) -> str | None:
+        user = self._check_user(user_id)
+        rows = self._read("episode/latest_offset", user_id=user)
+        offset = json.loads(rows[0]["metadata"] or "{}").get(UTC_OFFSET_KEY) if rows else None
+        return None if offset is None else str(offset)
 
     def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:
         user = self._check_user(user_id)

@@ -59,7 +59,7 @@ GRAPH_KEYS = frozenset(
         # items: hubs, content nodes, episodes, knowledge, audit records
         "id", "user_id", "text", "content", "kind", "norm", "type", "status", "importance",
         "confidence", "score", "sensitive", "searchable", "created_at", "timestamp", "at",
-        "invalid_at", "expires_at", "access_count", "session_id", "speaker", "merged_from",
+        "invalid_at", "expires_at", "clocked_at", "access_count", "session_id", "speaker", "merged_from",
         "version_id", "position", "through", "metadata",
         # search: vectors, the lexical document's kind, the embedding queue's token
         "embedding", "media_embedding", "media_model", "media_modality", "search_kind",

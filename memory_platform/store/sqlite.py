@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..clock import UTC_OFFSET_KEY
 from ..errors import (
     ConflictError,
     InvalidInputError,
@@ -68,7 +69,7 @@ from .base import (
 )
 from .lexical_cache import LexicalCache
 from .sqlite_driver import sqlite3
-from .sqlite_schema import REQUEUE_ALL, SPOKEN_LINE_SQL, migrate, searchable_sql
+from .sqlite_schema import CLOCKED_SQL, REQUEUE_ALL, SPOKEN_LINE_SQL, migrate, searchable_sql
 from .vector_cache import VectorCache
 
 __all__ = ["SQLiteGraphStore"]
@@ -1153,6 +1154,15 @@ class SQLiteGraphStore(GraphStore):
                 (user, _ts(now), limit),
             )
         ]
+
+    def latest_offset(self, user_id: str) -> str | None:
+        user = self._check_user(user_id)
+        rows = self._read(  # the partial index episodes_clock: turns that record a clock
+            f"SELECT json_extract(metadata, '$.{UTC_OFFSET_KEY}') FROM episodes"
+            f" WHERE user_id = ? AND {CLOCKED_SQL} ORDER BY timestamp DESC LIMIT 1",
+            (user,),
+        )
+        return str(rows[0][0]) if rows else None
 
     def set_episode_expiry(self, user_id: str, expiry: Mapping[str, datetime]) -> int:
         user = self._check_user(user_id)

@@ -7,6 +7,7 @@ with the same schema. Append new migrations; never edit an applied one.
 
 from __future__ import annotations
 
+from ..clock import UTC_OFFSET_KEY
 from ..errors import ConfigurationError
 from .sqlite_driver import sqlite3
 
@@ -431,8 +432,20 @@ INSERT OR IGNORE INTO told_by {_told_rows("memory", "m", "memories")};
 INSERT OR IGNORE INTO told_by {_told_rows("knowledge", "k", "knowledge")};
 """
 
+# v15: the clock a call that names none is read on, asked at every tool call and search
+# (``GraphStore.latest_offset``): the latest of a user's turns that record one, found by an
+# index of those turns alone, where the user's turns were read newest first until one did
+# (every turn of a user whose turns name no clock: 30 ms at 100,000).
+CLOCKED_SQL = f"json_extract(metadata, '$.{UTC_OFFSET_KEY}') IS NOT NULL"
+"""An episode row that records the clock it was said on: the condition of the partial index
+``episodes_clock``, which a query names word for word to be served by it."""
+
+_V15 = f"""
+CREATE INDEX IF NOT EXISTS episodes_clock ON episodes(user_id, timestamp) WHERE {CLOCKED_SQL};
+"""
+
 MIGRATIONS: tuple[str, ...] = (
-    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14,
+    _V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11, _V12, _V13, _V14, _V15,
 )  # fmt: skip
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 

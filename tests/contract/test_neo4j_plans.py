@@ -1,4 +1,4 @@
-"""Lookups of a user's episodes (by session, speaker or expiry), audit log and knowledge
+"""Lookups of a user's episodes (by session, speaker, expiry or clock), audit log and knowledge
 versions, and of the users with staged memories, are index seeks on Neo4j that solve every predicate, not scans of the
 nodes with a filter (SQLite's side: ``test_sqlite_backend.py``). A composite index wants
 a predicate on each of its properties, so the statements give one even where it always
@@ -44,6 +44,7 @@ def planned_user(neo4j_store: GraphStore) -> Iterator[str]:
     neo4j_store.add_episodes(
         [Episode(user_id=user, text=f"turn {i}", speaker="Lisa", session_id="s1") for i in range(3)]
         + [Episode(user_id=user, text="a note", expires_at=datetime.now(UTC))]
+        + [Episode(user_id=user, text="早上好", metadata={"utc_offset": "+08:00"})]
     )
     neo4j_store.add_audit(AuditEntry(user_id=user, action="forget", target_kind="memory"))
     neo4j_store.add_knowledge_version(
@@ -73,6 +74,7 @@ def _plan(store: GraphStore, name: str, **params: Any) -> list[tuple[str, str]]:
         ("knowledge/versions", {"limit": 10}, "seq"),
         ("memory/users_with_staged", {"limit": 10, "after": ""}, "status"),
         ("episode/expired", {"now": datetime.now(UTC), "limit": 10}, "expires_at"),
+        ("episode/latest_offset", {}, "clocked_at"),
     ],
 )
 def test_a_users_items_are_found_by_an_index_seek(

@@ -216,6 +216,35 @@ def test_node_id_of_another_user_is_refused(store: GraphStore, users) -> None:
     assert store.stats(bob).nodes == {}
 
 
+def test_the_clock_a_users_latest_turn_named_is_theirs_alone(store: GraphStore, users) -> None:
+    """``latest_offset``: the offset recorded by the user's latest turn that records one,
+    by the time said, not the order written; a later turn in UTC names no clock. Another
+    user's turns, and a deleted turn, do not count."""
+    alice, bob, carol = users(), users(), users()
+    turns = [  # (minutes after REF, the offset it records), written out of time order
+        (30, "-05:00"), (10, "+08:00"), (50, None), (40, "+05:30"), (20, "+09:00")
+    ]  # fmt: skip
+    written = [
+        Episode(user_id=alice, text=f"turn at {minutes}", timestamp=REF + timedelta(minutes=minutes),
+                metadata={"utc_offset": offset} if offset else {"role": "user"})
+        for minutes, offset in turns
+    ]  # fmt: skip
+    store.add_episodes(written)
+    store.add_episodes([
+        Episode(user_id=bob, text="later, elsewhere", timestamp=REF + timedelta(hours=1),
+                metadata={"utc_offset": "-08:00"}),
+    ])  # fmt: skip
+    assert store.latest_offset(alice) == "+05:30"
+    assert store.latest_offset(bob) == "-08:00"
+    assert store.latest_offset(carol) is None
+
+    assert store.delete_episodes(alice, [written[3].id]) == 1
+    assert store.latest_offset(alice) == "-05:00"
+    store.delete_user(alice)
+    assert store.latest_offset(alice) is None
+    assert store.latest_offset(bob) == "-08:00"
+
+
 @pytest.fixture
 def shanghai_clock(monkeypatch: pytest.MonkeyPatch):
     """The process's local time zone is UTC+8 for the test (a user's laptop in China)."""

@@ -338,11 +338,16 @@ ASKED_AT = datetime(2025, 11, 5, 23, 30, tzinfo=UTC)
 """The 5th in UTC (yesterday: the 4th); 07:30 on the 6th in Shanghai (yesterday: the 5th)."""
 
 
-@pytest.mark.parametrize(("zone", "yesterdays"), [("Asia/Shanghai", "b"), (None, "a")])
+@pytest.mark.parametrize(
+    ("zone", "chatted", "yesterdays"),
+    [("Asia/Shanghai", False, "b"), (None, False, "a"), (None, True, "b")],
+)
 def test_a_users_time_zone_decides_which_day_their_yesterday_is(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch, zone: str | None,
-    yesterdays: str,
+    chatted: bool, yesterdays: str,
 ) -> None:  # fmt: skip
+    """The zone ``timezone_of`` gives, else the clock the user's chat last named (a chat
+    backend's message time ``…+08:00``), else the deployment's."""
     from memory_platform.integrations import langgraph_store
 
     class Clock(datetime):
@@ -358,6 +363,9 @@ def test_a_users_time_zone_decides_which_day_their_yesterday_is(
     settings = Settings(sqlite_path=tmp_path / "lg.db", _env_file=None)  # the deployment's: UTC
     with MemoryPlatform(settings, embedder=embedder) as mp:
         store = MemoryPlatformStore(mp, timezone_of={"alice": zone}.get)
+        if chatted:
+            said = {"role": "user", "content": "早上好", "timestamp": "2025-11-05T08:00:00+08:00"}
+            mp.add_messages("alice", "chat", [said])
         for key, (text, said) in HOTPOT.items():
             Clock.at = said
             store.put(("alice", "diary"), key, {"text": text})

@@ -560,6 +560,17 @@ def test_episodes_of_an_id_prefix_are_read_from_the_id_index(tmp_path: Path) -> 
     assert "USING INDEX sqlite_autoindex_episodes_1 (id>? AND id<?)" in plan, plan
 
 
+def test_the_clock_a_user_last_named_is_read_from_an_index_of_clocked_turns(
+    tmp_path: Path,
+) -> None:
+    """Every tool call and search that names no clock asks for it
+    (``MemoryPlatform.user_clock``); without the partial index that read and sorted every
+    turn of the user (13-33 ms for 100,000; ``benchmarks/micro/latest_turns.py``)."""
+    plan = query_plan(tmp_path, lambda store: store.latest_offset("u"), "episodes")
+    assert "USING INDEX episodes_clock (user_id=?)" in plan, plan
+    assert "TEMP B-TREE" not in plan, plan
+
+
 def test_expired_episodes_are_read_from_an_index_of_those_that_expire(tmp_path: Path) -> None:
     """The daily purge and the LangGraph store's TTL sweep ask each user for expired
     episodes; by the user's index alone that decoded every turn's metadata."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -183,6 +183,71 @@ def test_the_prompt_kit_states_the_deployments_today(make_platform: MakePlatform
         prompt = mp.system_prompt("en", examples=False)
         after = datetime.now(ZoneInfo(zone)).date().isoformat()
         assert before in prompt or after in prompt
+
+
+FAR_CLOCKS = {"in-kiritimati": "+14:00", "in-pago-pago": "-11:00"}
+"""Two users whose chats name their clocks: at any moment one of them is on another date
+than UTC, so a check of "today" on both fails whatever the time of day if it is UTC's."""
+
+
+def test_a_call_naming_no_clock_is_read_on_the_clock_its_user_last_named(
+    make_platform: MakePlatform,
+) -> None:
+    """One deployment (UTC). A chat backend sent each user's message with their clock; an
+    agent's tool call, a search and the prompt kit, given no time (or an instant in
+    UTC), read the user's today and 昨天 on that clock. A user whose turns name none is
+    on the deployment's."""
+    mp = make_platform("UTC")
+    for user, offset in FAR_CLOCKS.items():
+        zone = timezone(timedelta(hours=int(offset[:3])))
+        mp.add_messages(user, "chat", [
+            {"role": "user", "content": "我今天去了海边", "timestamp": f"2025-11-05T09:00:00{offset}"},
+        ])  # fmt: skip
+        mp.add_episodes(user, [{"text": "a server's note", "timestamp": "2025-11-05T23:00:00Z"}])
+        assert mp.user_clock(user).utcoffset(None) == zone.utcoffset(None)
+
+        before = datetime.now(zone).date()
+        created = mp.execute_tool(user, "create_memory", {
+            "subject": "我", "memory_type": "事件", "topic": "去", "object": "海边",
+            "attributes": {"时间": "今天"},
+        })  # fmt: skip
+        prompt = mp.system_prompt("en", examples=False, user_id=user)
+        after = datetime.now(zone).date()
+        assert created["success"], created
+        [memory] = mp.list_memories(user)
+        assert memory.attributes["时间"] in {before.isoformat(), after.isoformat()}
+        assert before.isoformat() in prompt or after.isoformat() in prompt
+
+    assert mp.user_clock("only-utc-times") == mp.settings.zone
+    mp.add_episodes("only-utc-times", [{"text": "x", "timestamp": "2025-11-05T09:00:00Z"}])
+    assert mp.user_clock("only-utc-times") == mp.settings.zone
+
+
+def test_a_search_at_an_instant_in_utc_reads_yesterday_on_the_askers_clock(
+    make_platform: MakePlatform,
+) -> None:
+    """00:30 UTC on the 5th is 08:30 on the 5th in Shanghai: both call the 4th yesterday,
+    but Shanghai's 4th holds the first dinner (its 02:00) and UTC's the second. An
+    instant in UTC names no clock, so the asker's recorded one decides; a time with an
+    offset decides for itself."""
+    mp = make_platform("UTC")
+    ids = mp.add_episodes(USER, [
+        {"text": text, "timestamp": when, "session_id": f"d{n}"}
+        for n, (text, when) in enumerate(zip(DINNERS["en"], SAID, strict=True))
+    ])  # fmt: skip
+    mp.wait_for_indexing(USER)
+    instant = datetime(2025, 11, 5, 0, 30, tzinfo=UTC)
+
+    def yesterdays(reference_time: datetime) -> str:
+        found = mp.search(USER, ASKED["en"], reference_time=reference_time, expand_depth=0)
+        return found[0].id
+
+    assert yesterdays(instant) == ids[1]  # no clock recorded yet: the deployment's
+    mp.add_messages(USER, "chat", [
+        {"role": "user", "content": "早上好", "timestamp": "2025-11-05T08:29:00+08:00"},
+    ])  # fmt: skip
+    assert yesterdays(instant) == ids[0]
+    assert yesterdays(instant.astimezone(timezone(timedelta(hours=1)))) == ids[1]
 
 
 def test_the_machines_zone_is_read_from_tz_or_the_zone_database_link(tmp_path: Path) -> None:
