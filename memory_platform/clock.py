@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 if TYPE_CHECKING:
     from .models import Episode
@@ -29,6 +30,7 @@ __all__ = [
     "UTC_OFFSET_KEY",
     "clock_entry",
     "named_offset",
+    "names_clock",
     "on_said_clock",
     "parse_offset",
     "said_at",
@@ -50,6 +52,13 @@ def named_offset(when: datetime) -> str | None:
     sign = "+" if minutes > 0 else "-"
     hours, minutes = divmod(abs(minutes), 60)
     return f"{sign}{hours:02d}:{minutes:02d}"
+
+
+def names_clock(when: datetime) -> bool:
+    """Whether a zoned time says which clock its user reads: an offset other than UTC's, or
+    a named zone (``ZoneInfo``: Europe/London is a clock in winter too). A fixed offset of
+    zero (``Z``, ``datetime.UTC``) is an instant, and a time with no zone says nothing."""
+    return named_offset(when) is not None or isinstance(when.tzinfo, ZoneInfo)
 
 
 def parse_offset(text: object) -> timedelta:

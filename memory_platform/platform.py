@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .builder import build_memory
-from .clock import UTC_OFFSET_KEY, named_offset, parse_offset, said_at, said_zone
+from .clock import UTC_OFFSET_KEY, named_offset, names_clock, parse_offset, said_at, said_zone
 from .config import Settings, load_settings
 from .consolidation import Consolidator
 from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
@@ -1645,11 +1645,12 @@ class MemoryPlatform:
         self, value: object, field: str = "reference_time", user: str | None = None
     ) -> datetime:
         """When the caller's message was sent, on the clock its "today" and 昨天 are read
-        on: a time with an offset other than UTC's on that clock, one with no zone in the
-        deployment's ``timezone``; the present moment, or a time in UTC (an instant, not
-        a clock: :mod:`memory_platform.clock`), on the ``user``'s clock
-        (:meth:`user_clock`), or the deployment's when no user is named."""
-        if isinstance(value, datetime) and (value.tzinfo is None or named_offset(value)):
+        on: a time naming one (an offset other than UTC's, a named zone) on that clock,
+        one with no zone in the deployment's ``timezone``; the present moment, or a time
+        in UTC (an instant, not a clock: :func:`~memory_platform.clock.names_clock`), on
+        the ``user``'s clock (:meth:`user_clock`), or the deployment's when no user is
+        named."""
+        if isinstance(value, datetime) and (value.tzinfo is None or names_clock(value)):
             return _in_zone(value, self.settings.zone)
         when = _moment(value, field, self.settings.zone)
         zone = self.user_clock(user) if user is not None else self.settings.zone

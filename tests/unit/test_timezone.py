@@ -229,7 +229,7 @@ def test_a_search_at_an_instant_in_utc_reads_yesterday_on_the_askers_clock(
     """00:30 UTC on the 5th is 08:30 on the 5th in Shanghai: both call the 4th yesterday,
     but Shanghai's 4th holds the first dinner (its 02:00) and UTC's the second. An
     instant in UTC names no clock, so the asker's recorded one decides; a time with an
-    offset decides for itself."""
+    offset, or in a named zone, decides for itself."""
     mp = make_platform("UTC")
     ids = mp.add_episodes(USER, [
         {"text": text, "timestamp": when, "session_id": f"d{n}"}
@@ -248,6 +248,8 @@ def test_a_search_at_an_instant_in_utc_reads_yesterday_on_the_askers_clock(
     ])  # fmt: skip
     assert yesterdays(instant) == ids[0]
     assert yesterdays(instant.astimezone(timezone(timedelta(hours=1)))) == ids[1]
+    # a named zone is a clock, UTC's offset notwithstanding (London in winter)
+    assert yesterdays(instant.astimezone(ZoneInfo("Europe/London"))) == ids[1]
 
 
 def test_the_machines_zone_is_read_from_tz_or_the_zone_database_link(tmp_path: Path) -> None:
