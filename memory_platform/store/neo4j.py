@@ -1174,7 +1174,7 @@ class Neo4jGraphStore(GraphStore):
                     "sensitive": e.sensitive,
                     "searchable": e.searchable,
                     "expires_at": e.expires_at,
-                    "clocked_at": e.timestamp if UTC_OFFSET_KEY in e.metadata else None,
+                    "clocked_at": None if e.metadata.get(UTC_OFFSET_KEY) is None else e.timestamp,
                     "search_kind": VectorKind.EPISODE.value,
                     "search_tokens": _episode_tokens(user, e, before.get(e.id)),
                 }
