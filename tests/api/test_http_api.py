@@ -738,3 +738,15 @@ def test_a_deployment_in_shanghai_reads_times_with_no_zone_on_its_clock(
         assert found.status_code == 200, found.text
         [result] = [r for r in found.json()["results"] if r["id"] == episode.id]
         assert result["time"] == "2025-11-05 07:30"
+        # a time in UTC (Z) is an instant: read on the clock alice's chat last named (her
+        # New York message), as a call with no time is; an offset decides for itself
+        for asked_at, shown in (("2025-11-06T01:00:00Z", "2025-11-04 18:30"),
+                                ("2025-11-06T09:00:00+08:00", "2025-11-05 07:30")):  # fmt: skip
+            found = alice.post(
+                "/v1/users/alice/search",
+                json={"query": "我昨天到哪了", "min_relevance": 0},
+                params={"reference_time": asked_at},
+            )
+            assert found.status_code == 200, found.text
+            [result] = [r for r in found.json()["results"] if r["id"] == episode.id]
+            assert result["time"] == shown
