@@ -543,7 +543,7 @@ class SQLiteGraphStore(GraphStore):
             for start in range(0, len(unique), 500):
                 chunk = unique[start : start + 500]
                 conn.execute(
-                    f"{update} WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    f"{update} WHERE +user_id = ? AND id IN ({_placeholders(len(chunk))})",
                     (*values, user, *chunk),
                 )
 
@@ -684,7 +684,7 @@ class SQLiteGraphStore(GraphStore):
             _node_from_row(r)
             for r in self._read(
                 f"SELECT {_NODE_COLUMNS} FROM nodes n"
-                f" WHERE n.user_id = ? AND n.id IN ({_placeholders(len(ids))})",
+                f" WHERE +n.user_id = ? AND n.id IN ({_placeholders(len(ids))})",
                 (user, *ids),
             )
         ]
@@ -711,7 +711,7 @@ class SQLiteGraphStore(GraphStore):
             rows = {
                 r[0]: r
                 for r in conn.execute(
-                    "SELECT id, merged_from FROM nodes WHERE user_id = ? AND id IN (?, ?)",
+                    "SELECT id, merged_from FROM nodes WHERE +user_id = ? AND id IN (?, ?)",
                     (user, keep_id, drop_id),
                 )
             }
@@ -767,7 +767,7 @@ class SQLiteGraphStore(GraphStore):
                 owned.update(
                     r[0]
                     for r in conn.execute(
-                        f"SELECT {column} FROM {table} WHERE user_id = ?{extra}"
+                        f"SELECT {column} FROM {table} WHERE +user_id = ?{extra}"
                         f" AND {column} IN ({_placeholders(len(chunk))})",
                         (user, *chunk),
                     )
@@ -1024,7 +1024,7 @@ class SQLiteGraphStore(GraphStore):
                 r[0]
                 for r in conn.execute(
                     "SELECT id FROM episodes"
-                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    f" WHERE +user_id = ? AND id IN ({_placeholders(len(chunk))})",
                     (user, *chunk),
                 )
             ]
@@ -1072,7 +1072,7 @@ class SQLiteGraphStore(GraphStore):
             return []
         rows = conn.execute(
             f"SELECT {_EPISODE_COLUMNS} FROM episodes"
-            f" WHERE user_id = ? AND id IN ({_placeholders(len(ids))})",
+            f" WHERE +user_id = ? AND id IN ({_placeholders(len(ids))})",
             (user, *ids),
         ).fetchall()
         return [_episode_from_row(r) for r in rows]
@@ -1086,8 +1086,8 @@ class SQLiteGraphStore(GraphStore):
             out.extend(
                 _episode_from_row(r)
                 for r in self._read(
-                    f"SELECT {_EPISODE_COLUMNS} FROM episodes"
-                    f" WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    f"SELECT {_EPISODE_COLUMNS} FROM episodes"  # +: by id, not the user's index
+                    f" WHERE +user_id = ? AND id IN ({_placeholders(len(chunk))})",
                     (user, *chunk),
                 )
             )
@@ -1271,7 +1271,7 @@ class SQLiteGraphStore(GraphStore):
         return {
             r[0]: r[1]
             for r in self._read(
-                "SELECT id, next_id FROM episodes WHERE user_id = ? AND next_id IS NOT NULL"
+                "SELECT id, next_id FROM episodes WHERE +user_id = ? AND next_id IS NOT NULL"
                 f" AND id IN ({_placeholders(len(ids))})",
                 (user, *ids),
             )
@@ -1386,7 +1386,7 @@ class SQLiteGraphStore(GraphStore):
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 deleted += conn.execute(
-                    f"DELETE FROM knowledge WHERE user_id = ? AND id IN ({_placeholders(len(chunk))})",
+                    f"DELETE FROM knowledge WHERE +user_id = ? AND id IN ({_placeholders(len(chunk))})",
                     (user, *chunk),
                 ).rowcount
                 self._unindex(conn, VectorKind.KNOWLEDGE, chunk)
@@ -1693,7 +1693,7 @@ def _invalid_at(conn: sqlite3.Connection, user: str, memory_ids: Sequence[str]) 
     marks = _placeholders(len(memory_ids))
     found = dict(
         conn.execute(
-            f"SELECT id, invalid_at FROM memories WHERE user_id = ? AND id IN ({marks})",
+            f"SELECT id, invalid_at FROM memories WHERE +user_id = ? AND id IN ({marks})",
             (user, *memory_ids),
         ).fetchall()
     )

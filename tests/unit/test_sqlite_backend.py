@@ -517,6 +517,43 @@ def query_plan(tmp_path: Path, call: Callable[[SQLiteGraphStore], object], table
     return plan
 
 
+SIX = [f"id-{n}" for n in range(6)]
+BY_IDS: dict[str, Callable[[SQLiteGraphStore], object]] = {
+    "get_episodes": lambda store: store.get_episodes("u", SIX),
+    "next_episode_ids": lambda store: store.next_episode_ids("u", SIX),
+    "record_episode_access": lambda store: store.record_episode_access("u", SIX),
+    "record_access": lambda store: store.record_access("u", SIX, datetime.now(UTC)),
+    "get_nodes": lambda store: store.get_nodes("u", SIX),
+    "delete_episodes": lambda store: store.delete_episodes("u", SIX),
+    "delete_knowledge": lambda store: store.delete_knowledge("u", SIX),
+    "set_embeddings": lambda store: store.set_embeddings(
+        "u", VectorKind.TOPIC, {ref: np.ones(384, dtype=np.float32) for ref in SIX}
+    ),
+}
+
+
+@pytest.mark.parametrize("call", list(BY_IDS.values()), ids=list(BY_IDS))
+def test_items_asked_for_by_id_are_looked_up_by_id_not_through_the_users_index(
+    tmp_path: Path, call: Callable[[SQLiteGraphStore], object]
+) -> None:
+    """With no statistics SQLite's planner takes ``user_id = ?`` for about ten rows, so for
+    five ids or more it walked the user's index instead of looking each id up: every turn
+    of a user with 100,000 (13 ms) for a search's candidate turns, their next turns and
+    the access it records (``benchmarks/micro/lookup_by_ids.py``)."""
+    store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
+    conn = store._conn()
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    call(store)
+    conn.set_trace_callback(None)
+    by_ids = [s for s in statements if " IN (" in s and "'id-5'" in s]
+    assert by_ids, statements
+    for statement in by_ids:
+        plan = " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
+        assert "sqlite_autoindex" in plan and "user_id=?)" not in plan, (statement, plan)
+    store.close()
+
+
 def test_graph_expansion_reads_from_the_memories_it_reached(tmp_path: Path) -> None:
     """Each hop of the expansion is read from the memories reached, not from every link
     of the user or every row of memory_nodes: SQLite 3.50's planner chose those scans
