@@ -503,16 +503,23 @@ def test_one_blas_thread_holds_until_the_last_concurrent_caller_leaves() -> None
     assert vector_cache._one_blas_thread._inside == 0 and blas_threads() == before
 
 
-def query_plan(tmp_path: Path, call: Callable[[SQLiteGraphStore], object], table: str) -> str:
-    """SQLite's plan for the one statement on ``table`` that ``call`` makes on a new store."""
-    store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
+def statements_made(
+    store: SQLiteGraphStore, call: Callable[[SQLiteGraphStore], object]
+) -> list[str]:
+    """The statements ``call`` runs on the store's connection, as run."""
     conn = store._conn()
     statements: list[str] = []
     conn.set_trace_callback(statements.append)
     call(store)
     conn.set_trace_callback(None)
-    (statement,) = [s for s in statements if f"FROM {table}" in s]
-    plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
+    return statements
+
+
+def query_plan(tmp_path: Path, call: Callable[[SQLiteGraphStore], object], table: str) -> str:
+    """SQLite's plan for the one statement on ``table`` that ``call`` makes on a new store."""
+    store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
+    (statement,) = [s for s in statements_made(store, call) if f"FROM {table}" in s]
+    plan = " ".join(row[3] for row in store._conn().execute("EXPLAIN QUERY PLAN " + statement))
     store.close()
     return plan
 
@@ -541,15 +548,13 @@ def test_items_asked_for_by_id_are_looked_up_by_id_not_through_the_users_index(
     of a user with 100,000 (13 ms) for a search's candidate turns, their next turns and
     the access it records (``benchmarks/micro/lookup_by_ids.py``)."""
     store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
-    conn = store._conn()
-    statements: list[str] = []
-    conn.set_trace_callback(statements.append)
-    call(store)
-    conn.set_trace_callback(None)
+    statements = statements_made(store, call)
     by_ids = [s for s in statements if " IN (" in s and "'id-5'" in s]
     assert by_ids, statements
     for statement in by_ids:
-        plan = " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + statement))
+        plan = " | ".join(
+            row[3] for row in store._conn().execute("EXPLAIN QUERY PLAN " + statement)
+        )
         assert "sqlite_autoindex" in plan and "user_id=?)" not in plan, (statement, plan)
     store.close()
 
