@@ -21,7 +21,7 @@ from ..consolidation import ConsolidationReport
 from ..models import VectorKind
 from ..platform import MemoryPlatform
 from .metrics import latency_summary, machine_description
-from .workload import QUERIES, populate, populate_tenants
+from .workload import QUERIES, populate, populate_tenants, populate_turns
 
 __all__ = ["SCALES", "compared_rows", "run_latency", "run_latency_compared"]
 
@@ -29,6 +29,9 @@ SCALES = {"tiny": 100, "1k": 1_000, "10k": 10_000, "100k": 100_000}
 """Memories of the measured user; ``tiny`` is the smoke run of the test suite."""
 TENANTS = {"tiny": 5, "1k": 50, "10k": 200, "100k": 1_000}
 """Other users in the store at each scale; together they hold as many memories again."""
+
+CHAT_USER = "bench-chat"
+"""A user with as many turns of chat as the measured user has memories, and no memories."""
 
 _SEARCHABLE_PROBES = 20
 _SEARCH_ROUNDS = 3
@@ -82,7 +85,7 @@ def run_latency(
         seconds = time.perf_counter() - started
         total = count + tenants.memories
         report["store"] = {
-            "users": 1 + len(tenants.sizes),
+            "users": 2 + len(tenants.sizes),
             "memories": total,
             "measured_user_memories": count,
             "median_other_user_memories": tenants.sizes[tenants.median_user()],
@@ -94,12 +97,23 @@ def run_latency(
         }
         if backend == "sqlite":
             report["populate"]["bytes_on_disk_per_memory"] = round(_disk_bytes(path) / total)
+        # written after the memories are measured on disk: the bytes are per memory
+        report["store"]["chat_user_turns"] = populate_turns(
+            mp.store,
+            mp.embedder,
+            count,
+            progress=lambda n: progress(f"a chatty user's turns: {n}/{count}"),
+        )
         user = work.user_id
         mp.warm_up()  # as a server does before it reports ready
         report["create_memory"] = _bench_create(mp, user, calls=40 if scale == "tiny" else 200)
         progress(f"create_memory p95 {report['create_memory']['call']['p95_ms']} ms")
         report["search"] = _bench_search(mp, user)
         report["search_typical_user"] = _bench_typical_user(mp, tenants.median_user())
+        report["search_chat_user"] = _bench_chat_user(mp, CHAT_USER)
+        progress(
+            f"a chatty user's search p95 {report['search_chat_user']['recorded']['p95_ms']} ms"
+        )
         progress("search measured")
         report["ingest_episodes"] = _bench_ingest(mp, episodes=200 if scale == "tiny" else 2000)
         progress(f"ingest {report['ingest_episodes']['episodes_per_second']} episodes/s")
@@ -107,6 +121,7 @@ def run_latency(
         progress(f"consolidation {report['consolidation']['memories_per_second']} memories/s")
     if backend == "sqlite":
         report["fresh_process"] = _bench_fresh_process(path, user)
+        report["fresh_process_chat_user"] = _bench_fresh_process(path, CHAT_USER)
         progress(f"cold start {report['fresh_process']['cold_start_seconds']} s")
     return report
 
@@ -284,6 +299,36 @@ def _bench_typical_user(mp: MemoryPlatform, user: str) -> dict[str, Any]:
     return {"depth_1": depth_1, "results_of_other_users": foreign}
 
 
+def _bench_chat_user(mp: MemoryPlatform, user: str) -> dict[str, Any]:
+    """A chatty user's searches as an agent makes them: every default, so each records
+    the access of what it returned (in the background); beside each, the same search with
+    no recording, and the time the recording took once the search had answered."""
+    recorded: list[float] = []
+    recording: list[float] = []
+    unrecorded: list[float] = []
+    direct_turns = 0
+    for _ in range(_SEARCH_ROUNDS):
+        for query in QUERIES:
+            mp.clear_query_cache()
+            started = time.perf_counter()
+            results = mp.search(user, query)
+            answered = time.perf_counter()
+            mp.wait_for_access()
+            recording.append((time.perf_counter() - answered) * 1000.0)
+            recorded.append((answered - started) * 1000.0)
+            direct_turns += sum(r.layer == "direct" and r.kind == "episode" for r in results)
+            mp.clear_query_cache()
+            started = time.perf_counter()
+            mp.search(user, query, record_access=False)
+            unrecorded.append((time.perf_counter() - started) * 1000.0)
+    return {
+        "recorded": latency_summary(recorded),
+        "access_recording": latency_summary(recording),
+        "unrecorded": latency_summary(unrecorded),
+        "direct_turns_per_search": round(direct_turns / len(recorded), 2),
+    }
+
+
 def run_latency_compared(
     scale: str,
     workdir: Path,
@@ -306,6 +351,11 @@ def compared_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [baseline, report] if baseline is not None else [report]
 
 
+def _pair(d: dict[str, Any]) -> str:
+    """A latency summary's median and p95, as the tables show them."""
+    return f"{d['median_ms']:.1f} / {d['p95_ms']:.1f}"
+
+
 def markdown(reports: list[dict[str, Any]]) -> str:
     """A table of one or more latency reports."""
     lines = [
@@ -318,19 +368,33 @@ def markdown(reports: list[dict[str, Any]]) -> str:
     ]
     for r in reports:
         s = r["search"]
-
-        def pair(d: dict[str, Any]) -> str:
-            return f"{d['median_ms']:.1f} / {d['p95_ms']:.1f}"
-
         store = r.get("store", {"users": 1, "memories": r["memories"]})
         typical = r.get("search_typical_user", {}).get("depth_1")
         lines.append(
             f"| {r['scale']}, {r.get('backend', 'sqlite')} | {store['users']} / {store['memories']} "
             f"| {r['populate']['memories_per_second']:.0f} | {r['populate'].get('bytes_on_disk_per_memory', '–')} "
-            f"| {pair(r['create_memory']['call'])} | {pair(r['create_memory']['until_vector_searchable'])} "
-            f"| {pair(s['vector_only_baseline'])} | {pair(s['depth_0'])} | {pair(s['depth_1'])} | {pair(s['depth_2'])} "
-            f"| {pair(typical) if typical else '–'} | {r['ingest_episodes']['episodes_per_second']:.0f} | {r['consolidation']['memories_per_second']:.0f} "
+            f"| {_pair(r['create_memory']['call'])} | {_pair(r['create_memory']['until_vector_searchable'])} "
+            f"| {_pair(s['vector_only_baseline'])} | {_pair(s['depth_0'])} | {_pair(s['depth_1'])} | {_pair(s['depth_2'])} "
+            f"| {_pair(typical) if typical else '–'} | {r['ingest_episodes']['episodes_per_second']:.0f} | {r['consolidation']['memories_per_second']:.0f} "
             f"| {r.get('fresh_process', {}).get('cold_start_seconds', '–')} | {r.get('fresh_process', {}).get('peak_rss_mb', '–')} |"
+        )
+    chatty = [r for r in reports if "search_chat_user" in r]
+    if chatty:
+        lines += [
+            "",
+            "| scale, backend | a chatty user: turns | search, defaults (access recorded) "
+            "p50 / p95 ms | the same, not recorded | recording, after the answer "
+            "| direct turns per search | cold start s |",
+            "|---|---|---|---|---|---|---|",
+        ]
+    for r in chatty:
+        c = r["search_chat_user"]
+        lines.append(
+            f"| {r['scale']}, {r.get('backend', 'sqlite')} "
+            f"| {r['store']['chat_user_turns']} | {_pair(c['recorded'])} "
+            f"| {_pair(c['unrecorded'])} | {_pair(c['access_recording'])} "
+            f"| {c['direct_turns_per_search']} "
+            f"| {r.get('fresh_process_chat_user', {}).get('cold_start_seconds', '–')} |"
         )
     lines += [
         "",

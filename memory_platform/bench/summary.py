@@ -89,6 +89,18 @@ def summary_table(
                 f"results of other users: {typical['results_of_other_users']}",
             )
         )
+    chatty = main.get("search_chat_user")
+    if chatty:
+        rows.append(
+            (
+                f"search with every default (access recorded), a user with "
+                f"{store['chat_user_turns']:,} turns of chat",
+                "–",
+                f"p95 {_ms(chatty['recorded']['p95_ms'])} (not recorded "
+                f"{_ms(chatty['unrecorded']['p95_ms'])}); recording after the answer "
+                f"p95 {_ms(chatty['access_recording']['p95_ms'])}",
+            )
+        )
     rows += [
         (
             "storage per memory",

@@ -19,11 +19,11 @@ import numpy.typing as npt
 
 from ..builder import build_memory
 from ..embeddings import Embedder, normalize_rows
-from ..models import LinkType, MemoryLink, MemorySubgraph, NodeType, VectorKind
+from ..models import Episode, LinkType, MemoryLink, MemorySubgraph, NodeType, VectorKind
 from ..store import GraphStore
 from ..tools.arguments import CreateMemoryArgs
 
-__all__ = ["QUERIES", "Tenants", "Workload", "populate", "populate_tenants"]
+__all__ = ["QUERIES", "Tenants", "Workload", "populate", "populate_tenants", "populate_turns"]
 
 _ZH_SUBJECTS = ["我", "小明", "小红", "妈妈", "爸爸", "老师", "同事老王", "室友", "姐姐", "邻居"]
 _EN_SUBJECTS = [
@@ -227,3 +227,72 @@ def populate_tenants(
         links += work.links
         progress(sum(written.values()))
     return Tenants(sizes=written, links=links)
+
+
+_TURNS_PER_SESSION = 40
+
+
+def _turn(rng: random.Random) -> tuple[str, list[str]]:
+    """A line of chat about something the memories are about, and the parts it is
+    composed of (its vector is theirs, summed)."""
+    place_index = rng.randrange(len(_PLACES_ZH))
+    if rng.random() < 0.5:
+        subject = rng.choice(_ZH_SUBJECTS)
+        topic, objects = rng.choice(_ZH_FACTS)
+        obj, place = rng.choice(objects), _PLACES_ZH[place_index]
+        return f"{subject}今天在{place}{topic}，{obj}。", [subject, topic, obj, place]
+    subject = rng.choice(_EN_SUBJECTS)
+    topic, objects = rng.choice(_EN_FACTS)
+    obj, place = rng.choice(objects), _PLACES_EN[place_index]
+    return f"{subject} {topic} {obj} at {place} today.", [subject, topic, obj, place]
+
+
+def populate_turns(
+    store: GraphStore,
+    embedder: Embedder,
+    count: int,
+    user_id: str = "bench-chat",
+    seed: int = 13,
+    progress: Callable[[int], None] = lambda _done: None,
+    words: dict[str, npt.NDArray[np.float32]] | None = None,
+) -> int:
+    """Write ``count`` turns of chat for one user (two speakers, sessions of 40 turns a
+    day apart), embedded as the indexer would leave them: a user who chats a lot, whose
+    searches read turns as much as memories. Vectors are composed as :func:`populate`'s."""
+    rng = random.Random(seed)
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    words = {} if words is None else words
+
+    def vector(text: str) -> npt.NDArray[np.float32]:
+        if text not in words:
+            words[text] = embedder.embed([text])[0]
+        return words[text]
+
+    written = 0
+    while written < count:
+        batch: list[Episode] = []
+        parts: dict[str, list[str]] = {}
+        for i in range(written, min(written + 1000, count)):
+            session, turn = divmod(i, _TURNS_PER_SESSION)
+            text, composed = _turn(rng)
+            episode = Episode(
+                user_id=user_id,
+                text=text,
+                session_id=f"chat-{session}",
+                speaker="Ann" if turn % 2 else "Bob",
+                timestamp=start + timedelta(days=session, seconds=30 * turn),
+            )
+            batch.append(episode)
+            parts[episode.id] = composed
+        store.add_episodes(batch)
+        store.set_embeddings(
+            user_id,
+            VectorKind.EPISODE,
+            {
+                ref: normalize_rows(np.sum([vector(p) for p in ps], axis=0))[0]
+                for ref, ps in parts.items()
+            },
+        )
+        written += len(batch)
+        progress(written)
+    return written

@@ -611,7 +611,7 @@ def test_bench_all_smoke_run_writes_every_report_and_the_summary(
     assert result.exit_code == 0, result.output
     report = json.loads((results / "latency_tiny.json").read_text(encoding="utf-8"))
     assert report["memories"] == 100 and report["machine"]["cpus"] >= 1
-    assert report["store"]["users"] == 6 and report["store"]["memories"] > 100
+    assert report["store"]["users"] == 7 and report["store"]["memories"] > 100
     assert report["store"]["measured_user_memories"] == 100
     assert report["search_typical_user"]["results_of_other_users"] == 0
     assert report["search_typical_user"]["depth_1"]["n"] == 30
@@ -636,7 +636,15 @@ def test_bench_all_smoke_run_writes_every_report_and_the_summary(
     assert report["consolidation"]["memories_per_second"] > 0
     assert report["fresh_process"]["cold_start_seconds"] > 0
     assert report["fresh_process"]["peak_rss_mb"] > 0
-    assert "| tiny, sqlite | 6 / " in table
+    assert "| tiny, sqlite | 7 / " in table
+    # a chatty user's searches, with every default: they find turns and record their use
+    chat = report["search_chat_user"]
+    assert report["store"]["chat_user_turns"] == 100
+    for key in ("recorded", "unrecorded", "access_recording"):
+        assert chat[key]["n"] == 30 and chat[key]["median_ms"] <= chat[key]["p95_ms"]
+    assert chat["direct_turns_per_search"] > 0
+    assert report["fresh_process_chat_user"]["cold_start_seconds"] > 0
+    assert "| tiny, sqlite | 100 | " in table
     assert "sqlite_same_run" not in report  # the embedded store is the one measured
     quality = json.loads((results / "retrieval_dev.json").read_text(encoding="utf-8"))
     assert quality["sets"]["locomo_dev"]["methods"]["platform"]["all"]["n"] == 3
@@ -644,7 +652,7 @@ def test_bench_all_smoke_run_writes_every_report_and_the_summary(
     assert dedup["pairs"] == 12 and dedup["duplicates"] == 6 and 0 <= dedup["accuracy"] <= 1
     summary = (results / "summary.md").read_text(encoding="utf-8").splitlines()
     assert summary[0] == "| design target (seed 000 §10) | target | measured |"
-    assert len(summary) == 16 and all(line.count(" | ") == 2 for line in summary[2:])
+    assert len(summary) == 17 and all(line.count(" | ") == 2 for line in summary[2:])
     assert runner.invoke(app, ["bench", "--scale", "huge"]).exit_code == 1
     bad = runner.invoke(app, ["bench", "--all", "--scales", "tiny,huge", "--data", str(data)])
     assert bad.exit_code == 1 and "--scales takes one or more of" in bad.stderr
