@@ -994,10 +994,12 @@ class SQLiteGraphStore(GraphStore):
         updates: list[tuple[str, str]] = []
         for session, items in by_session.items():
             first = items[0]
+            # "+": the tail is found through its session, never through episodes_next,
+            # where statistics (a tool's ANALYZE) take NULL for two turns of the store
             prev = conn.execute(
                 f"SELECT id, CASE WHEN {searchable_sql()} THEN text END"
                 " FROM episodes WHERE user_id = ? AND session_id = ? AND timestamp <= ?"
-                " AND next_id IS NULL AND id NOT IN (SELECT value FROM json_each(?))"
+                " AND +next_id IS NULL AND id NOT IN (SELECT value FROM json_each(?))"
                 " ORDER BY timestamp DESC, id DESC LIMIT 1",
                 (user, session, _ts(first.timestamp), json.dumps([e.id for e in items])),
             ).fetchone()
