@@ -128,6 +128,19 @@ def _memories(
         yield args, when
 
 
+def _word_vectors(
+    embedder: Embedder, words: dict[str, npt.NDArray[np.float32]]
+) -> Callable[[str], npt.NDArray[np.float32]]:
+    """A word's real embedding, each distinct word embedded once (kept in ``words``)."""
+
+    def vector(text: str) -> npt.NDArray[np.float32]:
+        if text not in words:
+            words[text] = embedder.embed([text])[0]
+        return words[text]
+
+    return vector
+
+
 def populate(
     store: GraphStore,
     embedder: Embedder,
@@ -144,12 +157,7 @@ def populate(
     """
     rng = random.Random(seed)
     start = datetime(2024, 1, 1, tzinfo=UTC)
-    words = {} if words is None else words
-
-    def vector(text: str) -> npt.NDArray[np.float32]:
-        if text not in words:
-            words[text] = embedder.embed([text])[0]
-        return words[text]
+    vector = _word_vectors(embedder, {} if words is None else words)
 
     ids: list[str] = []
     links = 0
@@ -261,12 +269,7 @@ def populate_turns(
     searches read turns as much as memories. Vectors are composed as :func:`populate`'s."""
     rng = random.Random(seed)
     start = datetime(2024, 1, 1, tzinfo=UTC)
-    words = {} if words is None else words
-
-    def vector(text: str) -> npt.NDArray[np.float32]:
-        if text not in words:
-            words[text] = embedder.embed([text])[0]
-        return words[text]
+    vector = _word_vectors(embedder, {} if words is None else words)
 
     written = 0
     while written < count:
