@@ -16,8 +16,8 @@ listed, turns added to a session and deleted, and a small user's consolidation, 
 maintenance and export. A second copy is then ANALYZEd (``analysis_limit`` 1,000, as
 ``PRAGMA optimize`` does), and each distinct statement is explained on both: those whose
 plan differs are run on both copies, alternating, 20 times each (median and 90th
-percentile, ms). The session tail a new turn continues is also run as it was before
-``+next_id`` pinned its plan. ::
+percentile, ms). The statement that finds the stored turn a new one follows is also run
+as it was when it asked for a turn with no next (``next_id IS NULL``). ::
 
     .venv/bin/python benchmarks/micro/sqlite_statistics.py --store bench-100k.db [--out FILE]
 
@@ -44,8 +44,6 @@ from memory_platform.store.sqlite_driver import sqlite3
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "sqlite_statistics.md"
 RUNS = 20
 SMALL = "tenant-00010"
-PINNED = "+next_id IS NULL"
-"""The session tail's statement is pinned to its session by this; before, without "+"."""
 
 
 def traced(path: Path) -> list[str]:
@@ -147,17 +145,19 @@ def main() -> None:
             explained += 1
             if plan(new, statement) != before:
                 differ.setdefault(shape(statement), statement)
-        tails = [s for s in statements if PINNED in s]
+        tails = [s for s in statements if "FROM episodes" in s and _asks_tail(s)]
         if tails:  # the statement a new turn of a session runs, as it is and as it was
-            differ["the session tail as it is (+next_id IS NULL)"] = tails[0]
-            differ["the session tail as it was (next_id IS NULL)"] = tails[0].replace(
-                PINNED, "next_id IS NULL"
+            differ["the turn before a new one, as it is"] = tails[0]
+            differ["the turn before a new one, as it was (next_id IS NULL)"] = re.sub(
+                r"(timestamp <= \S+) AND id NOT IN",
+                r"\1 AND next_id IS NULL AND id NOT IN",
+                tails[0],
             )
         report = Report(
             f"SQLite statistics on a copy of `{args.store.name}` (`benchmarks/micro/"
             f"sqlite_statistics.py`): {len(statements)} distinct statements traced, "
             f"{explained} with a plan; ANALYZE took {analyze_seconds:.2f} s. The statements "
-            "whose plan differs with statistics, and the session tail a new turn continues"
+            "whose plan differs with statistics, and the stored turn a new one follows found"
             " as it is and as it was, each run on the store without them and with them,"
             f" alternating, {RUNS} times; median / 90th percentile, ms:",
             ["statement", "plan without statistics", "plan with them", "without", "with"],
@@ -171,6 +171,11 @@ def main() -> None:
             first = [_first_difference(plan(old, statement), plan(new, statement))]
             report.add(f"`{_short(label)}`", *first[0], *cells)
         report.write(args.out)
+
+
+def _asks_tail(statement: str) -> bool:
+    """Whether a statement on episodes finds the stored turn a new one follows."""
+    return re.search(r"timestamp <= \S+ AND id NOT IN", statement) is not None
 
 
 def _short(label: str) -> str:

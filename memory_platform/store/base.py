@@ -59,7 +59,6 @@ __all__ = [
     "episode_embedding_text",
     "memory_document",
     "metadata_json",
-    "previous_texts",
     "relation_filter",
     "spoken_line",
 ]
@@ -1008,22 +1007,3 @@ def episode_embedding_text(
     so a turn is queued again when a turn is appended after it or a neighbour is deleted.
     """
     return "\n".join(spoken_line(e) for e in (previous, episode, following) if e is not None)
-
-
-def previous_texts(ordered: Sequence[Episode], tails: Mapping[str, str | None]) -> dict[str, str]:
-    """For each episode of a session, the text of the turn before it, unless that turn
-    is kept out of search (:attr:`Episode.searchable`: its words are indexed nowhere).
-
-    ``ordered`` is sorted by session and time; ``tails`` gives, per session, the text of
-    the stored episode that the batch continues (None for one kept out of search).
-    """
-    out: dict[str, str] = {}
-    last: dict[str, str | None] = dict(tails)
-    for episode in ordered:
-        if episode.session_id is None:
-            continue
-        before = last.get(episode.session_id)
-        if before is not None:
-            out[episode.id] = before
-        last[episode.session_id] = episode.text if episode.searchable else None
-    return out

@@ -8,7 +8,6 @@ driver retries on transient errors.
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import threading
@@ -74,7 +73,6 @@ from .base import (
     memory_document,
     metadata_json,
     pick_shortest_paths,
-    previous_texts,
     relation_filter,
     single_user,
 )
@@ -86,6 +84,7 @@ from .neo4j_schema import (
     schema_statements,
     supports_search_filters,
 )
+from .sessions import StoredTurn, link_session_turns
 
 __all__ = ["QUIET_NOTIFICATIONS", "Neo4jGraphStore", "driver_options"]
 
@@ -1134,31 +1133,35 @@ class Neo4jGraphStore(GraphStore):
             raise InvalidInputError("add_episodes takes the episodes of one user", "episodes")
         user = users.pop()
         ordered = sorted(episodes, key=lambda e: (e.session_id or "", e.timestamp, e.id))
-        by_session: dict[str, list[Episode]] = {}
-        for e in ordered:
-            if e.session_id is not None:
-                by_session.setdefault(e.session_id, []).append(e)
         new_ids = [e.id for e in episodes]
 
         def work(tx: Any) -> None:
             if replacing:
                 self._delete_episodes_in(tx, user, list(dict.fromkeys(replacing)))
-            pairs: list[dict[str, str]] = []
-            tails: dict[str, str | None] = {}
-            for session, items in by_session.items():
-                tail = self._run(
-                    tx,
-                    "episode/session_tail",
-                    user_id=user,
-                    session_id=session,
-                    before=items[0].timestamp,
+
+            def around(session: str, turn: Episode) -> tuple[StoredTurn | None, StoredTurn | None]:
+                at = turn.timestamp
+                before = self._run(
+                    tx, "episode/session_before", user_id=user, session_id=session, at=at,
                     exclude=new_ids,
+                )  # fmt: skip
+                after = self._run(
+                    tx, "episode/session_after", user_id=user, session_id=session, at=at,
+                    exclude=new_ids,
+                )  # fmt: skip
+                return (
+                    StoredTurn(
+                        before[0]["id"],
+                        _native(before[0]["timestamp"]),
+                        before[0]["next_id"],
+                        before[0]["text"],
+                    )
+                    if before
+                    else None,
+                    StoredTurn(after[0]["id"], _native(after[0]["timestamp"])) if after else None,
                 )
-                if tail:
-                    pairs.append({"from_id": tail[0]["id"], "to_id": items[0].id})
-                    tails[session] = tail[0]["text"]
-                pairs.extend({"from_id": a.id, "to_id": b.id} for a, b in itertools.pairwise(items))
-            before = previous_texts(ordered, tails)
+
+            links = link_session_turns(ordered, around)
             props = [
                 {
                     "id": e.id,
@@ -1176,13 +1179,26 @@ class Neo4jGraphStore(GraphStore):
                     "expires_at": e.expires_at,
                     "clocked_at": None if e.metadata.get(UTC_OFFSET_KEY) is None else e.timestamp,
                     "search_kind": VectorKind.EPISODE.value,
-                    "search_tokens": _episode_tokens(user, e, before.get(e.id)),
+                    "search_tokens": _episode_tokens(user, e, links.before.get(e.id)),
                 }
                 for e in episodes
             ]
             self._run(tx, "episode/create_many", episodes=props)
-            if pairs:
+            if links.pairs:
+                pairs = [{"from_id": a, "to_id": b} for a, b in links.pairs]
                 self._run(tx, "episode/link_next", pairs=pairs, user_id=user)
+            if links.retoken:  # a stored turn a late one now precedes
+                stored = [
+                    _episode_from_props(r["episode"])
+                    for r in self._run(
+                        tx, "episode/get_many", episode_ids=list(links.retoken), user_id=user
+                    )
+                ]
+                items = [
+                    {"id": e.id, "search_tokens": _episode_tokens(user, e, links.retoken[e.id])}
+                    for e in stored
+                ]
+                self._run(tx, "episode/retoken_many", items=items, user_id=user)
 
         self._write(work)
         return new_ids

@@ -7,7 +7,6 @@ subgraph is written entirely or not at all.
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -63,11 +62,11 @@ from .base import (
     memory_document,
     metadata_json,
     pick_shortest_paths,
-    previous_texts,
     relation_filter,
     single_user,
 )
 from .lexical_cache import LexicalCache
+from .sessions import StoredTurn, link_session_turns
 from .sqlite_driver import sqlite3
 from .sqlite_schema import CLOCKED_SQL, REQUEUE_ALL, SPOKEN_LINE_SQL, migrate, searchable_sql
 from .vector_cache import VectorCache
@@ -944,8 +943,7 @@ class SQLiteGraphStore(GraphStore):
                     for e in episodes
                 ],
             )
-            tails = self._link_sessions(conn, user, ordered)
-            before = previous_texts(ordered, tails)
+            before = self._link_sessions(conn, user, ordered)
             rows = [
                 (
                     user,
@@ -975,42 +973,49 @@ class SQLiteGraphStore(GraphStore):
             conn.execute("DELETE FROM _new_docs")
         return [e.id for e in episodes]
 
-    @staticmethod
     def _link_sessions(
-        conn: sqlite3.Connection, user: str, ordered: Sequence[Episode]
-    ) -> dict[str, str | None]:
-        """Set ``next_id`` along each session in time order (NEXT edges).
+        self, conn: sqlite3.Connection, user: str, ordered: Sequence[Episode]
+    ) -> dict[str, str]:
+        """Put the new turns into their sessions' NEXT chains in time order
+        (:func:`~memory_platform.store.sessions.link_session_turns`); a stored turn with
+        a new neighbour is queued to be embedded again, and one that a new turn now
+        precedes is indexed again with its words. Returns, for each new turn, the words of
+        the turn before it."""
+        new_ids = json.dumps([e.id for e in ordered])
 
-        A stored tail that gains a turn after it is queued to be embedded again with that
-        turn (``episode_embedding_text``); its vector serves until then. Returns, per
-        session that continues a stored one, the text of its stored tail.
-        """
-        tails: dict[str, str | None] = {}
-        tail_ids: list[str] = []
-        by_session: dict[str, list[Episode]] = {}
-        for e in ordered:
-            if e.session_id is not None:
-                by_session.setdefault(e.session_id, []).append(e)
-        updates: list[tuple[str, str]] = []
-        for session, items in by_session.items():
-            first = items[0]
-            # "+": the tail is found through its session, never through episodes_next,
-            # where statistics (a tool's ANALYZE) take NULL for two turns of the store
-            prev = conn.execute(
-                f"SELECT id, CASE WHEN {searchable_sql()} THEN text END"
+        def around(session: str, turn: Episode) -> tuple[StoredTurn | None, StoredTurn | None]:
+            at = _ts(turn.timestamp)
+            before = conn.execute(
+                f"SELECT id, timestamp, next_id, CASE WHEN {searchable_sql()} THEN text END"
                 " FROM episodes WHERE user_id = ? AND session_id = ? AND timestamp <= ?"
-                " AND +next_id IS NULL AND id NOT IN (SELECT value FROM json_each(?))"
+                " AND id NOT IN (SELECT value FROM json_each(?))"
                 " ORDER BY timestamp DESC, id DESC LIMIT 1",
-                (user, session, _ts(first.timestamp), json.dumps([e.id for e in items])),
+                (user, session, at, new_ids),
             ).fetchone()
-            if prev:
-                updates.append((first.id, prev[0]))
-                tails[session] = prev[1]
-                tail_ids.append(prev[0])
-            updates.extend((b.id, a.id) for a, b in itertools.pairwise(items))
-        conn.executemany("UPDATE episodes SET next_id = ? WHERE id = ?", updates)
-        _queue_episodes(conn, tail_ids)
-        return tails
+            after = conn.execute(
+                "SELECT id, timestamp FROM episodes"
+                " WHERE user_id = ? AND session_id = ? AND timestamp > ?"
+                " AND id NOT IN (SELECT value FROM json_each(?))"
+                " ORDER BY timestamp, id LIMIT 1",
+                (user, session, at, new_ids),
+            ).fetchone()
+            return (
+                None
+                if before is None
+                else StoredTurn(before[0], _dt_required(before[1]), *before[2:]),
+                None if after is None else StoredTurn(after[0], _dt_required(after[1])),
+            )
+
+        links = link_session_turns(ordered, around)
+        conn.executemany(
+            "UPDATE episodes SET next_id = ? WHERE id = ?", [(b, a) for a, b in links.pairs]
+        )
+        _queue_episodes(conn, links.requeue)
+        for episode in self._episodes_in(conn, user, list(links.retoken)):
+            if episode.searchable:
+                document = episode_document(episode, links.retoken[episode.id])
+                self._index_text(conn, user, VectorKind.EPISODE, episode.id, document)
+        return links.before
 
     def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
         user = self._check_user(user_id)

@@ -75,6 +75,14 @@ def _plan(store: GraphStore, name: str, **params: Any) -> list[tuple[str, str]]:
         ("memory/users_with_staged", {"limit": 10, "after": ""}, "status"),
         ("episode/expired", {"now": datetime.now(UTC), "limit": 10}, "expires_at"),
         ("episode/latest_offset", {}, "clocked_at"),
+        *(
+            (
+                f"episode/session_{side}",
+                {"session_id": "s1", "at": datetime.now(UTC), "exclude": []},
+                "session_id",
+            )
+            for side in ("before", "after")
+        ),
     ],
 )
 def test_a_users_items_are_found_by_an_index_seek(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import time
@@ -1360,6 +1361,60 @@ def test_episodes_are_embedded_between_the_turns_around_them(store: GraphStore, 
         last: "And the drive home?\nBob: Long.",
     }
     assert list(store.get_vectors(user, VectorKind.EPISODE, [alone])) == [alone]
+
+
+def test_a_turn_that_comes_late_takes_its_place_in_the_session(
+    store: GraphStore, users, vec
+) -> None:
+    """A turn stored after turns said later in its session (a backend storing a message
+    after the next one, an older stretch imported) goes between the turns said around it,
+    each embedded and indexed with it as a neighbour, not left outside the chain; a batch
+    is put in runs between stored turns, before the first and after the last."""
+    user = users()
+    said = ["about kayaks", "about violins", "about tulips", "about lanterns"]
+    turns = [
+        Episode(user_id=user, session_id="s", text=text, timestamp=REF + timedelta(minutes=i))
+        for i, text in enumerate(said)
+    ]
+    ids = store.add_episodes(turns)
+    store.set_embeddings(user, VectorKind.EPISODE, {i: vec(n) for n, i in enumerate(ids)})
+    late = Episode(user_id=user, session_id="s", text="a late word about pumpkins",
+                   timestamp=REF + timedelta(minutes=1, seconds=30))  # fmt: skip
+    store.add_episodes([late])
+
+    by_id = {e.id: e for e in [*turns, late]}
+    assert store.next_episode_ids(user, [*ids, late.id]) == {
+        ids[0]: ids[1], ids[1]: late.id, late.id: ids[2], ids[2]: ids[3]
+    }  # fmt: skip
+    queued = {p.ref_id: p.text for p in store.pending_embeddings(user)}
+    assert queued == {
+        ids[1]: episode_embedding_text(by_id[ids[1]], by_id[ids[0]], late),
+        late.id: episode_embedding_text(late, by_id[ids[1]], by_id[ids[2]]),
+        ids[2]: episode_embedding_text(by_id[ids[2]], late, by_id[ids[3]]),
+    }
+    # their old vectors serve until they are embedded again
+    assert set(store.get_vectors(user, VectorKind.EPISODE, ids)) == set(ids)
+
+    def found(words: str) -> set[str]:
+        return {h.ref_id for h in store.lexical_search(user, words, kinds=[VectorKind.EPISODE])}
+
+    # the turn after it carries its words as context, and no longer the words before it
+    assert found("pumpkins") == {late.id, ids[2]}
+    assert found("violins") == {ids[1], late.id}
+
+    dawn, owl, comet, dusk = [
+        Episode(user_id=user, session_id="s", text=f"about {word}", timestamp=REF + at)
+        for word, at in [("dawn", timedelta(minutes=-1)), ("owls", timedelta(seconds=30)),
+                         ("comets", timedelta(minutes=2, seconds=30)),
+                         ("dusk", timedelta(minutes=9))]
+    ]  # fmt: skip
+    store.add_episodes([comet, dusk, owl, dawn])
+    chain = [dawn.id, ids[0], owl.id, ids[1], late.id, ids[2], comet.id, ids[3], dusk.id]
+    assert store.next_episode_ids(user, chain) == dict(itertools.pairwise(chain))
+    assert found("owls") == {owl.id, ids[1]}
+    assert found("dawn") == {dawn.id, ids[0]}
+    assert found("tulips") == {ids[2], comet.id}
+    assert found("comets") == {comet.id, ids[3]}
 
 
 def test_a_turn_queued_again_while_being_embedded_keeps_no_stale_vector(

@@ -319,7 +319,7 @@ def test_a_put_that_fails_leaves_the_item_as_it_was(
     def failing(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("memory_platform.store.sqlite.previous_texts", failing)
+    monkeypatch.setattr("memory_platform.store.sqlite.link_session_turns", failing)
     with pytest.raises(RuntimeError, match="disk full"):
         store.put(namespace, "food", {"text": "I now avoid spicy food"})
     monkeypatch.undo()

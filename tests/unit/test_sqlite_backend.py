@@ -567,14 +567,15 @@ ANALYZED_100K = {  # sqlite_stat1 of `bench --scale 100k`'s store, ANALYZEd: 1,0
 }
 
 
-def test_a_sessions_tail_is_found_through_its_session_in_a_store_someone_analyzed(
+def test_the_turns_around_a_new_one_are_found_through_its_session_in_an_analyzed_store(
     tmp_path: Path,
 ) -> None:
     """The store keeps no statistics, but a tool that opens the file may write them
     (``ANALYZE``, ``PRAGMA optimize``). With those of a store of 100,000 turns, SQLite's
-    planner found the tail of the session a new turn continues through ``episodes_next``
-    (taking ``next_id IS NULL`` for two turns: it is every session's last), 0.07 -> 3.7
-    ms a session (``benchmarks/micro/sqlite_statistics.py``)."""
+    planner found the turn a new one follows through ``episodes_next`` while the statement
+    asked for a turn with no next (taking ``next_id IS NULL`` for two turns: it is every
+    session's last), 0.06 -> 3.3 ms a turn (``benchmarks/micro/sqlite_statistics.py``).
+    The turns before and after a new one's time are found in its session's range."""
     store = SQLiteGraphStore(tmp_path / "m.db", SIGNATURE)
     start = datetime(2024, 1, 1, tzinfo=UTC)
     session = [
@@ -591,9 +592,14 @@ def test_a_sessions_tail_is_found_through_its_session_in_a_store_someone_analyze
     conn.execute("ANALYZE sqlite_schema")  # the statistics are read again
     new = Episode(user_id="u", session_id="s", text="one more", timestamp=start.replace(minute=30))
     statements = statements_made(store, lambda store: store.add_episodes([new]))
-    (tail,) = [s for s in statements if "ORDER BY timestamp DESC" in s]
-    plan = " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + tail))
-    assert "episodes_user_session (user_id=? AND session_id=? AND timestamp<?)" in plan, plan
+    around = [s for s in statements if "ORDER BY timestamp" in s]
+    plans = [" | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + s)) for s in around]
+    assert len(plans) == 2, statements
+    for plan, side in zip(plans, "<>", strict=True):
+        assert (
+            f"USING INDEX episodes_user_session (user_id=? AND session_id=? AND timestamp{side}?)"
+            in plan
+        ), plan
     assert store.next_episode_ids("u", [session[-1].id]) == {session[-1].id: new.id}
     store.close()
 
