@@ -11,6 +11,8 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memory_platform.builder import build_memory
 from memory_platform.errors import (
@@ -1415,6 +1417,50 @@ def test_a_turn_that_comes_late_takes_its_place_in_the_session(
     assert found("dawn") == {dawn.id, ids[0]}
     assert found("tulips") == {ids[2], comet.id}
     assert found("comets") == {comet.id, ids[3]}
+
+
+WORDS = ["kayak", "violin", "tulip", "lantern", "pumpkin", "owl", "comet", "harbor",
+         "falcon", "meadow", "glacier", "saffron", "trumpet", "walnut", "canyon", "lobster",
+         "marble", "pepper", "quartz", "zebra"]  # fmt: skip
+"""A word each turn alone says, so a search for it finds the turn and the turn after it."""
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    batches=st.lists(
+        st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=4),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_a_sessions_chain_follows_when_its_turns_were_said_whatever_order_they_come_in(
+    store: GraphStore, users, batches: list[list[int]]
+) -> None:
+    """Turns stored in batches of any times (late ones, ties, runs between stored turns)
+    end up chained in the order they were said, a turn stored earlier first among turns
+    of one time; and each turn is indexed with the words of the turn before it in that
+    order, whenever either came."""
+    user = users()
+    stored: list[Episode] = []
+    for minutes in batches:
+        batch = [
+            Episode(user_id=user, session_id="s", text=f"about the {WORDS[len(stored) + i]}",
+                    timestamp=REF + timedelta(minutes=at))
+            for i, at in enumerate(minutes)
+        ]  # fmt: skip
+        store.add_episodes(batch)
+        stored += batch
+    said = sorted(stored, key=lambda e: (e.timestamp, e.id))  # ids follow creation
+    assert store.next_episode_ids(user, [e.id for e in stored]) == {
+        a.id: b.id for a, b in itertools.pairwise(said)
+    }
+    following = {a.id: b.id for a, b in itertools.pairwise(said)}
+    for turn in stored:
+        word = turn.text.removeprefix("about the ")
+        hits = store.lexical_search(user, word, kinds=[VectorKind.EPISODE])
+        assert {h.ref_id for h in hits} == {turn.id, following.get(turn.id, turn.id)}, word
 
 
 def test_a_turn_queued_again_while_being_embedded_keeps_no_stale_vector(
