@@ -19,6 +19,7 @@ from .builder import build_memory
 from .clock import UTC_OFFSET_KEY, named_offset, names_clock, parse_offset, said_at, said_zone
 from .config import Settings, load_settings
 from .consolidation import Consolidator
+from .consolidation.review import review_conflicts
 from .corrections import MemoryVersion, correct_memory, memory_history, retract_memory
 from .embeddings import Embedder, coverage, make_embedder
 from .errors import (
@@ -1466,6 +1467,25 @@ class MemoryPlatform:
         )
         with self._as_job(user):
             return consolidator.run(user).model_dump(mode="json")
+
+    def review_conflicts(self, user_id: str, *, dry_run: bool = False) -> dict[str, Any]:
+        """Judge the conflicts earlier consolidations recorded again, under today's rules,
+        and make current again (staged, for the next consolidation) each memory they
+        would not have invalidated: before 2026-12-01 events conflicted too, so a week of
+        work events kept only its last. A person's correction is never undone; with
+        ``dry_run`` nothing changes.
+
+        Returns:
+            The review as a dict (see :class:`~.consolidation.review.ConflictReview`).
+
+        Raises:
+            UserBusy: a job of the user ran past ``worker.lock_wait``.
+            JobStopped: the user is being deleted.
+        """
+        user = self._user(user_id)
+        with self._as_job(user):
+            review = review_conflicts(self.store, user, dry_run=dry_run)
+        return review.model_dump(mode="json")
 
     @contextmanager
     def _as_job(self, user: str) -> Iterator[None]:

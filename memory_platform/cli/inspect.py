@@ -203,6 +203,40 @@ def consolidate(
         console.print("nothing staged: no user to consolidate")
 
 
+def review_conflicts(
+    user: Annotated[str | None, typer.Option("--user", "-u", help="one user")] = None,
+    all_users: Annotated[bool, typer.Option("--all", help="every user")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="say what would be reinstated; change nothing")
+    ] = False,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
+) -> None:
+    """Judge the conflicts earlier consolidations recorded again, under today's rules.
+
+    Before 2026-12-01 events could conflict too (a week of 我 工作 加班, 我 工作 开会 kept
+    only its last). Each memory today's rules would not have invalidated is current
+    again, staged for the next consolidation; a person's correction is never undone.
+    Running it again changes nothing more.
+    """
+    if (user is None) == (not all_users):
+        raise fail("give either --user or --all")
+    reviews: list[dict[str, Any]] = []
+    with open_platform(db, existing=True) as mp:
+        for name in [user] if user else mp.store.iter_users():
+            err_console.print(f"reviewing {name} …", highlight=False)
+            reviews.append(mp.review_conflicts(name, dry_run=dry_run))
+    if as_json:
+        print_json(reviews)
+        return
+    table = Table(title="conflicts reviewed" + (" (dry run: nothing changed)" if dry_run else ""))
+    for column in ("user", "conflicts", "would be reinstated" if dry_run else "reinstated"):
+        table.add_column(column)
+    for review in reviews:
+        table.add_row(review["user_id"], str(review["conflicts"]), str(review["reinstated"]))
+    console.print(table)
+
+
 def _print_reports(reports: list[dict[str, Any]], as_json: bool) -> None:
     """Consolidation reports as JSON or as a table."""
     if as_json:

@@ -56,7 +56,7 @@ from .rules import (
     rules_can_judge,
 )
 
-__all__ = ["ConsolidationReport", "Consolidator"]
+__all__ = ["LLM_CONFIDENCE", "RULES_CONFIDENCE", "ConsolidationReport", "Consolidator"]
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,12 @@ LLM_CONFLICT_QUESTIONS = 5
 time. A newer value contradicts the one it replaces, the value just before it; asking
 about every state of the topic cost a question per memory of the user's history (2,886
 questions consolidating 1,000 bench memories, growing with the square of their number)."""
+
+
+RULES_CONFIDENCE = 0.9
+"""The confidence of the links of a conflict the rules found; one the LLM judged gets
+:data:`LLM_CONFIDENCE`. Neither is tuned: they say, on the links, who judged."""
+LLM_CONFIDENCE = 0.7
 
 
 class ConsolidationReport(BaseModel):
@@ -361,7 +367,7 @@ class Consolidator:
                 type=kind,
                 importance=0.7,
                 discovered=True,
-                confidence=0.9 if reason != "llm" else 0.7,
+                confidence=RULES_CONFIDENCE if reason != "llm" else LLM_CONFIDENCE,
             )
             for kind in (LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH)
         ]

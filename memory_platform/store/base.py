@@ -380,6 +380,19 @@ class GraphStore(ABC):
         """
 
     @abstractmethod
+    def reinstate_memory(self, user_id: str, newer_id: str, older_id: str) -> bool:
+        """Undo a consolidation's :meth:`supersede_memory`: the ``SUPERSEDES`` and
+        ``CONFLICTS_WITH`` links between the two are deleted, and the older is current
+        again and staged (to be consolidated anew), in one transaction. Only a supersession
+        a consolidation discovered is undone: False, with nothing changed, when the newer
+        does not supersede the older through a *discovered* link while the older is invalid
+        (a person's correction, a retraction, or one reinstated already).
+
+        Raises:
+            NotFoundError: either memory does not exist for this user; nothing is changed.
+        """
+
+    @abstractmethod
     def get_links(self, user_id: str, memory_id: str) -> list[MemoryLink]:
         """Links that start or end at the memory."""
 

@@ -646,6 +646,28 @@ class Neo4jGraphStore(GraphStore):
 
         self._write(work)
 
+    def reinstate_memory(self, user_id: str, newer_id: str, older_id: str) -> bool:
+        user = self._check_user(user_id)
+
+        def work(tx: Any) -> bool:
+            rows = self._run(
+                tx,
+                "memory/reinstate",
+                newer_id=newer_id,
+                older_id=older_id,
+                user_id=user,
+                status=MemoryStatus.STAGED.value,
+            )
+            if rows:
+                return True
+            found = {m.id for m in self.get_memories(user, [newer_id, older_id])}
+            for memory_id in (newer_id, older_id):
+                if memory_id not in found:
+                    raise NotFoundError("memory", memory_id)
+            return False
+
+        return self._write(work)
+
     def get_links(self, user_id: str, memory_id: str) -> list[MemoryLink]:
         user = self._check_user(user_id)
         return [

@@ -647,6 +647,31 @@ class SQLiteGraphStore(GraphStore):
             for link in links:
                 _insert_link(conn, link)
 
+    def reinstate_memory(self, user_id: str, newer_id: str, older_id: str) -> bool:
+        user = self._check_user(user_id)
+        # BEGIN IMMEDIATE: no other write between read and write; ``+user_id`` keeps the
+        # user a filter, so the links are found by their ends (the primary key)
+        with self._tx() as conn:
+            if _invalid_at(conn, user, (newer_id, older_id))[older_id] is None:
+                return False
+            discovered = conn.execute(
+                "SELECT 1 FROM links WHERE +user_id = ? AND source_id = ? AND target_id = ?"
+                " AND type = 'SUPERSEDES' AND discovered = 1",
+                (user, newer_id, older_id),
+            ).fetchone()
+            if discovered is None:
+                return False
+            conn.execute(
+                "DELETE FROM links WHERE +user_id = ? AND type IN ('SUPERSEDES', 'CONFLICTS_WITH')"
+                " AND ((source_id = ? AND target_id = ?) OR (source_id = ? AND target_id = ?))",
+                (user, newer_id, older_id, older_id, newer_id),
+            )
+            conn.execute(
+                "UPDATE memories SET invalid_at = NULL, status = ? WHERE id = ? AND user_id = ?",
+                (MemoryStatus.STAGED.value, older_id, user),
+            )
+        return True
+
     def get_links(self, user_id: str, memory_id: str) -> list[MemoryLink]:
         user = self._check_user(user_id)
         # ``+user_id`` keeps the user a filter: the links are read by the memory's id from

@@ -19,9 +19,10 @@ from typer.testing import CliRunner
 
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.cli import app
+from memory_platform.consolidation.consolidator import RULES_CONFIDENCE
 from memory_platform.viz import LINK_COLOURS, PALETTE
 from tests.support.files import stored_bytes
-from tests.support.memories import causal_pair
+from tests.support.memories import T0, causal_pair, create, superseded_as_before
 from tests.support.net import free_port
 from tests.support.openai_stub import OpenAIStub
 
@@ -353,6 +354,47 @@ def test_consolidate_all_stops_at_an_llm_outage_and_carries_on_when_run_again(
     assert second.exit_code == 0, second.output
     [report] = json.loads(second.stdout)
     assert report["user_id"] == "bob" and report["memories"] == 2
+
+
+def test_review_conflicts_reinstates_what_the_old_rules_invalidated(tmp_path: Path) -> None:
+    """A dry run names what would change and changes nothing; the review reinstates, each
+    user's own memories only; a second finds nothing more to do."""
+    db = tmp_path / "r.db"
+    with MemoryPlatform(Settings(backend="sqlite", sqlite_path=db, _env_file=None)) as mp:
+        for user in ("ann", "bob"):
+            overtime, meeting = (
+                create(
+                    mp,
+                    user,
+                    T0 + timedelta(days=day),
+                    subject="我",
+                    memory_type="事件",
+                    topic="工作",
+                    object=what,
+                )
+                for day, what in enumerate(["加班", "开会"])
+            )
+            superseded_as_before(mp, user, meeting, overtime, RULES_CONFIDENCE)
+
+    def review(*flags: str) -> list[dict[str, object]]:
+        result = runner.invoke(app, ["review-conflicts", "--db", str(db), "--json", *flags])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    def reinstated(found: list[dict[str, object]]) -> dict[object, object]:
+        return {r["user_id"]: r["reinstated"] for r in found}
+
+    table = runner.invoke(app, ["review-conflicts", "--all", "--dry-run", "--db", str(db)])
+    assert table.exit_code == 0 and "dry run: nothing changed" in table.stdout
+    assert "reviewing ann" in table.stderr and "reviewing bob" in table.stderr
+    assert reinstated(review("-u", "ann", "--dry-run")) == {"ann": 1}
+    assert reinstated(review("-u", "ann")) == {"ann": 1}
+    assert reinstated(review("--all")) == {"ann": 0, "bob": 1}
+    assert reinstated(review("--all")) == {"ann": 0, "bob": 0}
+    stats = json.loads(runner.invoke(app, ["stats", "-u", "bob", "--json", "--db", str(db)]).stdout)
+    assert stats["invalid"] == 0 and stats["staged"] == 2
+    neither = runner.invoke(app, ["review-conflicts", "--db", str(db)])
+    assert neither.exit_code == 1 and "give either --user or --all" in neither.stderr
 
 
 @pytest.mark.slow

@@ -14,14 +14,18 @@ import pytest
 from memory_platform import MemoryPlatform, Settings
 from memory_platform.config import NodeMergerSettings
 from memory_platform.consolidation import decide_merge
-from memory_platform.consolidation.consolidator import LLM_CONFLICT_QUESTIONS
+from memory_platform.consolidation.consolidator import (
+    LLM_CONFIDENCE,
+    LLM_CONFLICT_QUESTIONS,
+    RULES_CONFIDENCE,
+)
 from memory_platform.consolidation.merging import NodeMerger
 from memory_platform.embeddings import Embedder
 from memory_platform.llm import LLMUnavailableError
 from memory_platform.models import LinkType, MemoryStatus, NodeType
 from memory_platform.store import GraphStore, MemoryRecord
 from tests.support.jobs import meanwhile_held
-from tests.support.memories import T0, causal_pair, create
+from tests.support.memories import T0, causal_pair, create, superseded_as_before
 from tests.support.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.contract
@@ -285,6 +289,60 @@ def test_what_happened_and_how_work_is_going_are_not_single_valued_facts(
     mp.wait_for_indexing(user)
     found = [r.id for r in mp.search(user, "我周一工作加班了吗", max_results=10)]
     assert week[0] in found
+
+
+def test_a_review_reinstates_what_todays_rules_would_not_have_invalidated(
+    mp: MemoryPlatform, users
+) -> None:
+    """Memories the old rules invalidated (a week of work events, 工作 as a job) are
+    current and searchable again after a review, and consolidated anew without a
+    conflict; a conflict today's rules still find, one the LLM judged, and a person's
+    correction are kept. A dry run changes nothing, and a second review finds nothing."""
+    user = users()
+    overtime, meeting = (
+        on_day(mp, user, d, "我", "事件", "工作", w) for d, w in [(0, "加班"), (1, "开会")]
+    )
+    stress, job = (
+        on_day(mp, user, d, "我", "事实", "工作", w) for d, w in [(50, "压力很大"), (51, "程序员")]
+    )
+    shanghai, _beijing = (
+        on_day(mp, user, d, "小明", "事实", "住在", w) for d, w in [(60, "上海"), (61, "北京")]
+    )
+    tea, coffee = (
+        on_day(mp, user, d, "我", "观点", "最爱", w) for d, w in [(70, "茶"), (71, "咖啡")]
+    )
+    berlin = on_day(mp, user, 80, "我", "事实", "住在", "柏林")
+    assert mp.consolidate(user)["conflicts"] == 1  # 上海 -> 北京, as today's rules judge it
+    superseded_as_before(mp, user, meeting, overtime, RULES_CONFIDENCE)
+    superseded_as_before(mp, user, job, stress, RULES_CONFIDENCE)
+    superseded_as_before(mp, user, coffee, tea, LLM_CONFIDENCE)
+    assert mp.update_memory(user, berlin, object="巴黎")["success"]
+    invalid = {shanghai, overtime, stress, tea, berlin}
+
+    def still_invalid() -> set[str]:
+        return {m for m in invalid if mp.get_memory(user, m).memory.invalid_at is not None}
+
+    dry = mp.review_conflicts(user, dry_run=True)
+    assert (dry["conflicts"], dry["reinstated"], still_invalid()) == (4, 2, invalid)
+
+    review = mp.review_conflicts(user)
+
+    assert (review["conflicts"], review["reinstated"]) == (4, 2)
+    assert {d["invalidated"]: (d["judged_by"], d["reinstated"]) for d in review["details"]} == {
+        "我 工作 加班": ("rules", True),
+        "我 工作 压力很大": ("rules", True),
+        "小明 住在 上海": ("rules", False),
+        "我 最爱 茶": ("llm", False),
+    }
+    assert still_invalid() == {shanghai, tea, berlin}
+    assert {kind for _, kind, _ in links_of(mp, user, overtime)} <= {"RELATED_TO"}
+    assert mp.get_memory(user, overtime).memory.status == MemoryStatus.STAGED
+    assert mp.review_conflicts(user)["reinstated"] == 0
+    again = mp.consolidate(user)  # the two reinstated, and the correction's new version
+    assert (again["memories"], again["conflicts"]) == (3, 0), again["conflict_details"]
+    assert still_invalid() == {shanghai, tea, berlin}
+    mp.wait_for_indexing(user)
+    assert overtime in [r.id for r in mp.search(user, "我周一工作加班了吗", max_results=10)]
 
 
 def test_stated_reason_becomes_a_discovered_causal_link(mp: MemoryPlatform, users) -> None:

@@ -456,6 +456,74 @@ def test_supersede_refuses_links_that_are_not_between_the_two(store: GraphStore,
     assert store.get_links(user, older.memory.id) == []
 
 
+def _superseded(
+    store: GraphStore, user: str, *, discovered: bool = True
+) -> tuple[MemorySubgraph, MemorySubgraph]:
+    """Two memories, the older superseded by the newer as a consolidation (discovered) or
+    a person (not) writes it, and related as well."""
+    older = write(store, user, "我", "事件", "工作", "加班")
+    newer = write(store, user, "我", "事件", "工作", "开会", at=REF + timedelta(days=1))
+    store.update_memory(user, older.memory.id, status=MemoryStatus.CONSOLIDATED)
+    links = [
+        link.model_copy(update={"discovered": discovered, "confidence": 0.9})
+        for link in superseding_links(user, newer, older)
+    ]
+    store.supersede_memory(
+        user, newer.memory.id, older.memory.id, at=REF + timedelta(days=1), links=links
+    )
+    store.add_link(
+        MemoryLink(
+            user_id=user, source_id=newer.memory.id, target_id=older.memory.id,
+            type=LinkType.RELATED_TO,
+        )
+    )  # fmt: skip
+    return older, newer
+
+
+def test_reinstating_undoes_a_discovered_supersession(store: GraphStore, users) -> None:
+    """What the review of old conflicts relies on: the older is current and staged again,
+    the conflict's two links are gone and every other link stays."""
+    user = users()
+    older, newer = _superseded(store, user)
+
+    assert store.reinstate_memory(user, newer.memory.id, older.memory.id) is True
+
+    old, new = store.get_memories(user, [older.memory.id, newer.memory.id])
+    assert old.invalid_at is None and old.status == MemoryStatus.STAGED
+    assert new.invalid_at is None and new.status == newer.memory.status
+    assert [(lk.source_id, lk.type) for lk in store.get_links(user, old.id)] == [
+        (new.id, LinkType.RELATED_TO)
+    ]
+    assert old.id in {m.id for m in store.list_memories(user, MemoryStatus.STAGED)}
+
+
+def test_reinstating_changes_nothing_but_a_consolidations_supersession(
+    store: GraphStore, users
+) -> None:
+    """A person's supersession (a correction) is not undone, nor a memory that is current
+    or reinstated already; a memory of another user or none at all is not found."""
+    user, other = users(), users()
+    corrected, correction = _superseded(store, user, discovered=False)
+    older, newer = _superseded(store, user)
+    assert store.reinstate_memory(user, newer.memory.id, older.memory.id) is True
+
+    assert store.reinstate_memory(user, correction.memory.id, corrected.memory.id) is False
+    assert store.reinstate_memory(user, newer.memory.id, older.memory.id) is False
+    assert store.reinstate_memory(user, older.memory.id, newer.memory.id) is False
+    kept = store.get_memories(user, [corrected.memory.id])[0]
+    assert kept.invalid_at == REF + timedelta(days=1)
+    assert kept.status == MemoryStatus.CONSOLIDATED
+    assert {lk.type for lk in store.get_links(user, corrected.memory.id)} == {
+        LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH, LinkType.RELATED_TO
+    }  # fmt: skip
+    theirs, _ = _superseded(store, other)
+    with pytest.raises(NotFoundError):
+        store.reinstate_memory(user, newer.memory.id, theirs.memory.id)
+    with pytest.raises(NotFoundError):
+        store.reinstate_memory(user, "missing", corrected.memory.id)
+    assert store.get_memories(other, [theirs.memory.id])[0].invalid_at is not None
+
+
 def test_users_with_staged_memories_are_those_with_one_still_staged(
     store: GraphStore, users
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from memory_platform import MemoryPlatform
+from memory_platform.models import LinkType, MemoryLink
 from memory_platform.tools.arguments import CreateMemoryArgs
 
 CST = timezone(timedelta(hours=8))
@@ -29,3 +30,18 @@ def causal_pair(mp: MemoryPlatform, user: str) -> tuple[str, str]:
     then = create(mp, user, T0 + timedelta(minutes=20), session="s", subject="I",
                   memory_type="fact", topic="felt", object="dizzy")  # fmt: skip
     return first, then
+
+
+def superseded_as_before(
+    mp: MemoryPlatform, user: str, newer: str, older: str, confidence: float
+) -> None:
+    """The two links and the ``invalid_at`` a consolidation before 2026-12-01 wrote for a
+    conflict (``confidence``: who judged it)."""
+    mp.store.supersede_memory(
+        user, newer, older, at=mp.get_memory(user, newer).memory.created_at,
+        links=[
+            MemoryLink(user_id=user, source_id=newer, target_id=older, type=kind,
+                       importance=0.7, discovered=True, confidence=confidence)
+            for kind in (LinkType.SUPERSEDES, LinkType.CONFLICTS_WITH)
+        ],
+    )  # fmt: skip
