@@ -13,7 +13,6 @@ rules would not have invalidated leaves the same ones. ::
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
@@ -56,10 +55,7 @@ print(json.dumps({
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", type=Path, required=True, help="a checkout before fbbfea3")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
+    args = checkouts.comparison_parser(__doc__, OUT, store=False).parse_args()
     trees = checkouts.trees(args.against)
     commits = checkouts.commits(trees)
     with tempfile.TemporaryDirectory() as folder:
