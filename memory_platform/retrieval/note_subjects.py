@@ -42,6 +42,7 @@ from .names import LATIN_WORD, OWNER_WORDS, among_people, nameable
 from .transliteration import written_for_sound
 
 __all__ = [
+    "begins_in_first_person",
     "begins_with_a_field",
     "begins_with_owners",
     "begins_without_subject",
@@ -273,6 +274,16 @@ def begins_without_subject(note: str) -> bool:
     return leading[0][1].startswith(_OPENS_NO_SUBJECT) and leading[0][1] != "vn"
 
 
+def begins_in_first_person(note: str) -> bool:
+    """Whether a Chinese note opens, after any short clause of when or where, with its
+    writer: 我, or a word the tokenizer makes of 我 and what follows it (我家的猫…, 我妈…,
+    我们…, 昨天我家…). "我喜欢…" shares its 我 with a question about the owner as a
+    word; "我家的猫叫咪咪" shared nothing, as 我家 is one word, and was taken for no one's."""
+    text = (_after_setting(note) or note).lstrip(" \t\n\"'“‘「(")
+    leading = leading_cjk_words(text)
+    return bool(leading) and leading[0][0].startswith("我")
+
+
 _OWNERS = re.compile(r"(?:the\s+)?(?:my|user['’]s)\s", re.IGNORECASE)
 """The owner's possessive opening an English note: "My …", "User's …", "The user's …"."""
 
@@ -283,8 +294,8 @@ def begins_with_owners(note: str) -> bool:
     such a thing, the "my" left out: described ("Favourite food is sushi", "Older sister
     lives in Paris", :func:`.english_verbs.opens_with_a_described_thing`) or a relative,
     a pet or a profile field (:data:`_THE_OWNERS`: "Sister is called Anna"): a note
-    about the owner's things, and so about the owner. (我的… needs no rule: its 我 is a
-    word the question shares.)"""
+    about the owner's things, and so about the owner. (我的… and 我家… are the writer's:
+    :func:`begins_in_first_person`.)"""
     texts = (note, _after_setting(note) or "")  # "User's job: nurse" is no setting
     openings = [text.lstrip(" \t\n\"'“‘「(") for text in texts]
     return any(

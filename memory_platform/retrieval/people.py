@@ -41,6 +41,7 @@ from .names import (
     unnamed_speaker,
 )
 from .note_subjects import (
+    begins_in_first_person,
     begins_with_a_field,
     begins_with_owners,
     begins_without_subject,
@@ -138,7 +139,8 @@ class MemoryPeople:
     def about_the_owner(self, turn: Episode) -> bool:
         """Whether ``turn`` is a note about the owner: one whose subject is the owner, as
         a memory's is (:func:`.builder.about_owner`: "User likes pizza", "I work as a
-        nurse"), one that begins with :attr:`notes_person` ("Bart在…" in a memory of notes
+        nurse"), one its writer opens in Chinese (:func:`.note_subjects.begins_in_first_person`:
+        "我家的猫…"), one that begins with :attr:`notes_person` ("Bart在…" in a memory of notes
         about Bart), one with no subject at all, the writer's own
         (:func:`.note_subjects.begins_without_subject`: "在圣诞节晚会上跳舞…", "Likes jazz"),
         one about what is the owner's (:func:`.note_subjects.begins_with_owners`: "My
@@ -149,6 +151,7 @@ class MemoryPeople:
         person = self.notes_person
         return (
             about_owner(turn.text)
+            or begins_in_first_person(turn.text)
             or begins_without_subject(turn.text)
             or begins_with_owners(turn.text)
             or begins_with_a_field(turn.text)

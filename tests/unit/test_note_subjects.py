@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memory_platform.retrieval.note_subjects import (
+    begins_in_first_person,
     begins_with_a_field,
     begins_with_owners,
     begins_without_subject,
@@ -228,3 +229,15 @@ def test_a_note_about_the_owners_relative_pet_or_field_is_the_owners() -> None:
         assert note_subject(note) is None, note
     for note in ("Dogs are loyal", "Homework is done", "Grace loves hiking"):
         assert not begins_with_owners(note), note
+
+
+def test_a_chinese_note_its_writer_opens_is_the_owners() -> None:
+    """我家, 我妈 and 我们 are one word each to the tokenizer, so a question's 我 is not
+    among such a note's words: the note opening with its writer is what makes it the
+    owner's, also after a clause of when. One that opens with someone else is not."""
+    for note in ("我家的猫叫咪咪，三岁了", "我妈是一名护士", "我们去了公园", "我喜欢喝拿铁",
+                 "昨天我家来了客人", "今天，我爸去上班了"):  # fmt: skip
+        assert begins_in_first_person(note), note
+    for note in ("Bart在公园里放风筝", "他家的猫叫咪咪", "妈妈说我家很好", "小明和我去了公园",
+                 "I went home", "在公园里跑步", ""):  # fmt: skip
+        assert not begins_in_first_person(note), note
