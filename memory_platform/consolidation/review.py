@@ -66,13 +66,11 @@ def review_conflicts(store: GraphStore, user_id: str, *, dry_run: bool = False) 
             ):
                 continue
             judged_by = "llm" if link.confidence <= LLM_CONFIDENCE else "rules"
-            newer, again = (
-                store.get_memory(user_id, link.source_id),
-                store.get_memory(user_id, older.id),
-            )
-            if newer is None or again is None:
+            newer = store.get_memory(user_id, link.source_id)
+            record = store.get_memory(user_id, older.id)  # with its nodes, for the rules
+            if newer is None or record is None:
                 continue  # forgotten meanwhile
-            reason, reinstate = _verdict(newer, again, judged_by)
+            reason, reinstate = _verdict(newer, record, judged_by)
             if reinstate and not dry_run:
                 reinstate = store.reinstate_memory(user_id, newer.memory.id, older.id)
             review.conflicts += 1
