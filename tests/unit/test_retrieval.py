@@ -10,8 +10,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memory_platform import InvalidInputError, MemoryPlatform, Settings
+from memory_platform.config import RetrievalSettings
 from memory_platform.embeddings import QUERY_EMBED_CHARS, Embedder, clip_query, query_text
 from memory_platform.errors import StorageError
 from memory_platform.llm import LLMClient
@@ -20,8 +23,14 @@ from memory_platform.retrieval import SearchResult, format_context, plan_heurist
 from memory_platform.retrieval import planner as planner_module
 from memory_platform.retrieval.context import NOTHING_RELEVANT
 from memory_platform.retrieval.planner import REST_AFTER_OUTAGE, LLMQueryPlanner
+from memory_platform.retrieval.results import ScoreComponents
 from memory_platform.retrieval.retriever import turns_beside
-from memory_platform.retrieval.scoring import access_frequency, recency
+from memory_platform.retrieval.scoring import (
+    access_frequency,
+    graph_proximity,
+    recency,
+    weighted_score,
+)
 from memory_platform.store.base import Seeds
 from tests.support.openai_stub import OpenAIStub
 
@@ -440,6 +449,39 @@ def test_recency_and_access_scale() -> None:
     assert recency(NOW - timedelta(days=10), NOW, "relation", rates) > 0.95
     assert access_frequency(0) == 0 and access_frequency(100) == 1 and access_frequency(1000) == 1
     assert 0 < access_frequency(3) < access_frequency(10) < 1
+
+
+_UNIT = st.floats(min_value=0.0, max_value=1.0)
+
+
+@given(relevance=_UNIT, importance=_UNIT, recency=_UNIT, access=_UNIT)
+def test_use_moves_a_score_by_a_few_percent_at_most(
+    relevance: float, importance: float, recency: float, access: float
+) -> None:
+    """Issue 13: use may order comparably relevant results, never outrank relevance. Used
+    or not, an item that matches nothing scores nothing, and the most used item gains at
+    most access_weight / vector_weight (5%) over the same item never used."""
+    weights = RetrievalSettings()
+    parts = {"importance": importance, "recency": recency, "graph": 1.0}
+    unused = weighted_score(ScoreComponents(semantic=relevance, **parts), weights)
+    used = weighted_score(ScoreComponents(semantic=relevance, access=access, **parts), weights)
+    assert weighted_score(ScoreComponents(access=access, **parts), weights) == 0.0
+    bound = 1 + weights.access_weight / weights.vector_weight
+    assert unused <= used <= unused * bound + 1e-9
+
+
+def test_each_hop_from_a_match_lowers_a_score() -> None:
+    """A graph neighbour ranks below a direct match as relevant as it, and two hops below
+    one: by 1 - graph_distance_weight * (1 - 1 / (1 + hops))."""
+    weights = RetrievalSettings()
+    scores = [
+        weighted_score(ScoreComponents(semantic=0.8, graph=graph_proximity(hops)), weights)
+        for hops in (0, 1, 2)
+    ]
+    assert scores[0] > scores[1] > scores[2] > 0
+    gamma = weights.graph_distance_weight
+    assert scores[1] == pytest.approx(scores[0] * (1 - gamma / 2))
+    assert scores[2] == pytest.approx(scores[0] * (1 - gamma * 2 / 3))
 
 
 def test_format_context_names_a_memorys_type_in_the_language_it_is_written_in() -> None:
