@@ -394,6 +394,33 @@ def test_a_transcript_added_a_turn_at_a_time_gets_its_speakers_from_the_second_t
     assert mp.stats(user).vectors["episode"] == len(lines)
 
 
+def test_a_time_range_keeps_turns_of_chat_said_outside_it_out(mp: MemoryPlatform, users) -> None:
+    """Turns of chat are dated by when they were said: a window, absolute or relative,
+    holds only the turns said inside it, however well the others match."""
+    user = users()
+    said = [
+        ("我周一去西湖跑步了", datetime(2025, 11, 3, 9, 0, tzinfo=CST)),
+        ("我昨天又去西湖跑步了", datetime(2025, 11, 4, 9, 0, tzinfo=CST)),
+        ("今天早上也在西湖跑步", datetime(2025, 11, 5, 9, 0, tzinfo=CST)),
+    ]
+    monday, tuesday, today = mp.add_episodes(
+        user, [{"text": text, "timestamp": when, "session_id": "s"} for text, when in said]
+    )
+    assert mp.wait_for_indexing(user)
+
+    def found(time_range: dict[str, str] | None) -> set[str]:
+        results = mp.search(
+            user, "西湖跑步", time_range=time_range, reference_time=EVENING,
+            min_relevance=0, record_access=False,
+        )  # fmt: skip
+        return {r.id for r in results}
+
+    assert found(None) == {monday, tuesday, today}
+    assert found({"start": "2025-11-03", "end": "2025-11-03"}) == {monday}
+    assert found({"start": "昨天", "end": "昨天"}) == {tuesday}
+    assert found({"start": "2025-11-04"}) == {tuesday, today}
+
+
 def test_time_range_and_type_filters(mp: MemoryPlatform, users) -> None:
     user = users()
     monday = create(
