@@ -1021,6 +1021,18 @@ def test_both_backends_find_the_same_words_and_chinese_bigrams(store: GraphStore
     assert hits("paintings of lakes") == ["Caroline painted a lake sunrise"]
     assert hits("力很")[0] == "我最近工作压力很大"  # the bigram across jieba's words counts
 
+    # 作压 spans 工作|压力 in the first text only; the second, shorter, holds both
+    # characters apart and wins on them alone, so only the bigram puts the first ahead
+    other = users()
+    spans, apart = store.add_episodes(
+        [
+            Episode(user_id=other, text="我最近工作压力很大", timestamp=T0),
+            Episode(user_id=other, text="工作和压力", timestamp=T0 + timedelta(minutes=1)),
+        ]
+    )
+    ranked = [h.ref_id for h in store.lexical_search(other, "作压", [VectorKind.EPISODE], k=10)]
+    assert ranked == [spans, apart]
+
 
 def test_the_reply_to_a_matching_turn_is_shown_beside_it(mp: MemoryPlatform, users) -> None:
     """A reply that answers without the question's words is below the floor on its own;

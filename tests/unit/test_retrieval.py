@@ -531,6 +531,23 @@ def test_format_context_escapes_and_layers() -> None:
     )
 
 
+def test_format_context_shows_no_neighbours_of_a_match_it_leaves_out() -> None:
+    """A sensitive match left out leaves its neighbour related to nothing shown: the block
+    says nothing relevant is remembered rather than list the neighbour as context."""
+    secret = SearchResult(
+        id="a", kind="memory", text="I take insulin", score=1, layer="direct", sensitive=True
+    )
+    beside = SearchResult(
+        id="b", kind="episode", text="at breakfast", score=0.5, layer="related", graph_distance=1
+    )
+
+    hidden = format_context([secret, beside])
+    shown = format_context([secret, beside], include_sensitive=True)
+
+    assert NOTHING_RELEVANT in hidden and "at breakfast" not in hidden
+    assert "I take insulin" in shown and "<related_context>" in shown and "at breakfast" in shown
+
+
 def test_search_records_accesses(platform: MemoryPlatform) -> None:
     memory_id = platform.create_memory(
         USER, subject="我", memory_type="事实", topic="喜欢", object="爵士乐"
