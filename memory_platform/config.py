@@ -328,7 +328,9 @@ class ApiSettings(BaseModel):
 
     keys: dict[str, list[str]] = Field(default_factory=dict, repr=False)
     allow_anonymous: bool = Field(
-        False, description="serve without keys, every user open (local development only)"
+        False,
+        description="serve without keys, every user open (local development only); "
+        "ignored once keys are configured",
     )
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)

@@ -143,6 +143,9 @@ def test_an_ambiguous_link_is_refused_with_candidates(alice: httpx.Client) -> No
     [
         ({}, "alice", 401),
         ({"X-API-Key": "wrong-key-0123"}, "alice", 401),
+        ({"X-API-Key": "alice-key-0124"}, "alice", 401),  # a key differing only at its end
+        ({"X-API-Key": ALICE_KEY[:-1]}, "alice", 401),  # a key's prefix
+        ({"X-API-Key": ALICE_KEY + "4"}, "alice", 401),  # a key and more
         ({"X-API-Key": ALICE_KEY}, "bob", 403),
         ({"Authorization": f"Bearer {ALICE_KEY}"}, "alice", 200),
         ({"Authorization": f"Bearer {ALICE_KEY}"}, "bob", 403),
@@ -580,6 +583,23 @@ def test_chat_goes_on_and_jobs_answer_503_while_redis_does_not_answer(
             assert response.status_code == 503, (response.request.url, response.text)
             assert response.json()["error"].startswith("Redis does not answer (")
             assert response.headers["retry-after"] == "5"
+
+
+def test_allowing_anonymous_access_opens_nothing_once_keys_are_configured(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """``allow_anonymous`` is for a development server without keys: a deployment that
+    configures keys and leaves it on by mistake still refuses requests without one."""
+    settings = Settings(
+        sqlite_path=tmp_path / "k.db",
+        api=ApiSettings(keys=KEYS, allow_anonymous=True),
+        _env_file=None,
+    )
+    with MemoryPlatform(settings, embedder=embedder) as mp, serve(create_app(mp)) as url:
+        anonymous = httpx.get(f"{url}/v1/users/alice/stats", timeout=30)
+        keyed = httpx.get(f"{url}/v1/users/alice/stats", headers={"X-API-Key": ALICE_KEY})
+    assert anonymous.status_code == 401 and anonymous.json()["error"]
+    assert keyed.status_code == 200, keyed.text
 
 
 def test_an_api_without_keys_refuses_to_start(tmp_path: Path) -> None:
