@@ -185,10 +185,18 @@ def with_nan_metadata(lines: list[str]) -> list[str]:
     return [*lines[:last], json.dumps(record), *lines[last + 1 :]]
 
 
+def of_a_later_version(lines: list[str]) -> list[str]:
+    """The export as a later release of the format would head it."""
+    header = json.loads(lines[0])
+    return [json.dumps({**header, "version": header["version"] + 1}), *lines[1:]]
+
+
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
         (lambda lines: lines[:-1], "truncated"),
+        (lambda lines: [*lines, *lines], "in the middle"),  # two exports pasted together
+        (of_a_later_version, "this release reads"),
         (lambda lines: lines[1:], "no header"),
         (lambda lines: [*lines[:2], "{not json", *lines[2:]], "line 3"),
         (lambda lines: [lines[0], *lines[2:]], "end line counts"),
