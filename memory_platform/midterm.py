@@ -121,15 +121,19 @@ def archive_faded(
     now: datetime,
     rates: dict[str, float],
     floor: float,
+    page_size: int = 500,
 ) -> dict[str, int]:
     """Archive consolidated memories whose strength fell below ``floor``.
 
     strength = importance · exp(-λ · days) · (1 + ln(1 + accesses)), with λ by memory type.
     An archived memory is kept, but hidden from search unless ``include_invalid=True``.
+    The memories are read ``page_size`` at a time.
     """
     archived = checked = 0
     offset = 0
-    while page := store.list_memories(user, MemoryStatus.CONSOLIDATED, limit=500, offset=offset):
+    while page := store.list_memories(
+        user, MemoryStatus.CONSOLIDATED, limit=page_size, offset=offset
+    ):
         offset += len(page)
         for memory in page:
             checked += 1

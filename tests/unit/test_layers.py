@@ -20,6 +20,7 @@ from memory_platform.layers import (
     recent_from_episodes,
 )
 from memory_platform.llm import LLMUnavailableError
+from memory_platform.midterm import archive_faded
 from memory_platform.models import Episode
 from memory_platform.tools import ForgetMemoryArgs
 from tests.support.jobs import meanwhile_held
@@ -358,6 +359,44 @@ def test_faded_memories_are_archived_and_hidden_from_search(platform: MemoryPlat
     platform.wait_for_indexing(USER)
     assert old not in [r.id for r in platform.search(USER, "sandwich")]
     assert old in [r.id for r in platform.search(USER, "sandwich", include_invalid=True)]
+
+
+def test_use_keeps_a_memory_from_fading_and_every_page_is_checked(
+    platform: MemoryPlatform,
+) -> None:
+    """Strength is importance · recency · (1 + ln(1 + accesses)): of two like events 50 days
+    old, the one recalled 20 times stays (0.066 against the floor's 0.05) and the other
+    (0.016) is archived. Archiving shrinks the list it pages through, and no memory after
+    an archived one may be skipped."""
+
+    def sandwich(n: int) -> str:
+        return platform.create_memory(
+            USER,
+            subject="I",
+            memory_type="event",
+            topic="ate",
+            object=f"sandwich number {n}",
+            importance=0.2,
+            reference_time=T0 - timedelta(days=50),
+        )
+
+    used, unused = sandwich(0), sandwich(1)
+    platform.consolidate(USER)
+    for _ in range(20):
+        platform.store.record_access(USER, [used], T0 - timedelta(days=50))
+
+    assert platform.refresh_decay(USER, now=T0) == {"checked": 2, "archived": 1}
+    assert platform.get_memory(USER, used).memory.status == MemoryStatus.CONSOLIDATED
+    assert platform.get_memory(USER, unused).memory.status == MemoryStatus.ARCHIVED
+
+    faded = [sandwich(n) for n in range(2, 7)]
+    platform.consolidate(USER)
+    rates = platform.settings.retrieval.decay_rates
+    report = archive_faded(platform.store, USER, T0, rates, floor=0.05, page_size=2)
+
+    assert report == {"checked": 6, "archived": 5}
+    statuses = {platform.get_memory(USER, m).memory.status for m in faded}
+    assert statuses == {MemoryStatus.ARCHIVED}
 
 
 def _turn(i: int, at: datetime, role: str | None = "user", **fields: object) -> Episode:
