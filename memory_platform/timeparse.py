@@ -382,6 +382,15 @@ def _finish_day(
     return _span_day(original, day, period, zh)
 
 
+_EN_COUNTED = re.compile(
+    rf"\b(?P<count>\d+|{_EN_COUNTS})\s+(?P<unit>day|week|month|year)s?\s+"
+    r"(?P<way>ago|later|from now)\b"
+)
+_EN_AHEAD = re.compile(rf"\bin\s+(?P<count>\d+|{_EN_COUNTS})\s+(?P<unit>day|week|month|year)s?\b")
+"""A count of days, weeks, months or years back or on ("3 days ago", "two weeks later"),
+and on from now ("in 3 days", "in a couple of weeks")."""
+
+
 def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
     if "day before yesterday" in text:
         return _finish_day(original, text, _day(ref, -2), _en_period(text), False)
@@ -397,11 +406,11 @@ def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
     m = re.search(r"\bthis (morning|afternoon|evening)\b", text)
     if m:
         return _finish_day(original, text, _day(ref), m.group(1), False)
-    m = re.search(rf"\b(\d+|{_EN_COUNTS})\s+(day|week|month|year)s?\s+(ago|later|from now)\b", text)
-    if m:
-        n = int(m.group(1)) if m.group(1).isdigit() else _EN_NUMBERS[m.group(1)]
-        sign = -1 if m.group(3) == "ago" else 1
-        unit = m.group(2)
+    counted = _EN_COUNTED.search(text) or _EN_AHEAD.search(text)
+    if counted:  # "3 days ago", "two weeks later", "in a few days"
+        count, unit = counted.group("count"), counted.group("unit")
+        n = int(count) if count.isdigit() else _EN_NUMBERS[count]
+        sign = -1 if counted.groupdict().get("way") == "ago" else 1
         if unit == "day":
             return _finish_day(original, text, _day(ref, sign * n), _en_period(text), False)
         if unit == "week":
