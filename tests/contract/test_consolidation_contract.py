@@ -385,6 +385,51 @@ def test_stated_reason_becomes_a_discovered_causal_link(mp: MemoryPlatform, user
     assert "not configured" in report["llm"]
 
 
+@pytest.mark.parametrize(
+    ("key", "reason", "cause", "decoy", "effect"),
+    [
+        ("原因", "昨晚失眠睡不着", ("我", "失眠", "睡不着"), ("我", "昨晚看了", "电影"),
+         ("我", "身体状态", "很困")),
+        ("reason", "insomnia after the late coffee", ("I", "drank", "coffee late"),
+         ("I", "watched", "a late movie"), ("I", "felt", "tired")),
+    ],
+)  # fmt: skip
+def test_a_stated_reason_names_the_memory_that_holds_most_of_its_words(
+    mp: MemoryPlatform, users, key: str, reason: str, cause, decoy, effect
+) -> None:
+    """The memory said just before one that states its reason is its cause where it holds
+    at least half of the reason's words, and not where it shares a single word of it."""
+
+    def linked(before: tuple[str, str, str]) -> int:
+        user = users()
+        for minutes, (subject, topic, obj), attributes in (
+            (0, before, {}),
+            (5, effect, {key: reason}),
+        ):
+            kind = "事件" if subject == "我" else "event"
+            create(mp, user, T0 + timedelta(minutes=minutes), session="s1", subject=subject,
+                   memory_type=kind, topic=topic, object=obj, attributes=attributes)  # fmt: skip
+        return int(mp.consolidate(user)["causal_links"])
+
+    assert linked(cause) == 1
+    assert linked(decoy) == 0
+
+
+def test_saying_the_same_opinion_again_is_no_conflict(mp: MemoryPlatform, users) -> None:
+    user = users()
+    first = create(mp, user, subject="我", memory_type="观点", topic="喜欢", object="咖啡")
+    again = create(
+        mp, user, T0 + timedelta(days=3), subject="我", memory_type="观点", topic="喜欢",
+        object="咖啡",
+    )  # fmt: skip
+
+    report = mp.consolidate(user)
+
+    assert report["conflicts"] == 0, report["conflict_details"]
+    for memory in (first, again):
+        assert mp.get_memory(user, memory).memory.invalid_at is None
+
+
 def test_second_run_finds_nothing_to_do(mp: MemoryPlatform, users) -> None:
     user = users()
     create(mp, user, subject="我", memory_type="事实", topic="喜欢", object="咖啡")
