@@ -12,7 +12,13 @@ import pytest
 
 from memory_platform import ExtractionError, MemoryPlatform, Settings
 from memory_platform.embeddings import Embedder
-from memory_platform.privacy import classify, loggable, with_sensitivity
+from memory_platform.privacy import (
+    classify,
+    is_sensitive,
+    loggable,
+    mark_sensitive,
+    with_sensitivity,
+)
 from tests.support.openai_stub import OpenAIStub
 
 
@@ -28,6 +34,8 @@ from tests.support.openai_stub import OpenAIStub
         ("我的支付宝密码是 8 位", ["credentials"]),
         ("my SSN is 078-05-1120", ["identity"]),
         ("身份证号 11010519491231002X", ["identity"]),
+        ("11010519491231002X", ["identity"]),  # a resident identity number alone
+        ("my id is 110105194912310021.", ["identity"]),
         ("my passport number and my bank account", ["finances", "identity"]),
     ],
 )
@@ -42,6 +50,7 @@ def test_the_rule_list_recognises_each_category(text: str, expected: list[str]) 
         "pin the poster to the wall",
         "spinning class on Tuesday",
         "call me at 13800138000",
+        "order 1101051949123100211 has shipped",  # 19 digits: no identity number
         "我今天吃了白米饭",
         "Caroline went to a support group",
     ],
@@ -57,6 +66,19 @@ def test_the_caller_decides_before_the_rules() -> None:
     ruled = with_sensitivity(None, "my password is x", None, ["credentials"])
     assert ruled == {"sensitive": True, "sensitive_categories": ["credentials"]}
     assert with_sensitivity(None, "my password is x", None, ["health"]) == {}  # not configured
+
+
+def test_marking_adds_categories_and_unmarking_clears_them() -> None:
+    """Marking an item again adds categories to those it had; unmarking leaves no flag
+    and no categories; only the flag True marks an item (metadata of one's own that says
+    "sensitive": "no" does not)."""
+    once = mark_sensitive({"a": 1}, ["health"])
+    twice = mark_sensitive(once, ["identity"])
+    cleared = mark_sensitive(twice, sensitive=False)
+
+    assert twice == {"a": 1, "sensitive": True, "sensitive_categories": ["health", "identity"]}
+    assert cleared == {"a": 1} and not is_sensitive(cleared)
+    assert is_sensitive(twice) and not is_sensitive({"sensitive": "no"})
 
 
 def test_log_lines_never_carry_sensitive_text() -> None:
