@@ -21,7 +21,8 @@ such items, among the user's 100 best matches), and returns at most 100 ``Search
 in the platform's ranking order, each scored by its relevance in [0, 1] (which need not
 fall down the list); without a query it lists them, newest first, reading a page of the
 newest rather than the namespace. Filters compare top-level value
-fields (equality, or ``$eq $ne $gt $gte $lt $lte``). A query's "yesterday" is its
+fields (equality, or ``$eq $ne $gt $gte $lt $lte``; numbers, and strings that read as
+numbers, in order of value, as LangGraph's InMemoryStore orders them). A query's "yesterday" is its
 user's where the store is given ``timezone_of`` (user id to time zone), else on the
 clock of the user's latest chat turn that named one, else the deployment's.
 
@@ -87,13 +88,43 @@ _LABELS = frozenset({"memories", "memory", "profile", "profiles", "user_profile"
 ``("memories", "{user_id}")``): put so with the user read first, they draw a warning."""
 _MAX_TTL_MINUTES = 100 * 365 * 24 * 60
 """A century: longer than any item is kept, short enough for a date to hold it."""
-_OPS = {
+
+
+def _number(value: object) -> float | None:
+    """A value as LangGraph's InMemoryStore orders it: a number, or a string that reads as
+    one ("3", "2.5"); None for anything else."""
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _ordered(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    """An order comparison as LangGraph's InMemoryStore makes it: numbers and strings
+    that read as numbers by their value (5 > "3"), where that store converts both to
+    float. Other strings compare as strings (dates written "2025-01-31"), where that store
+    raises; anything else (a missing field, a dict) holds for no comparison."""
+
+    def holds(have: Any, operand: Any) -> bool:
+        a, b = _number(have), _number(operand)
+        if a is not None and b is not None:
+            return compare(a, b)
+        return isinstance(have, str) and isinstance(operand, str) and compare(have, operand)
+
+    return holds
+
+
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
     "$eq": lambda a, b: a == b,
     "$ne": lambda a, b: a != b,
-    "$gt": lambda a, b: a > b,
-    "$gte": lambda a, b: a >= b,
-    "$lt": lambda a, b: a < b,
-    "$lte": lambda a, b: a <= b,
+    "$gt": _ordered(lambda a, b: a > b),
+    "$gte": _ordered(lambda a, b: a >= b),
+    "$lt": _ordered(lambda a, b: a < b),
+    "$lte": _ordered(lambda a, b: a <= b),
 }
 
 
@@ -166,15 +197,13 @@ def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> 
 
 
 def _holds(have: Any, wanted: Any) -> bool:
-    """One condition: operators (``{"$gt": 3}``) all hold; a dict of fields is matched on
-    the fields given, whatever else the value holds; a list equals element by element;
-    anything else is equal. A comparison of values of different types holds for none."""
+    """One condition: operators (``{"$gt": 3}``) all hold (the order ones as
+    :func:`_ordered` reads them); a dict of fields is matched on the fields given,
+    whatever else the value holds; a list equals element by element; anything else is
+    equal."""
     if isinstance(wanted, Mapping):
         if any(str(key).startswith("$") for key in wanted):
-            try:
-                return all(_OPS[op](have, operand) for op, operand in wanted.items())
-            except TypeError:
-                return False
+            return all(_OPS[op](have, operand) for op, operand in wanted.items())
         return isinstance(have, Mapping) and all(
             _holds(have.get(key), value) for key, value in wanted.items()
         )

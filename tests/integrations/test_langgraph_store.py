@@ -99,6 +99,9 @@ FILTERS = [
     {"tags": ["dog"]},  # a list: equal, element by element
     {"tags": [{"k": 1}]},
     {"kind": "pets", "profile": {"city": {"$ne": "Porto"}}},
+    {"stars": {"$lte": 2}},
+    {"stars": {"$gt": "3"}},  # a number written as a string is compared by its value
+    {"stars": {"$lt": 10.5}},
 ]
 
 
@@ -118,6 +121,24 @@ def test_filters_keep_what_langgraphs_own_store_keeps(
     theirs = {i.key for i in reference.search(("alice",), filter=conditions)}
 
     assert ours == theirs
+
+
+def test_an_order_filter_reads_dates_as_strings_and_skips_what_has_no_order(
+    store: MemoryPlatformStore,
+) -> None:
+    """Where LangGraph's InMemoryStore raises (a date, which is no number; a field that is
+    missing or a dict), this store compares strings as strings and keeps nothing it
+    cannot order, rather than fail the whole search."""
+    store.put(("alice", "notes"), "old", {"text": "x", "due": "2024-12-31", "stars": 1})
+    store.put(("alice", "notes"), "new", {"text": "y", "due": "2025-03-01", "stars": {"a": 1}})
+    store.put(("alice", "notes"), "none", {"text": "z"})
+
+    def kept(conditions: dict[str, Any]) -> set[str]:
+        return {i.key for i in store.search(("alice",), filter=conditions)}
+
+    assert kept({"due": {"$gte": "2025-01-01"}}) == {"new"}
+    assert kept({"due": {"$lt": "2025-01-01"}}) == {"old"}
+    assert kept({"stars": {"$gte": 0}}) == {"old"}
 
 
 def test_an_unknown_filter_operator_is_an_error(store: MemoryPlatformStore) -> None:
