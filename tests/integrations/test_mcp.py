@@ -223,8 +223,15 @@ def test_http_server_needs_a_key_for_the_user_and_keeps_users_apart(
                 headers={"X-API-Key": ALICE_KEY, "X-Memory-User": "bob"},
                 timeout=None,
             )
+            no_user = httpx.post(
+                f"{url}/mcp",
+                json=hello,
+                headers={"X-API-Key": ADMIN_KEY, "X-Memory-User": "u" * 129},  # too long an id
+                timeout=None,
+            )
             bob = anyio.run(http_client(url, ADMIN_KEY, "bob"))
         assert no_key.status_code == 401 and wrong_key.status_code == 401
+        assert no_user.status_code == 400 and "x-memory-user" in no_user.json()["error"].lower()
         assert other_user.status_code == 403 and "bob" in other_user.json()["error"]
         assert [m["id"] for m in bob["recent"]] == list(bob["ids"][::-1])  # only bob's own
         assert mp.list_memories("alice") == mp.list_memories("bob") == []
@@ -280,6 +287,28 @@ def test_arguments_that_are_no_object_come_back_as_a_tool_error(platform: Memory
                 "error": f"{name}'s arguments must be a JSON object",
             }
     assert tools.call("u", "search_memories", [1])["success"] is False  # type: ignore[arg-type]
+
+
+def test_list_memories_pages_back_from_the_newest(platform: MemoryPlatform) -> None:
+    tools = MemoryMcp(platform)
+    ids = [
+        platform.create_memory("u", "I", "event", "visited", f"city {n}", reference_time=at)
+        for n, at in enumerate(datetime(2025, 1, d, tzinfo=UTC) for d in range(1, 6))
+    ]
+
+    def page(**arguments: object) -> list[str]:
+        result = tools.call("u", "list_memories", arguments)
+        assert result["success"], result
+        return [m["id"] for m in result["memories"]]
+
+    newest_first = ids[::-1]
+    assert page() == newest_first
+    assert page(limit=2) == newest_first[:2]
+    assert page(limit=2, offset=2) == newest_first[2:4]
+    assert page(limit=2, offset=4) == newest_first[4:]
+    assert page(offset=5) == []
+    refused = tools.call("u", "list_memories", {"limit": True})
+    assert refused["success"] is False and "limit" in refused["error"]
 
 
 FACT = {"subject": "我", "memory_type": "事件", "topic": "吃", "object": "火锅"}
