@@ -16,6 +16,7 @@ import pytest
 from memory_platform import ExtractionError, MemoryPlatform, Settings
 from memory_platform.embeddings import Embedder
 from memory_platform.extraction import latest_points, sample_points
+from memory_platform.extraction.extractor import _sources, _tail
 from memory_platform.llm import LLMUnavailableError
 from memory_platform.models import TOLD_BY_KEY, KnowledgePoint, KnowledgeType, KnowledgeVersion
 from memory_platform.tools.arguments import ForgetMemoryArgs
@@ -446,7 +447,26 @@ def test_weighted_sampling_prefers_high_scores_without_repeats() -> None:
     assert "p1" not in counts  # below the threshold
     assert counts["p0"] > counts["p2"] > counts["q"]
     assert [p.content for p in latest_points(versions, 5, 20)] == ["p0", "p2"]
+    assert [p.content for p in latest_points(versions, 5, 50)] == ["p0", "p2"]  # 50 is kept
     assert sample_points(versions, 0, 20) == [] and latest_points([], 3, 0) == []
+
+
+def test_a_long_transcript_keeps_its_last_lines_and_the_end_of_a_line_too_long() -> None:
+    """What the LLM is shown of a session past its budget: the latest lines that fit, and
+    of a last line longer than the budget, its end (what was said last)."""
+    assert _tail(["ab", "cd"], 6) == "ab\ncd"  # each line with its newline
+    assert _tail(["abc", "de"], 4) == "de"
+    assert _tail(["first", "x" * 10 + "END"], 5) == "xxEND"
+
+
+def test_a_cited_turn_is_kept_and_joined_only_by_turns_that_say_more() -> None:
+    """``_sources(cited, said)``: a cited turn that says as much of the item as any turn
+    stands alone; one that says less is joined by those that say the most; with none
+    cited, the turns that say the most, and none where no turn says any of it."""
+    assert _sources((0,), [1, 0, 1]) == (0,)
+    assert _sources((1,), [1, 0, 2]) == (1, 2)
+    assert _sources((), [0, 2, 2]) == (1, 2)
+    assert _sources((), [0, 0]) == ()
 
 
 # -- where each extracted item comes from, and forgetting it with its turn ------------
