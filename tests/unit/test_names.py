@@ -444,6 +444,9 @@ def test_a_conversation_of_strangers_says_none_of_the_memorys_people() -> None:
     assert says_name("I saw bart at school", "bart")
     assert not says_name("I saw Bartholomew at school", "bart")
     assert not strangers_conversation(strangers + '\n<Lisa>:"bart也来"', ["bart"])
+    # a name said in the other script, as the dictionary writes it (Tom as 汤姆)
+    assert says_name('<Lisa>:"汤姆也来"', "Tom")
+    assert not strangers_conversation(strangers + '\n<Lisa>:"汤姆也来"', ["Tom"])
 
     # a question is no conversation, whoever it names, and the memory's people (which
     # may cost a read) are not asked for
