@@ -92,14 +92,15 @@ _MAX_TTL_MINUTES = 100 * 365 * 24 * 60
 
 def _number(value: object) -> float | None:
     """A value as LangGraph's InMemoryStore orders it: a number, or a string that reads as
-    one ("3", "2.5"); None for anything else."""
+    a finite one ("3", "2.5"; not "NaN", a name too); None for anything else."""
     if isinstance(value, int | float):
         return float(value)
     if isinstance(value, str):
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             return None
+        return number if math.isfinite(number) else None
     return None
 
 

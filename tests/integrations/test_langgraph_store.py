@@ -139,6 +139,8 @@ def test_an_order_filter_reads_dates_as_strings_and_skips_what_has_no_order(
     assert kept({"due": {"$gte": "2025-01-01"}}) == {"new"}
     assert kept({"due": {"$lt": "2025-01-01"}}) == {"old"}
     assert kept({"stars": {"$gte": 0}}) == {"old"}
+    store.put(("alice", "notes"), "nan", {"text": "w", "due": "NaN"})  # a word, not a number
+    assert kept({"due": {"$gt": "Inf"}}) == {"nan"}
 
 
 def test_an_unknown_filter_operator_is_an_error(store: MemoryPlatformStore) -> None:
