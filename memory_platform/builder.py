@@ -32,6 +32,7 @@ __all__ = [
     "ASSISTANT_SUBJECT",
     "SELF_SUBJECT",
     "TIME_KEYS",
+    "TIME_METADATA",
     "about_owner",
     "build_memory",
     "episode_time_text",
@@ -52,6 +53,8 @@ _SELF_PREFIXES = tuple(
 first, as written, then a space)."""
 _ASSISTANT_WORDS = {"你", "助手", "ai助手", "ai", "assistant", "you", "theassistant"}
 TIME_KEYS = {"时间", "日期", "time", "date", "when"}
+TIME_METADATA = ("time_original", "time_partial", "time_span", "time_unparsed")
+"""Metadata :func:`build_memory` derives from a time attribute: how it was read."""
 _SUBJECT_NAMESPACE = uuid.UUID("6f1c2c8e-5b7a-4f0e-9f43-9f3f1f4d2a10")
 
 _CORE_RELATION = {

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from .builder import ASSISTANT_SUBJECT, SELF_SUBJECT, TIME_KEYS, build_memory
+from .builder import ASSISTANT_SUBJECT, SELF_SUBJECT, TIME_KEYS, TIME_METADATA, build_memory
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .models import LinkType, Memory, MemoryLink, NodeType, validated
 from .privacy import SensitiveCategory, with_sensitivity
@@ -36,7 +36,8 @@ __all__ = [
     "version_records",
 ]
 
-_BOOKKEEPING = ("change", "supersedes", "superseded_by", "retracted", "time_unparsed")
+_BOOKKEEPING = ("change", "supersedes", "superseded_by", "retracted")
+"""Metadata of one version's place in the history, never carried to the next."""
 _CHANGED_MEANWHILE = (
     "this memory was corrected, retracted or contradicted while this change was made; "
     "nothing was changed: read its current version and change that"
@@ -86,15 +87,22 @@ def _written_subject(record: MemoryRecord) -> str | None:
     return content
 
 
+def _attribute_key(key: str) -> str:
+    """Which attribute a key names: "Time" corrects "time", and any time key (时间, date)
+    the memory's one time; else two would disagree and the old one would be read."""
+    folded = key.strip().casefold()
+    return "time" if folded in TIME_KEYS else folded
+
+
 def _corrected_args(record: MemoryRecord, args: UpdateMemoryArgs) -> CreateMemoryArgs:
     """The old version's arguments with the correction applied."""
     old = record.memory
     attributes = dict(old.attributes)
     for key, value in (args.attributes or {}).items():
+        for same in [k for k in attributes if _attribute_key(k) == _attribute_key(key)]:
+            del attributes[same]
         if value:
             attributes[key] = value
-        else:
-            attributes.pop(key, None)
     subject = _written_subject(record)
     topic = _content(record, NodeType.TOPIC)
     if subject is None or topic is None:
@@ -158,7 +166,7 @@ def correct_memory(
     change = MemoryChange(action="correct", by=by, at=now, reason=args.reason, fields=fields)
     created = _corrected_args(record, args)
     # relative times in the old attributes meant "relative to when they were said"
-    retimed = any(k.strip().lower() in TIME_KEYS for k in args.attributes or {})
+    retimed = any(_attribute_key(k) == "time" for k in args.attributes or {})
     graph = build_memory(
         old.user_id,
         created,
@@ -167,7 +175,9 @@ def correct_memory(
         source="correction",
     )
     new = graph.memory
-    inherited = {k: v for k, v in old.metadata.items() if k not in _BOOKKEEPING}
+    # a new time is read anew: how the old one was read ("上个月", partly) no longer holds
+    dropped = _BOOKKEEPING + TIME_METADATA if retimed else _BOOKKEEPING
+    inherited = {k: v for k, v in old.metadata.items() if k not in dropped}
     sensitive = args.sensitive if args.sensitive is not None else (old.sensitive or None)
     new.metadata = with_sensitivity(
         {**inherited, **new.metadata}, new.text, sensitive, categories

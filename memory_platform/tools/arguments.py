@@ -141,7 +141,8 @@ class SearchMemoriesArgs(_Args):
 class UpdateMemoryArgs(_Args):
     """Arguments of ``update_memory``: correct or retract a memory (seed 000 §9.3).
 
-    Attributes given replace those of the same name; an empty value removes one.
+    Attributes given replace those of the same name in any case (a time key, 时间 or
+    date, replaces the memory's time); an empty value removes one.
     """
 
     memory_description: LongText

@@ -13,7 +13,13 @@ from memory_platform.corrections import correct_memory, retract_memory
 from memory_platform.embeddings import query_text
 from memory_platform.errors import ConflictError, InvalidInputError, NotFoundError
 from memory_platform.layers import MID_TERM_SPEAKER
-from memory_platform.models import KnowledgePoint, KnowledgeVersion, LinkType, MemoryStatus
+from memory_platform.models import (
+    KnowledgePoint,
+    KnowledgeVersion,
+    LinkType,
+    MemoryStatus,
+    MemoryType,
+)
 from memory_platform.tools.arguments import UpdateMemoryArgs
 from memory_platform.tools.prompts import CORRECTION_EXAMPLES, EXAMPLE_TIME
 from tests.contract.conftest import stored_text
@@ -206,6 +212,154 @@ def test_an_unclear_description_lists_candidates_instead_of_guessing(
     assert result["success"] is False
     assert len(result["candidates"]) == 2
     assert len(mp.list_memories(user)) == 2  # nothing written
+
+
+def test_a_correction_keeps_what_it_does_not_change(mp: MemoryPlatform, users) -> None:
+    """The subject reads as written (I, 你), a memory marked sensitive stays so, and a
+    corrected type or flag is the new version's and is named in the change."""
+    user = users()
+    tea = mp.create_memory(user, "I", "fact", "drinks", "green tea")
+    name = create(mp, user, subject="你", memory_type="事实", topic="名字", object="小助")
+    marked = mp.update_memory(user, tea, sensitive=True)["memory_id"]
+
+    black = mp.update_memory(user, marked, object="black tea")
+    renamed = mp.update_memory(user, name, object="小美")
+    retyped = mp.update_memory(user, black["memory_id"], memory_type="opinion")
+
+    assert black["text"].startswith("I drinks black tea")
+    assert renamed["text"].startswith("你 名字 小美")
+    latest = mp.get_memory(user, retyped["memory_id"]).memory
+    assert latest.sensitive  # marked by hand, not by a rule: kept through two corrections
+    assert latest.memory_type == MemoryType.OPINION
+    assert [v.change.fields if v.change else None for v in mp.memory_history(user, tea)] == [
+        None, ["sensitive"], ["object"], ["memory_type"],
+    ]  # fmt: skip
+
+
+def test_a_corrected_time_is_read_anew_at_the_correction(mp: MemoryPlatform, users) -> None:
+    """A new time is read against when the correction was made (a key in any case), and
+    how the old one was read (its words, read in part) is not carried over; a correction
+    that leaves the time alone keeps it."""
+    user = users()
+    partly = create(
+        mp, user, subject="我", memory_type="事件", topic="搬家", object="柏林",
+        attributes={"时间": "上个月中旬"},
+    )  # fmt: skip
+    said = create(
+        mp, user, subject="I", memory_type="event", topic="moved to", object="Paris",
+        attributes={"time": "last month"},
+    )  # fmt: skip
+    assert {"time_partial", "time_span"} <= set(mp.get_memory(user, partly).memory.metadata)
+    assert mp.get_memory(user, said).memory.metadata["time_original"] == "last month"
+
+    dated = mp.update_memory(user, partly, attributes={"时间": "2025-10-20"}, reference_time=T0)
+    kept = mp.update_memory(user, said, object="Lyon", reference_time=T0)
+    later = T0 + timedelta(days=30)
+    moved = mp.update_memory(
+        user, kept["memory_id"], attributes={"Time": "yesterday"}, reference_time=later
+    )
+
+    assert not {"time_partial", "time_span", "time_original"} & set(
+        mp.get_memory(user, dated["memory_id"]).memory.metadata
+    )
+    assert mp.get_memory(user, kept["memory_id"]).memory.metadata["time_original"] == "last month"
+    lyon = mp.get_memory(user, moved["memory_id"]).memory
+    assert lyon.event_time is not None
+    assert lyon.event_time.astimezone(CST).date() == (later - timedelta(days=1)).date()
+    assert lyon.attributes == {"Time": "2025-12-04"}  # replaces "time", in any case
+    assert lyon.metadata["time_original"] == "yesterday"
+    undated = mp.update_memory(user, dated["memory_id"], attributes={"date": ""})
+    assert mp.get_memory(user, undated["memory_id"]).memory.attributes == {}  # one time
+
+
+def test_a_correction_that_fails_half_way_leaves_the_old_version_current(
+    mp: MemoryPlatform, users, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = users()
+    old = create(mp, user, subject="我", memory_type="事件", topic="搬家", object="柏林")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the store went away")
+
+    monkeypatch.setattr(mp.store, "update_memory", broken)
+    with pytest.raises(RuntimeError, match="went away"):
+        mp.update_memory(user, old, object="巴黎")
+    monkeypatch.undo()
+
+    memories = mp.list_memories(user)
+    assert [(m.id, m.invalid_at) for m in memories] == [(old, None)]  # the new one removed
+
+
+def test_a_correction_of_a_conflict_winner_leaves_the_conflict_with_it(
+    mp: MemoryPlatform, users
+) -> None:
+    """The version that won a conflict keeps its CONFLICTS_WITH and SUPERSEDES to the
+    loser; its correction supersedes it alone (carrying them would supersede the loser
+    twice and repeat a conflict that was already resolved)."""
+    user = users()
+    liked = create(mp, user, subject="我", memory_type="观点", topic="喜欢", object="下雨天")
+    hated = mp.execute_tool(
+        user, "create_memory",
+        {"subject": "我", "memory_type": "观点", "topic": "讨厌", "object": "下雨天"},
+        reference_time=T0 + timedelta(days=3),
+    )["memory_id"]  # fmt: skip
+    assert mp.consolidate(user)["conflicts"] == 1
+
+    corrected = mp.update_memory(user, hated, object="大雨天")["memory_id"]
+
+    links = {(ln.source_id, ln.type, ln.target_id) for ln in mp.get_memory(user, corrected).links}
+    assert {(s, t) for s, kind, t in links if kind == LinkType.SUPERSEDES} == {(corrected, hated)}
+    assert not any(kind == LinkType.CONFLICTS_WITH for _, kind, _ in links)
+    assert (hated, LinkType.CONFLICTS_WITH, liked) in {
+        (ln.source_id, ln.type, ln.target_id) for ln in mp.get_memory(user, hated).links
+    }
+
+
+def test_a_description_names_the_current_version_not_the_ones_it_replaced(
+    mp: MemoryPlatform, users
+) -> None:
+    """A correction keeps the old version, which matches the description as well as the
+    new one; changing "the move last month" changes the current version, not guessed
+    among both."""
+    user = users()
+    old = create(
+        mp, user, subject="我", memory_type="事件", topic="搬家", object="柏林",
+        attributes={"时间": "上个月"},
+    )  # fmt: skip
+    new = mp.update_memory(user, old, importance=0.9, reference_time=T0)["memory_id"]
+
+    result = mp.execute_tool(
+        user, "update_memory",
+        {"memory_description": "我上个月搬家到柏林", "action": "retract"}, reference_time=T0,
+    )  # fmt: skip
+
+    assert result["success"], result
+    assert result["memory_id"] == new
+
+
+def test_forgetting_takes_the_knowledge_repeating_a_topic_or_place_not_a_date(
+    mp: MemoryPlatform, users
+) -> None:
+    """A memory without an object is repeated by its topic; its attribute values count,
+    but not its time: a date is no word of the memory's own."""
+    user = users()
+    climb = create(
+        mp, user, subject="我", memory_type="事件", topic="攀岩",
+        attributes={"时间": "2025-10-20", "地点": "Yosemite"},
+    )  # fmt: skip
+    mp.store.add_knowledge_version(
+        KnowledgeVersion(
+            user_id=user,
+            points=[
+                KnowledgePoint(content="用户喜欢攀岩", score=80),
+                KnowledgePoint(content="Yosemite has granite walls", score=70),
+                KnowledgePoint(content="2025-10-20 是个晴天", score=60),
+            ],
+        )
+    )
+
+    assert mp.forget(user, climb).knowledge_points == 2
+    assert [p.content for p in mp.latest_knowledge(user, top_k=10)] == ["2025-10-20 是个晴天"]
 
 
 def test_forgetting_leaves_nothing_reachable_but_an_audit_record(mp: MemoryPlatform, users) -> None:
