@@ -143,6 +143,19 @@ def forget_memory(
         NotFoundError: no such memory for this user.
     """
     records = version_records(store, user_id, memory_id)
+    return _forget_versions(store, user_id, records, actor=actor, action=action, now=now)
+
+
+def _forget_versions(
+    store: GraphStore,
+    user_id: str,
+    records: Sequence[MemoryRecord],
+    *,
+    actor: str | None,
+    action: Literal["forget", "purge"],
+    now: datetime | None,
+) -> ForgetReport:
+    """Delete the versions of one memory with their derived knowledge; audit it."""
     ids, removed = _delete_memories(store, user_id, records)
     counts = {"memories": len(ids), "knowledge_points": removed}
     report = _audited(store, user_id, action, "memory", ids, actor, now, counts)
@@ -253,17 +266,31 @@ def purge_archived(
     store: GraphStore, user_id: str, older_than_days: float, now: datetime | None = None
 ) -> dict[str, int]:
     """Forget archived memories not used for ``older_than_days`` (the decay policy's
-    explicit end); returns how many were checked and purged."""
+    explicit end); returns how many were checked and how many memories (each with all
+    its versions) were purged.
+
+    A memory goes only when every version of it is archived and unused for that long:
+    the faded old version of a corrected memory, or the loser of a conflict, is history
+    of a memory still in use (before 2026-12-02, purging it took the current version
+    along, as forgetting any version does)."""
     now = now or datetime.now(UTC)
     cutoff = now - timedelta(days=older_than_days)
-    stale: list[str] = []
+    stale: dict[str, None] = {}
     offset = 0
     while page := store.list_memories(user_id, MemoryStatus.ARCHIVED, limit=500, offset=offset):
         offset += len(page)
-        stale += [m.id for m in page if (m.last_accessed or m.created_at) < cutoff]
+        stale.update((m.id, None) for m in page if (m.last_accessed or m.created_at) < cutoff)
     purged = 0
+    seen: set[str] = set()
     for memory_id in stale:
-        if store.get_memories(user_id, [memory_id]):  # an earlier chain may have taken it
-            forget_memory(store, user_id, memory_id, actor="purge", action="purge", now=now)
+        if memory_id in seen:
+            continue  # a version of a memory judged already
+        try:
+            records = version_records(store, user_id, memory_id)
+        except NotFoundError:
+            continue  # forgotten meanwhile
+        seen.update(r.memory.id for r in records)
+        if all(r.memory.id in stale for r in records):
+            _forget_versions(store, user_id, records, actor="purge", action="purge", now=now)
             purged += 1
     return {"checked": offset, "purged": purged}

@@ -500,18 +500,24 @@ def test_purge_forgets_only_archived_memories_past_the_age(mp: MemoryPlatform, u
     stale = create(mp, user, subject="我", memory_type="事件", topic="午饭", object="面条")
     recent = create(mp, user, subject="我", memory_type="事件", topic="晚饭", object="米饭")
     live = create(mp, user, subject="我", memory_type="事实", topic="职业", object="老师")
-    for memory_id in (stale, recent):
+    tea = create(mp, user, subject="我", memory_type="事实", topic="喝", object="绿茶")
+    black = mp.update_memory(user, tea, object="红茶")["memory_id"]
+    chips = create(mp, user, subject="我", memory_type="事件", topic="零食", object="薯片")
+    nuts = mp.update_memory(user, chips, object="坚果")["memory_id"]
+    # tea's old version faded, its current one did not: history of a memory in use
+    for memory_id in (stale, recent, tea, chips, nuts):
         mp.store.update_memory(user, memory_id, status=MemoryStatus.ARCHIVED)
     mp.store.record_access(user, [recent], datetime.now(UTC))
     mp.search(user, "午饭吃了面条", record_access=False)
     asked = mp._recent_vectors.asked  # type: ignore[attr-defined]
     assert asked(user, query_text("午饭吃了面条"))
     # memories created at T0 (2025) are older than 30 days; the recent one was just used
-    assert mp.purge_archived(user, older_than_days=30) == {"checked": 2, "purged": 1}
+    assert mp.purge_archived(user, older_than_days=30) == {"checked": 5, "purged": 2}
     assert not asked(user, query_text("午饭吃了面条"))  # what was asked of it goes too
-    assert {m.id for m in mp.list_memories(user)} == {recent, live}
-    [entry] = mp.audit_log(user)
-    assert entry.action == "purge" and entry.target_ids == [stale]
+    assert {m.id for m in mp.list_memories(user)} == {recent, live, tea, black}
+    entries = mp.audit_log(user)
+    assert {e.action for e in entries} == {"purge"}
+    assert sorted(sorted(e.target_ids) for e in entries) == sorted([[stale], sorted([chips, nuts])])
     assert mp.purge_archived(user) == {"checked": 0, "purged": 0}  # no age configured
 
 
@@ -532,6 +538,7 @@ def test_expired_episodes_are_purged_by_the_daily_maintenance(mp: MemoryPlatform
     assert (entry.action, entry.actor, entry.target_ids) == ("purge", "expiry", [expired])
     assert mp.purge_expired(user) == {"purged": 0}
     assert mp.purge_expired(user, now=now + timedelta(days=2)) == {"purged": 1}
+    assert max(e.at for e in mp.audit_log(user)) == now + timedelta(days=2)  # the purge's time
 
 
 def test_the_seed_style_correction_examples_run_as_written(mp: MemoryPlatform, users) -> None:
