@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -185,6 +185,47 @@ def test_a_message_forgotten_while_it_is_summarised_is_left_out_of_the_summary(
     assert "4471" not in asked_again and "message 1 about hiking trips" in asked_again
 
 
+def test_a_summary_reads_its_messages_in_order_on_their_clock_and_is_made_once(
+    tmp_path: Path, embedder: Embedder, stub: OpenAIStub
+) -> None:
+    """Imported history may be stored out of order: the LLM reads the messages in the
+    order they were said, each on the clock it was said on (else the deployment's), and
+    the summary is dated by the last one, on its clock. Asked again for the same
+    messages, in any order, the summary is not made (nor the LLM asked) twice."""
+    settings = Settings(
+        sqlite_path=tmp_path / "m.db", llm_base_url=stub.base_url,
+        timezone="America/New_York", _env_file=None,
+    )  # fmt: skip
+    shanghai = timezone(timedelta(hours=8))
+    said = [
+        ("Ann", "we booked the flight", datetime(2025, 11, 5, 21, 30, tzinfo=shanghai)),
+        ("Bo", "where should we go?", datetime(2025, 11, 5, 20, 0, tzinfo=shanghai)),
+        ("Ann", "Lisbon, in spring", datetime(2025, 11, 5, 13, 0, tzinfo=UTC)),  # an instant
+    ]
+    stub.reply(summary_reply("They booked a spring flight to Lisbon."))
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        ids = mp.add_episodes(USER, [
+            {"text": text, "speaker": who, "timestamp": when, "session_id": "s1"}
+            for who, text, when in said
+        ])  # fmt: skip
+        done = mp.summarize_messages(USER, "s1", ids)
+        again = mp.summarize_messages(USER, "s1", ids[::-1])
+        [summary] = mp.store.find_episodes(USER, MID_TERM_SPEAKER)
+
+    transcript = stub.requests[0]["body"]["messages"][1]["content"].splitlines()
+    assert transcript == [
+        "[2025-11-05 20:00] Bo: where should we go?",
+        "[2025-11-05 08:00] Ann: Lisbon, in spring",  # New York's clock
+        "[2025-11-05 21:30] Ann: we booked the flight",
+    ]
+    assert again == {"status": "duplicate", "episode_id": done["episode_id"]}
+    assert len(stub.requests) == 1
+    assert summary.timestamp == said[0][2] and summary.metadata["utc_offset"] == "+08:00"
+    assert [datetime.fromisoformat(t) for t in summary.metadata["time_range"]] == [
+        said[1][2], said[0][2],
+    ]  # fmt: skip
+
+
 def test_summaries_recalled_often_are_promoted_once(mp: MemoryPlatform, stub: OpenAIStub) -> None:
     stub.reply(
         json.dumps(
@@ -319,6 +360,12 @@ def test_local_buffer_expires_after_its_ttl() -> None:
     now[0] += 2
     assert buffer.recent("u", "s") == []
 
+    buffer.push("u", "s", [item])
+    now[0] += 59
+    buffer.push("u", "s", [item.model_copy(update={"episode_id": "e2"})])
+    now[0] += 59  # two minutes after the first message, one after the last: still live
+    assert [m.episode_id for m in buffer.recent("u", "s")] == ["e1", "e2"]
+
 
 def test_faded_memories_are_archived_and_hidden_from_search(platform: MemoryPlatform) -> None:
     old = platform.create_memory(
@@ -418,13 +465,14 @@ def test_the_buffer_rebuilt_from_stored_turns_keeps_the_latest_unbroken_run() ->
         _turn(7, now - timedelta(minutes=3), role="assistant"),
         _turn(6, now - timedelta(minutes=4), expires_at=now - timedelta(seconds=1)),
         _turn(5, now - timedelta(minutes=50)),
-        _turn(4, now - timedelta(minutes=200)),  # before a silence of 150 minutes
-        _turn(3, now - timedelta(minutes=201)),
+        _turn(4, now - timedelta(minutes=100)),  # older than the quiet spell, but no gap is
+        _turn(3, now - timedelta(minutes=200)),  # before a silence of 100 minutes
+        _turn(2, now - timedelta(minutes=201)),
     ]
 
     rebuilt = recent_from_episodes(stored, capacity=10, quiet=quiet, now=now)
     assert [(m.episode_id, m.role) for m in rebuilt] == [
-        ("t5", "user"), ("t7", "assistant"), ("t9", "user"),
+        ("t4", "user"), ("t5", "user"), ("t7", "assistant"), ("t9", "user"),
     ]  # fmt: skip
     assert rebuilt[-1].content == "turn 9" and rebuilt[-1].timestamp == stored[0].timestamp
     capped = recent_from_episodes(stored, capacity=2, quiet=quiet, now=now)

@@ -176,6 +176,25 @@ def test_a_speaker_pasted_into_the_text_fills_the_empty_field(platform: MemoryPl
     assert [stored[i].speaker for i in later] == ["Caroline", None, "Mel"]
 
 
+def test_a_speaker_given_is_kept_and_a_chinese_label_is_none(platform: MemoryPlatform) -> None:
+    """A turn stored with its speaker is never re-tagged from its text: its opening tag
+    is no turn of that name (one such turn later stays speakerless), and a second turn
+    of the tag fills only the turns stored without one. 备注 opening two lines is a label."""
+    [given] = platform.add_episodes(
+        USER, [{"text": "Melanie: So proud of you!", "session_id": "s1", "speaker": "Mel"}]
+    )
+    first = platform.add_episode(USER, "Melanie: I painted a lake.", session_id="s1")
+    assert platform.store.get_episodes(USER, [first])[0].speaker is None  # one turn of hers
+    second = platform.add_episode(USER, "Melanie: And a sunrise.", session_id="s1")
+    notes = platform.add_episodes(
+        USER, [{"text": f"备注：{t}", "session_id": "s2"} for t in ("带颜料", "给画廊打电话")]
+    )
+
+    stored = {e.id: e.speaker for e in platform.store.get_episodes(USER, [given, first, second])}
+    assert stored == {given: "Mel", first: "Melanie", second: "Melanie"}
+    assert [e.speaker for e in platform.store.get_episodes(USER, notes)] == [None, None]
+
+
 @pytest.mark.parametrize(
     ("episode", "message"),
     [

@@ -219,6 +219,7 @@ def test_unmatched_link_lists_candidates_and_writes_no_link(platform: MemoryPlat
         assert result["success"] is False
         assert "cannot tell which memory" in result["error"]
     assert {c["text"] for c in vague["candidates"]} <= {"我 跑步", "我 游泳"}
+    assert "the best match is too weak" in unknown["error"]  # not guessed
     assert platform.stats(USER).links == 0
 
 
