@@ -345,6 +345,37 @@ def test_a_review_reinstates_what_todays_rules_would_not_have_invalidated(
     assert overtime in [r.id for r in mp.search(user, "我周一工作加班了吗", max_results=10)]
 
 
+def test_a_review_judges_each_recorded_conflict_once_on_every_page(
+    mp: MemoryPlatform, users, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory that superseded another and was superseded in turn is judged as the
+    older of its own conflict only; an event is reinstated whatever the state that
+    superseded it says; every page of the user's memories is read."""
+    from memory_platform.consolidation import review
+
+    monkeypatch.setattr(review, "_PAGE", 1)
+    user = users()
+    canton = on_day(mp, user, 0, "小明", "事件", "住在", "广州")
+    beijing = on_day(mp, user, 1, "小明", "事实", "住在", "北京")
+    tea, coffee, latte = (
+        on_day(mp, user, d, "我", "观点", "最爱", w)
+        for d, w in [(2, "茶"), (3, "咖啡"), (4, "拿铁")]
+    )
+    superseded_as_before(mp, user, beijing, canton, RULES_CONFIDENCE)
+    superseded_as_before(mp, user, coffee, tea, LLM_CONFIDENCE)
+    superseded_as_before(mp, user, latte, coffee, LLM_CONFIDENCE)
+
+    review_report = mp.review_conflicts(user)
+
+    assert {d["invalidated"]: d["reinstated"] for d in review_report["details"]} == {
+        "小明 住在 广州": True,  # an event conflicts with nothing
+        "我 最爱 茶": False,
+        "我 最爱 咖啡": False,
+    }
+    assert review_report["conflicts"] == 3
+    assert mp.get_memory(user, canton).memory.invalid_at is None
+
+
 def test_stated_reason_becomes_a_discovered_causal_link(mp: MemoryPlatform, users) -> None:
     user = users()
     cause = create(
