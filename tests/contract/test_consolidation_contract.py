@@ -764,9 +764,57 @@ def test_two_new_states_are_put_to_the_llm_once(with_llm, users) -> None:
         assert mp.get_memory(user, current).memory.invalid_at is None
 
 
+def test_a_merge_by_meaning_weighs_only_what_tells_two_things_apart(
+    mp: MemoryPlatform, users
+) -> None:
+    """Between the thresholds two nodes merge on a shared context: the user's own node
+    and a shared attribute value (a date) are no context, since every memory of a day
+    has them. A node merges into an older one only: one the embedder cannot read, or an
+    older one it cannot read, merges by name alone."""
+    by_context = NodeMergerSettings(similarity_threshold=0.0, merge_threshold=1.0)
+    user = users()
+    day = {"时间": "2025-10-20"}
+    create(mp, user, subject="我", memory_type="事实", topic="喜欢", object="apple", attributes=day)
+    stock = create(mp, user, T0 + timedelta(hours=1), subject="我", memory_type="事件",
+                   topic="买了", object="Apple Inc", attributes=day)  # fmt: skip
+    mp.wait_for_indexing(user)
+
+    stats = NodeMerger(mp.store, by_context).merge_new_nodes(
+        user, [n for n in mp.get_memory(user, stock).nodes if n.kind == NodeType.OBJECT]
+    )
+    assert (stats.merged_ids, stats.rejected_by_context) == ([], 1)
+
+    other = users()
+    liked = [  # each new one older than the next: 苹果手机 could merge into "apple"
+        create(mp, other, T0 + timedelta(hours=h), subject="小明", memory_type="事实",
+               topic="喜欢", object=thing)
+        for h, thing in [(0, "苹果"), (1, "apple"), (2, "苹果手机")]
+    ]  # fmt: skip
+    mp.wait_for_indexing(other)
+    objects = [node_of(mp, other, m, NodeType.OBJECT) for m in liked]
+    reads_english = NodeMerger(
+        mp.store, NodeMergerSettings(similarity_threshold=0.0, merge_threshold=0.0),
+        understands=str.isascii,
+    )  # fmt: skip
+    assert reads_english.merge_new_nodes(other, mp.store.get_nodes(other, objects)).merged_ids == []
+
+    first, second = (
+        create(mp, other, T0 + timedelta(hours=h), subject="我", memory_type="事实",
+               topic="喝", object=drink)
+        for h, drink in [(3, "coffee"), (4, "Coffee")]
+    )  # fmt: skip
+    older, newer = (node_of(mp, other, m, NodeType.OBJECT) for m in (first, second))
+    merger = NodeMerger(mp.store, mp.settings.node_merger)
+    assert merger.merge_new_nodes(other, mp.store.get_nodes(other, [older])).merged_ids == []
+    assert merger.merge_new_nodes(other, mp.store.get_nodes(other, [newer])).merged_ids == [
+        (older, newer)
+    ]
+
+
 def test_merge_rule_needs_context_between_the_thresholds() -> None:
     rules = NodeMergerSettings()
     assert decide_merge("Apple", "apple", 0.2, set(), set(), rules).merge
+    assert not decide_merge("!!!", "?", 0.2, set(), set(), rules).merge  # no name to share
     assert decide_merge("jazz", "jazz music", 0.97, set(), set(), rules).merge
     assert not decide_merge("apple", "Apple Inc", 0.9, {"fruit"}, {"iphone"}, rules).merge
     assert decide_merge("apple", "apples", 0.9, {"小明"}, {"小明", "market"}, rules).merge
