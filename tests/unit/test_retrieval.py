@@ -63,6 +63,34 @@ def test_fast_and_deep_modes_override_the_cues() -> None:
     assert plan_heuristically("为什么", "auto", 0).expand is False
 
 
+def test_a_why_question_follows_causes_only_and_a_cue_may_end_the_question() -> None:
+    assert plan_heuristically("为什么我没心情工作?", "auto", 1).causes_only
+    assert plan_heuristically("Why did Caroline move?", "auto", 1).causes_only
+    led_to = plan_heuristically("What did the layoff lead to?", "auto", 1)
+    assert led_to.relation_filters == [LinkType.CAUSES] and not led_to.causes_only  # effects too
+    ending = plan_heuristically("was the rain the cause?", "auto", 1)
+    assert ending.relation_filters == [LinkType.CAUSES]
+
+
+def test_the_llm_planner_expands_within_the_callers_depth_and_never_a_fast_search() -> None:
+    answer = {
+        "semantic_query": "小明 的 猫",
+        "expand_depth": 2,
+        "relation_filters": ["相关"],
+        "mode": "deep",
+    }
+    with OpenAIStub() as stub:
+        planner = LLMQueryPlanner(LLMClient(stub.base_url, "planner", max_attempts=1))
+        stub.reply(json.dumps(answer))
+        stub.reply(json.dumps(answer))
+        shallow = planner.plan("小明的猫叫什么", "auto", 1)
+        fast = planner.plan("小明的猫叫什么", "fast", 2)
+
+    assert (shallow.expand, shallow.expand_depth) == (True, 1)  # the caller's depth
+    assert shallow.relation_filters == [LinkType.RELATED_TO]
+    assert (fast.semantic_query, fast.expand) == ("小明 的 猫", False)
+
+
 def test_llm_planner_is_used_and_falls_back(embedder: Embedder) -> None:
     with OpenAIStub() as stub:
         planner = LLMQueryPlanner(
@@ -524,6 +552,11 @@ def test_format_context_escapes_and_layers() -> None:
     )
     assert "<speaker>Ann &amp; Bob</speaker>" in text and "<via>&lt;hub&gt;</via>" in text
     assert text.index("<direct_matches>") < text.index("<related_context>")
+    two = format_context([direct, direct.model_copy(update={"id": "c"}), related])
+    assert [line.split('"')[1] for line in two.splitlines() if "<memory index=" in line] == [
+        "1", "2", "3",
+    ]  # fmt: skip
+    assert '<memory index="3" kind="episode" distance="1" relation="shares">' in two
     assert (
         format_context([])
         == f"<memory_context>\n  <no_relevant_memory>{NOTHING_RELEVANT}</no_relevant_memory>\n"
