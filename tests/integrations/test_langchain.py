@@ -6,11 +6,12 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from examples.langchain_agent import NOW, ScriptedChatModel, call, run_agent, scripted_model
@@ -156,6 +157,50 @@ def test_chat_history_records_the_session_and_ends_it_in_extraction(
     assert mp.latest_knowledge("alice")[0].content == GOOD["knowledge"][0]["content"]
     history.clear()
     assert history.messages == [] and mp.stats("alice").episodes == 2
+
+
+def test_chat_history_keeps_every_role_and_skips_a_message_with_nothing_said(
+    mp: MemoryPlatform,
+) -> None:
+    """System and tool messages read back as what they were; an AI message that only
+    calls tools says nothing to keep."""
+    history = MemoryChatMessageHistory(mp, "alice", "s2")
+    history.add_messages([
+        SystemMessage("你是旅行助手"),
+        HumanMessage("查一下成都的天气"),
+        AIMessage("", tool_calls=[{"name": "weather", "args": {"city": "成都"}, "id": "t1"}]),
+        ToolMessage("成都 晴 18°C", tool_call_id="t1"),
+        AIMessage("成都今天晴,18°C"),
+    ])  # fmt: skip
+
+    recorded = MemoryChatMessageHistory(mp, "alice", "s2").messages
+    assert [(type(m).__name__, m.content) for m in recorded] == [
+        ("SystemMessage", "你是旅行助手"),
+        ("HumanMessage", "查一下成都的天气"),
+        ("ToolMessage", "成都 晴 18°C"),
+        ("AIMessage", "成都今天晴,18°C"),
+    ]
+    assert mp.stats("alice").episodes == 4
+
+
+def test_tools_read_relative_times_at_the_conversations_time_and_k_bounds_the_retriever(
+    mp: MemoryPlatform,
+) -> None:
+    tools = {t.name: t for t in memory_tools(mp, "alice", reference_time=NOW)}
+    created = tools["create_memory"].invoke(
+        call("create_memory", "c1", subject="I", memory_type="event", topic="slept",
+             object="badly", attributes={"time": "yesterday"})
+    )  # fmt: skip
+    memory = mp.get_memory("alice", json.loads(str(created.content))["memory_id"]).memory
+    assert memory.attributes["time"] == (NOW - timedelta(days=1)).date().isoformat()
+
+    run_agent(scripted_model(), list(tools.values()), [HumanMessage("...")])
+    mp.wait_for_indexing("alice")
+    deep = {"expand_depth": 1, "min_relevance": 0.0}
+    retriever = MemoryRetriever(platform=mp, user_id="alice", search_kwargs=deep)
+    one = MemoryRetriever(platform=mp, user_id="alice", k=1, search_kwargs=deep)
+    assert len(retriever.invoke("mood")) > 1
+    assert len(one.invoke("mood")) == len(retriever.invoke("mood", k=1)) == 1  # a match only
 
 
 @pytest.mark.slow
