@@ -111,6 +111,40 @@ def test_ingest_then_search_and_stats(tmp_path: Path) -> None:
     assert json.loads(closest.stdout)["results"]  # without the floor, the closest memories
 
 
+def test_ingest_skips_blank_lines_keeps_a_lines_own_session_and_ends_each_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_platform.cli import data
+
+    monkeypatch.setattr(data, "_BATCH", 2)  # several batches from a few lines
+    db = tmp_path / "m.db"
+    lines = [json.dumps({"role": "user", "content": f"message {i}"}) for i in range(5)]
+    lines[0] = json.dumps({"role": "user", "content": "message 0", "session_id": "own"})
+    lines += [json.dumps({"text": f"note {i}", "session_id": "notes"}) for i in range(3)]
+    lines.append(json.dumps({"role": "user", "content": "hi", "session_id": "b", "user_id": "bob"}))
+    source = tmp_path / "chat.jsonl"
+    source.write_text("\n".join([*lines[:2], "", "   ", *lines[2:]]) + "\n", encoding="utf-8")
+
+    result = runner.invoke(app, [
+        "ingest", str(source), "-u", "alice", "--session", "given", "--end-sessions",
+        "--no-wait", "--db", str(db),
+    ])  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    assert "ingested 9 lines for 2 user(s): 3 episodes, 6 messages in 3 session(s)" in result.stdout
+    assert result.stdout.count("queued extraction:") == 3
+    with MemoryPlatform(Settings(sqlite_path=db, _env_file=None)) as mp:
+        said = {
+            s: [e.text for e in mp.store.session_episodes("alice", s)]
+            for s in ("own", "given", "notes")
+        }
+    assert said == {
+        "own": ["message 0"],
+        "given": [f"message {i}" for i in range(1, 5)],
+        "notes": ["note 0", "note 1", "note 2"],
+    }
+
+
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
