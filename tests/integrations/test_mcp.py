@@ -29,7 +29,8 @@ from memory_platform import MemoryPlatform
 from memory_platform.api.auth import KeyRing
 from memory_platform.config import ApiSettings, Settings
 from memory_platform.embeddings import Embedder
-from memory_platform.integrations.mcp_server import MemoryMcp, http_app
+from memory_platform.integrations.mcp_server import KNOWLEDGE_URI, MemoryMcp, http_app
+from memory_platform.models import KnowledgePoint, KnowledgeVersion
 from tests.support.fuzz import junk
 from tests.support.net import serve
 
@@ -309,6 +310,27 @@ def test_list_memories_pages_back_from_the_newest(platform: MemoryPlatform) -> N
     assert page(offset=5) == []
     refused = tools.call("u", "list_memories", {"limit": True})
     assert refused["success"] is False and "limit" in refused["error"]
+
+
+def test_the_knowledge_resource_a_padded_id_and_a_listed_time_read_what_is_stored(
+    platform: MemoryPlatform,
+) -> None:
+    tools = MemoryMcp(platform)
+    platform.store.add_knowledge_version(
+        KnowledgeVersion(user_id="u", points=[KnowledgePoint(content="The user likes hot pot")])
+    )
+    memory_id = platform.create_memory(
+        "u", "I", "event", "ate", "hot pot", attributes={"time": "2025-01-03"}
+    )
+
+    knowledge = json.loads(tools.read("u", KNOWLEDGE_URI))
+    got = tools.call("u", "get_memory", {"memory_id": f"  {memory_id} "})
+    [listed] = tools.call("u", "list_memories", {})["memories"]
+
+    assert [p["content"] for p in knowledge] == ["The user likes hot pot"]
+    assert got["success"] and got["memory"]["memory"]["id"] == memory_id
+    event_time = platform.get_memory("u", memory_id).memory.event_time
+    assert event_time is not None and listed["event_time"] == event_time.isoformat()
 
 
 FACT = {"subject": "我", "memory_type": "事件", "topic": "吃", "object": "火锅"}
