@@ -15,14 +15,17 @@ from memory_platform.api import create_app
 from memory_platform.config import ApiSettings
 from memory_platform.embeddings import Embedder, make_embedder
 from memory_platform.errors import (
+    BackendUnavailable,
     ConfigurationError,
     ConflictError,
     ExtractionError,
     InvalidInputError,
     JobStopped,
     NotFoundError,
+    QueueUnavailable,
     UserBusy,
 )
+from memory_platform.llm import LLMUnavailableError
 from tests.support.jobs import wait_for
 from tests.support.net import free_port, serve
 from tests.support.openai_stub import OpenAIStub
@@ -113,6 +116,25 @@ def test_memories_links_and_layered_search(alice: httpx.Client, mp: MemoryPlatfo
     assert "<no_relevant_memory>" in strict.json()["context"]
     bad = alice.post("/v1/users/alice/search", json={"query": "x", "min_relevance": 2})
     assert bad.status_code == 422 and "min_relevance" in bad.text
+
+    def found(query: str, **options: object) -> list[tuple[str, str]]:
+        response = alice.post("/v1/users/alice/search", json={"query": query, **options})
+        assert response.status_code == 200, response.text
+        return [(r["id"], r["layer"]) for r in response.json()["results"]]
+
+    sleep = tool.json()["memory_id"]
+    accessed = mp.get_memory("alice", mood["id"]).memory.access_count
+    why = "我为什么今天不开心?"
+    assert found(why, expand_depth=1, record_access=False) == [
+        (mood["id"], "direct"), (sleep, "related"),
+    ]  # fmt: skip
+    assert mp.get_memory("alice", mood["id"]).memory.access_count == accessed  # not recorded
+    along = found(why, expand_depth=1, relation_types=["RELATED_TO"])
+    assert (sleep, "related") not in along  # the cause is no RELATED_TO neighbour
+    assert found(why, kinds=["episode"]) == []
+    mp.update_memory("alice", sleep, action="retract")
+    assert sleep not in dict(found("昨晚睡眠不好"))
+    assert sleep in dict(found("昨晚睡眠不好", include_invalid=True))
     record = alice.get(f"/v1/users/alice/memories/{mood['id']}").json()
     assert [link["type"] for link in record["links"]] == ["CAUSES"]
     listed = alice.get("/v1/users/alice/memories", params={"limit": 1, "offset": 1}).json()
@@ -168,6 +190,9 @@ def test_each_key_reaches_only_its_users(
             assert response.status_code == expected, (method, path, response.text)
             if status >= 400:
                 assert response.json()["error"]
+            # RFC 9110 §11.6.1: a 401 says how to authenticate, a 403 does not
+            challenge = response.headers.get("www-authenticate")
+            assert challenge == ("Bearer" if status == 401 else None)
 
 
 def test_another_users_data_is_refused_even_with_its_memory_id(
@@ -249,6 +274,9 @@ def test_what_json_text_cannot_hold_in_metadata_is_a_422_naming_it(
         (ConflictError("the id is another user's"), 409),
         (JobStopped("user alice is being deleted; the job stopped"), 409),
         (UserBusy("a job of alice holds the user"), 503),
+        (BackendUnavailable("Neo4j does not answer"), 503),
+        (LLMUnavailableError("the LLM endpoint answered 429"), 503),
+        (QueueUnavailable("Redis does not answer"), 503),
         (ExtractionError("the LLM gave no valid answer"), 500),
     ],
 )
@@ -457,6 +485,8 @@ def test_export_delete_import_round_trip(alice: httpx.Client, mp: MemoryPlatform
     assert alice.get("/v1/users/alice/stats").json()["memories"] == 0
     truncated = alice.post("/v1/users/alice/import", content="\n".join(lines[:-1]))
     assert truncated.status_code == 422 and "truncated" in truncated.json()["error"]
+    latin1 = alice.post("/v1/users/alice/import", content="\n".join(lines).encode("utf-16"))
+    assert latin1.status_code == 422 and latin1.json()["field"] == "body"
     assert alice.get("/v1/users/alice/stats").json()["memories"] == 0
 
     imported = alice.post(
@@ -676,6 +706,8 @@ def test_correct_retract_history_forget_and_audit_over_http(
     )
     assert retracted.status_code == 200 and retracted.json()["action"] == "retract"
 
+    vague = alice.post("/v1/users/alice/forget", json={"memory_description": "完全无关的东西"})
+    assert vague.status_code == 422 and vague.json()["success"] is False  # nothing guessed
     forgotten = alice.post("/v1/users/alice/forget", json={"memory_description": new})
     assert forgotten.status_code == 200, forgotten.text
     assert set(forgotten.json()["forgotten"]) == {old, new}
@@ -705,8 +737,14 @@ def test_media_and_sensitive_memories_over_http(alice: httpx.Client, mp: MemoryP
     assert wrong.status_code == 422 and "image/png, not audio" in wrong.text
     assert mp.stats("alice").episodes == 1
     large = b"\x89PNG\r\n\x1a\n" + bytes(1_200_000)  # over max_body_bytes, under media's
-    big = alice.post("/v1/users/alice/media", content=large, params={"description": "a scan"})
+    big = alice.post(
+        "/v1/users/alice/media",
+        content=large,
+        params={"description": "a scan of my passport", "sensitive": "true"},
+    )
     assert big.status_code == 201, big.text
+    [scan] = mp.store.get_episodes("alice", [big.json()["episode_id"]])
+    assert scan.sensitive  # marked by the caller
 
     secret = alice.post(
         "/v1/users/alice/memories",
