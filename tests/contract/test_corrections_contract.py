@@ -50,6 +50,11 @@ def moved_to_berlin(mp: MemoryPlatform, user: str) -> str:
     )
 
 
+def knows(mp: MemoryPlatform, user: str, *points: KnowledgePoint) -> None:
+    """A knowledge version of these points, as an extraction writes one."""
+    mp.store.add_knowledge_version(KnowledgeVersion(user_id=user, points=list(points)))
+
+
 def found(mp: MemoryPlatform, user: str, query: str, **kwargs: object) -> list[str]:
     return [r.id for r in mp.search(user, query, record_access=False, **kwargs)]  # type: ignore[arg-type]
 
@@ -347,16 +352,12 @@ def test_forgetting_takes_the_knowledge_repeating_a_topic_or_place_not_a_date(
         mp, user, subject="我", memory_type="事件", topic="攀岩",
         attributes={"时间": "2025-10-20", "地点": "Yosemite"},
     )  # fmt: skip
-    mp.store.add_knowledge_version(
-        KnowledgeVersion(
-            user_id=user,
-            points=[
-                KnowledgePoint(content="用户喜欢攀岩", score=80),
-                KnowledgePoint(content="Yosemite has granite walls", score=70),
-                KnowledgePoint(content="2025-10-20 是个晴天", score=60),
-            ],
-        )
-    )
+    knows(
+        mp, user,
+        KnowledgePoint(content="用户喜欢攀岩", score=80),
+        KnowledgePoint(content="Yosemite has granite walls", score=70),
+        KnowledgePoint(content="2025-10-20 是个晴天", score=60),
+    )  # fmt: skip
 
     assert mp.forget(user, climb).knowledge_points == 2
     assert [p.content for p in mp.latest_knowledge(user, top_k=10)] == ["2025-10-20 是个晴天"]
@@ -367,16 +368,12 @@ def test_forgetting_leaves_nothing_reachable_but_an_audit_record(mp: MemoryPlatf
     keep = create(mp, user, subject="我", memory_type="事实", topic="喜好", object="咖啡")
     ex = create(mp, user, subject="我", memory_type="关系", topic="前任", object="Lindqvist")
     corrected = mp.update_memory(user, ex, object="Sorensen")["memory_id"]
-    mp.store.add_knowledge_version(
-        KnowledgeVersion(
-            user_id=user,
-            points=[
-                KnowledgePoint(content="The user's ex is called Sorensen", score=80),
-                KnowledgePoint(content="The user likes coffee", score=60),
-                KnowledgePoint(content="about the ex", score=50, metadata={"memory_ids": [ex]}),
-            ],
-        )
-    )
+    knows(
+        mp, user,
+        KnowledgePoint(content="The user's ex is called Sorensen", score=80),
+        KnowledgePoint(content="The user likes coffee", score=60),
+        KnowledgePoint(content="about the ex", score=50, metadata={"memory_ids": [ex]}),
+    )  # fmt: skip
     mp.wait_for_indexing(user)
     assert corrected in found(mp, user, "Sorensen")
 
