@@ -189,10 +189,13 @@ def test_a_speaker_given_is_kept_and_a_chinese_label_is_none(platform: MemoryPla
     notes = platform.add_episodes(
         USER, [{"text": f"备注：{t}", "session_id": "s2"} for t in ("带颜料", "给画廊打电话")]
     )
+    notes += platform.add_episodes(
+        USER, [{"text": f"Monday: {t}", "session_id": "s3"} for t in ("gym", "rest")]
+    )  # a day opening two lines names no one either
 
     stored = {e.id: e.speaker for e in platform.store.get_episodes(USER, [given, first, second])}
     assert stored == {given: "Mel", first: "Melanie", second: "Melanie"}
-    assert [e.speaker for e in platform.store.get_episodes(USER, notes)] == [None, None]
+    assert [e.speaker for e in platform.store.get_episodes(USER, notes)] == [None] * 4
 
 
 @pytest.mark.parametrize(

@@ -89,6 +89,8 @@ def test_the_llm_planner_expands_within_the_callers_depth_and_never_a_fast_searc
     assert (shallow.expand, shallow.expand_depth) == (True, 1)  # the caller's depth
     assert shallow.relation_filters == [LinkType.RELATED_TO]
     assert (fast.semantic_query, fast.expand) == ("小明 的 猫", False)
+    named = planner_module._LLMPlan(semantic_query="x", relation_filters=["SUPERSEDES", "相关"])
+    assert named.relation_filters == ["RELATED_TO", "SUPERSEDES"]  # a link's name or a relation's
 
 
 def test_llm_planner_is_used_and_falls_back(embedder: Embedder) -> None:
