@@ -36,6 +36,7 @@ __all__ = [
     "about_owner",
     "build_memory",
     "episode_time_text",
+    "is_time_key",
     "memory_time_text",
     "subject_node_id",
 ]
@@ -55,6 +56,13 @@ _ASSISTANT_WORDS = {"你", "助手", "ai助手", "ai", "assistant", "you", "thea
 TIME_KEYS = {"时间", "日期", "time", "date", "when"}
 TIME_METADATA = ("time_original", "time_partial", "time_span", "time_unparsed")
 """Metadata :func:`build_memory` derives from a time attribute: how it was read."""
+
+
+def is_time_key(key: str) -> bool:
+    """Whether an attribute's key names the memory's time (时间, date, "Time")."""
+    return key.strip().lower() in TIME_KEYS
+
+
 _SUBJECT_NAMESPACE = uuid.UUID("6f1c2c8e-5b7a-4f0e-9f43-9f3f1f4d2a10")
 
 _CORE_RELATION = {
@@ -91,9 +99,7 @@ def subject_node_id(user_id: str, subject: str) -> str:
 def memory_time_text(memory: Memory, zone: tzinfo = UTC) -> str:
     """When a memory happened, as written in its time attribute, else its date in
     ``zone`` (the asker's: a memory of 07:00 in Shanghai is not of the day before)."""
-    written = next(
-        (v for k, v in memory.attributes.items() if k.strip().lower() in TIME_KEYS), None
-    )
+    written = next((v for k, v in memory.attributes.items() if is_time_key(k)), None)
     return written or (memory.event_time or memory.created_at).astimezone(zone).date().isoformat()
 
 
@@ -134,7 +140,7 @@ def build_memory(
     event_time: datetime | None = None
     metadata: dict[str, object] = {}
     for key, value in args.attributes.items():
-        if key.strip().lower() in TIME_KEYS:
+        if is_time_key(key):
             parsed = normalize_time(value, ref)
             attributes[key] = parsed.text
             if parsed.partial:  # keep the words; the coarse span only dates the event

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from .builder import ASSISTANT_SUBJECT, SELF_SUBJECT, TIME_KEYS, TIME_METADATA, build_memory
+from .builder import ASSISTANT_SUBJECT, SELF_SUBJECT, TIME_METADATA, build_memory, is_time_key
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .models import LinkType, Memory, MemoryLink, NodeType, validated
 from .privacy import SensitiveCategory, with_sensitivity
@@ -90,8 +90,7 @@ def _written_subject(record: MemoryRecord) -> str | None:
 def _attribute_key(key: str) -> str:
     """Which attribute a key names: "Time" corrects "time", and any time key (时间, date)
     the memory's one time; else two would disagree and the old one would be read."""
-    folded = key.strip().casefold()
-    return "time" if folded in TIME_KEYS else folded
+    return "time" if is_time_key(key) else key.strip().casefold()
 
 
 def _corrected_args(record: MemoryRecord, args: UpdateMemoryArgs) -> CreateMemoryArgs:

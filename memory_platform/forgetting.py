@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from .builder import TIME_KEYS
+from .builder import is_time_key
 from .corrections import version_records
 from .errors import NotFoundError
 from .layers import MID_TERM_SPEAKER
@@ -65,7 +65,7 @@ def _terms(record: MemoryRecord) -> set[str]:
     parts = [n.content for n in record.nodes if n.kind == NodeType.OBJECT]
     if not parts:
         parts = [n.content for n in record.nodes if n.kind == NodeType.TOPIC]
-    parts += [v for k, v in record.memory.attributes.items() if k.strip().lower() not in TIME_KEYS]
+    parts += [v for k, v in record.memory.attributes.items() if not is_time_key(k)]
     return distinctive_terms(parts)
 
 

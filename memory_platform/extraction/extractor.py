@@ -21,7 +21,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from ..builder import TIME_KEYS
+from ..builder import is_time_key
 from ..clock import on_said_clock
 from ..llm import LLMClient
 from ..models import KnowledgePoint, KnowledgeType, Message
@@ -325,6 +325,6 @@ def _said(args: CreateMemoryArgs, turns: Sequence[Turn]) -> list[int]:
     """For each turn, how many of a memory's distinctive words it says (its object, or its
     topic without one, and its non-time attribute values)."""
     parts = [args.object or args.topic]
-    parts += [v for k, v in args.attributes.items() if k.strip().lower() not in TIME_KEYS]
+    parts += [v for k, v in args.attributes.items() if not is_time_key(k)]
     terms = distinctive_terms(parts)
     return [sum(mentions(turn.content, term) for term in terms) for turn in turns]
