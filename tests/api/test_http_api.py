@@ -59,7 +59,7 @@ def base_url(mp: MemoryPlatform) -> Iterator[str]:
 
 @pytest.fixture
 def alice(base_url: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base_url, headers={"X-API-Key": ALICE_KEY}, timeout=30) as client:
+    with httpx.Client(base_url=base_url, headers={"X-API-Key": ALICE_KEY}, timeout=None) as client:
         yield client
 
 
@@ -179,7 +179,7 @@ def test_an_ambiguous_link_is_refused_with_candidates(alice: httpx.Client) -> No
 def test_each_key_reaches_only_its_users(
     base_url: str, headers: dict[str, str], user: str, status: int
 ) -> None:
-    with httpx.Client(base_url=base_url, headers=headers) as client:
+    with httpx.Client(base_url=base_url, headers=headers, timeout=None) as client:
         for method, path in (("GET", "stats"), ("POST", "search"), ("DELETE", "")):
             body = {"query": "anything"} if method == "POST" else None
             params = {"confirm": user} if method == "DELETE" else None
@@ -198,7 +198,7 @@ def test_each_key_reaches_only_its_users(
 def test_another_users_data_is_refused_even_with_its_memory_id(
     base_url: str, alice: httpx.Client
 ) -> None:
-    with httpx.Client(base_url=base_url, headers={"X-API-Key": ADMIN_KEY}) as admin:
+    with httpx.Client(base_url=base_url, headers={"X-API-Key": ADMIN_KEY}, timeout=None) as admin:
         bob_memory = admin.post("/v1/users/bob/memories", json=memory("我", "住在", "上海")).json()[
             "memory"
         ]["id"]
@@ -293,7 +293,7 @@ def test_each_platform_error_has_its_status(
 
     app.add_api_route("/failing", failing)
     with serve(app) as url:
-        response = httpx.get(f"{url}/failing", timeout=30)
+        response = httpx.get(f"{url}/failing", timeout=None)
     assert response.status_code == status
     assert response.json()["error"] == str(error)
     assert (response.headers.get("retry-after") == "5") is (status == 503)
@@ -391,7 +391,9 @@ def test_a_session_ends_in_an_extraction_job_and_knowledge(
     assert [p["content"] for p in latest][:2] == ["用户喜欢吃辣,尤其是火锅", "出差前提醒用户订酒店"]
     sampled = alice.get("/v1/users/alice/knowledge/sample", params={"top_k": 1, "seed": 3})
     assert len(sampled.json()["points"]) == 1
-    with httpx.Client(base_url=str(alice.base_url), headers={"X-API-Key": ADMIN_KEY}) as admin:
+    with httpx.Client(
+        base_url=str(alice.base_url), headers={"X-API-Key": ADMIN_KEY}, timeout=None
+    ) as admin:
         assert admin.get(f"/v1/users/bob/jobs/{job_id}").status_code == 404
 
 
@@ -408,7 +410,9 @@ def test_a_pending_job_is_visible_to_its_owner_only_and_ids_are_unguessable(
 
     assert again == job_id  # ending a session twice is still one job
     assert "s1" not in job_id and "alice" not in job_id and len(job_id) >= 32
-    with httpx.Client(base_url=str(alice.base_url), headers={"X-API-Key": ADMIN_KEY}) as admin:
+    with httpx.Client(
+        base_url=str(alice.base_url), headers={"X-API-Key": ADMIN_KEY}, timeout=None
+    ) as admin:
         # neither the pending job of another user nor an id never issued tells anything
         assert admin.get(f"/v1/users/bob/jobs/{job_id}").status_code == 404
         never = admin.get("/v1/users/bob/jobs/extract-00000000000000000000000000000000")
@@ -445,7 +449,7 @@ def test_deleting_a_user_whose_job_is_running_answers_503_and_deletes_nothing(
     with (
         MemoryPlatform(settings, embedder=embedder) as platform,
         serve(create_app(platform)) as url,
-        httpx.Client(base_url=url, headers={"X-API-Key": ALICE_KEY}, timeout=30) as alice,
+        httpx.Client(base_url=url, headers={"X-API-Key": ALICE_KEY}, timeout=None) as alice,
     ):
         messages = [{"role": "user", "content": "我下周去成都,想吃火锅"}]
         alice.post("/v1/users/alice/sessions/s1/messages", json={"messages": messages})
@@ -524,7 +528,7 @@ def test_oversized_bodies_are_413_before_they_are_read(alice: httpx.Client) -> N
 
 
 def test_health_readiness_tools_and_openapi(base_url: str) -> None:
-    with httpx.Client(base_url=base_url) as client:
+    with httpx.Client(base_url=base_url, timeout=None) as client:
         assert client.get("/health").json()["status"] == "ok"
         ready = client.get("/ready").json()
         assert ready["ready"] is True and ready["store"]["ok"] is True
@@ -550,7 +554,7 @@ def test_the_server_loads_the_model_at_start_and_is_ready_after(tmp_path: Path) 
     )
     with MemoryPlatform(settings, embedder=cold) as platform:
         assert platform.health()["models"] == {"ok": True, "detail": "loaded"}  # no warm-up yet
-        with serve(create_app(platform)) as url, httpx.Client(base_url=url) as client:
+        with serve(create_app(platform)) as url, httpx.Client(base_url=url, timeout=None) as client:
             warm_up = platform.start_warm_up()
             warm_up.join()
             ready = client.get("/ready")
@@ -568,7 +572,7 @@ def test_readiness_fails_when_redis_does_not_answer(tmp_path: Path, embedder: Em
         _env_file=None,
     )
     with MemoryPlatform(settings, embedder=embedder) as mp, serve(create_app(mp)) as url:
-        response = httpx.get(f"{url}/ready", timeout=30)
+        response = httpx.get(f"{url}/ready", timeout=None)
     assert response.status_code == 503 and response.headers["retry-after"] == "5"
     assert response.json()["redis"]["ok"] is False and response.json()["store"]["ok"] is True
 
@@ -589,7 +593,7 @@ def test_chat_goes_on_and_jobs_answer_503_while_redis_does_not_answer(
     with (
         MemoryPlatform(settings, embedder=embedder) as mp,
         serve(create_app(mp)) as url,
-        httpx.Client(base_url=f"{url}/v1/users/alice", timeout=30) as alice,
+        httpx.Client(base_url=f"{url}/v1/users/alice", timeout=None) as alice,
     ):
         said = {"role": "user", "content": "I moved to Lisbon last spring"}
         added = alice.post("/sessions/s1/messages", json={"messages": [said]})
@@ -641,7 +645,7 @@ def test_an_api_without_keys_refuses_to_start(tmp_path: Path) -> None:
 
 
 def test_odd_user_ids_and_paging_are_4xx_and_unicode_ids_export(base_url: str) -> None:
-    with httpx.Client(base_url=base_url, headers={"X-API-Key": ADMIN_KEY}) as admin:
+    with httpx.Client(base_url=base_url, headers={"X-API-Key": ADMIN_KEY}, timeout=None) as admin:
         exported = admin.get("/v1/users/用户一/export")
         control = admin.get("/v1/users/a%0Db/stats")
         paging = admin.get("/v1/users/x/memories", params={"offset": 10**13})
@@ -656,7 +660,7 @@ def test_concurrent_requests_keep_every_write(base_url: str, mp: MemoryPlatform)
     from concurrent.futures import ThreadPoolExecutor
 
     def work(i: int) -> tuple[int, int]:
-        with httpx.Client(base_url=base_url, headers={"X-API-Key": ALICE_KEY}, timeout=60) as c:
+        with httpx.Client(base_url=base_url, headers={"X-API-Key": ALICE_KEY}, timeout=None) as c:
             made = c.post("/v1/users/alice/memories", json=memory("我", "去过", f"城市{i}"))
             found = c.post("/v1/users/alice/search", json={"query": f"城市{i}"})
             return made.status_code, found.status_code
@@ -774,7 +778,7 @@ def test_a_deployment_in_shanghai_reads_times_with_no_zone_on_its_clock(
     with (
         MemoryPlatform(settings, embedder=embedder) as mp,
         serve(create_app(mp)) as url,
-        httpx.Client(base_url=url, headers={"X-API-Key": ALICE_KEY}, timeout=30) as alice,
+        httpx.Client(base_url=url, headers={"X-API-Key": ALICE_KEY}, timeout=None) as alice,
     ):
         said = {"role": "user", "content": "我到成都了", "timestamp": "2025-11-05T07:30:00"}
         # a user abroad, whose clock the chat backend names: the workers read it there
