@@ -27,7 +27,6 @@ __all__ = [
     "is_sensitive",
     "loggable",
     "mark_sensitive",
-    "redacted_text",
     "with_sensitivity",
 ]
 
@@ -162,12 +161,6 @@ def mark_sensitive(
         out.pop(SENSITIVE_KEY, None)
         out.pop(CATEGORIES_KEY, None)
     return out
-
-
-def redacted_text(metadata: Mapping[str, Any] | None) -> str:
-    """What is shown instead of a sensitive item's text."""
-    categories = list((metadata or {}).get(CATEGORIES_KEY) or [])
-    return f"[sensitive: {', '.join(categories)}]" if categories else "[sensitive]"
 
 
 def loggable(text: str, limit: int = 200) -> str:

@@ -66,6 +66,9 @@ def test_the_caller_decides_before_the_rules() -> None:
     ruled = with_sensitivity(None, "my password is x", None, ["credentials"])
     assert ruled == {"sensitive": True, "sensitive_categories": ["credentials"]}
     assert with_sensitivity(None, "my password is x", None, ["health"]) == {}  # not configured
+    marked_before = {"sensitive": True, "sensitive_categories": ["health"]}
+    kept = with_sensitivity(marked_before, "I like tea", None, ["credentials"])
+    assert kept == marked_before  # no rule matches now, and nobody said otherwise
 
 
 def test_marking_adds_categories_and_unmarking_clears_them() -> None:
@@ -119,6 +122,12 @@ def test_extraction_marks_what_the_llm_or_the_rules_call_sensitive(
             },
             {"content": "用户确诊了焦虑症", "type": "WorldModel", "score": 85},
             {"content": "用户喜欢爬山", "type": "WorldModel", "score": 80},
+            {
+                "content": "用户会在服药前问医生",
+                "type": "WorldModel",
+                "score": 70,
+                "sensitive": False,
+            },
         ],
         "memories": [
             {
@@ -136,8 +145,14 @@ def test_extraction_marks_what_the_llm_or_the_rules_call_sensitive(
     assert report.status == "done"
     every = mp.latest_knowledge("u1", top_k=10, include_sensitive=True)
     flags = {p.content: p.sensitive for p in every}
-    assert flags == {"用户最近焦虑,在看医生": True, "用户确诊了焦虑症": True, "用户喜欢爬山": False}
-    assert [p.content for p in mp.latest_knowledge("u1", top_k=10)] == ["用户喜欢爬山"]
+    assert flags == {
+        "用户最近焦虑,在看医生": True,
+        "用户确诊了焦虑症": True,
+        "用户喜欢爬山": False,
+        "用户会在服药前问医生": False,  # the LLM's no wins over the rule's 服药
+    }
+    shared = {p.content for p in mp.latest_knowledge("u1", top_k=10)}
+    assert shared == {"用户喜欢爬山", "用户会在服药前问医生"}
     memories = {m.text: m.sensitive for m in mp.list_memories("u1")}
     assert memories == {"我 情绪 焦虑": True, "我 爱好 爬山": False}
 
