@@ -133,6 +133,56 @@ def test_an_export_holds_the_accesses_of_the_searches_before_it(mp: MemoryPlatfo
     assert again["access_count"] == 1  # the second search's access died with the user
 
 
+def test_every_link_and_the_order_of_knowledge_versions_survive_a_round_trip(
+    mp: MemoryPlatform, users
+) -> None:
+    """Links of one kind from one memory to several are each their own line, and the
+    versions of knowledge are written back oldest first: the newest is the newest again."""
+    user = users()
+    cause = create(mp, user, subject="我", memory_type="事件", topic="熬夜", object="加班")
+    effects = [
+        create(mp, user, subject="我", memory_type="事实", topic=topic, object=thing)
+        for topic, thing in (("头疼", "一整天"), ("迟到", "早会"))
+    ]
+    for effect in effects:
+        assert mp.link_memories(user, cause, effect, "导致")["success"]
+    for content in ("likes tea", "likes coffee now"):
+        mp.store.add_knowledge_version(
+            KnowledgeVersion(user_id=user, session_id="s", points=[KnowledgePoint(content=content)])
+        )
+    lines = mp.export_user(user)
+    mp.delete_user(user)
+
+    report = mp.import_user(lines)
+
+    assert report.imported["link"] == 2
+    assert sorted(link.target_id for link in mp.store.get_links(user, cause)) == sorted(effects)
+    assert [p.content for p in mp.latest_knowledge(user)] == ["likes coffee now"]
+
+
+@pytest.mark.parametrize("clash", ["episode", "knowledge"])
+def test_an_import_that_clashes_after_its_memories_removes_what_it_wrote(
+    mp: MemoryPlatform, users, clash: str
+) -> None:
+    """The memories are written first, then the episodes, then the knowledge: a clash at a
+    later kind takes back every memory and episode the import wrote before it."""
+    owner, thief = users(), users()
+    memory = create(mp, owner, subject="我", memory_type="事实", topic="住在", object="上海")
+    [episode] = mp.add_episodes(owner, [{"text": "a turn of the owner's"}])
+    mp.store.add_knowledge_version(
+        KnowledgeVersion(user_id=owner, session_id="s", points=[KnowledgePoint(content="x")])
+    )
+    lines = list(mp.export_user(owner))
+    mp.delete_memory(owner, memory)  # free again; what is left of the owner's clashes
+    if clash == "knowledge":
+        mp.delete_episodes(owner, [episode])
+
+    with pytest.raises(ConflictError, match="nothing was imported"):
+        mp.import_user(lines, thief)
+
+    assert mp.stats(thief).memories == 0 and mp.stats(thief).episodes == 0
+
+
 def test_a_second_import_skips_what_is_there(mp: MemoryPlatform, users) -> None:
     user = users()
     rich_user(mp, user)
@@ -185,6 +235,14 @@ def with_nan_metadata(lines: list[str]) -> list[str]:
     return [*lines[:last], json.dumps(record), *lines[last + 1 :]]
 
 
+def with_a_count_moved(lines: list[str]) -> list[str]:
+    """The export whose end line has the right total, one of it counted as another kind."""
+    end = json.loads(lines[-1])
+    end["counts"]["memory"] -= 1
+    end["counts"]["episode"] += 1
+    return [*lines[:-1], json.dumps(end)]
+
+
 def of_a_later_version(lines: list[str]) -> list[str]:
     """The export as a later release of the format would head it."""
     header = json.loads(lines[0])
@@ -200,6 +258,7 @@ def of_a_later_version(lines: list[str]) -> list[str]:
         (lambda lines: lines[1:], "no header"),
         (lambda lines: [*lines[:2], "{not json", *lines[2:]], "line 3"),
         (lambda lines: [lines[0], *lines[2:]], "end line counts"),
+        (with_a_count_moved, "end line counts"),
         (with_nan_metadata, "NaN"),  # the store would refuse it mid-way
     ],
 )
@@ -224,6 +283,8 @@ def test_import_accepts_lines_dicts_text_files_and_either_argument_order(
     lines = mp.export_user(source)
     file = tmp_path / "export.jsonl"
     file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    edited = tmp_path / "edited.jsonl"  # on Windows, and with a blank line at its end
+    edited.write_bytes(("\r\n".join(lines) + "\r\n\r\n").encode())
     mp.delete_user(source)
 
     shapes = [
@@ -232,6 +293,8 @@ def test_import_accepts_lines_dicts_text_files_and_either_argument_order(
         lambda: mp.import_user("\n".join(lines)),
         lambda: mp.import_user(file),
         lambda: mp.import_user(str(file)),
+        lambda: mp.import_user(edited),
+        lambda: mp.import_user([lines[0], "", *lines[1:], "  "]),
         lambda: mp.import_user(source, lines),
         lambda: mp.import_user(lines, user_id=source),
     ]
