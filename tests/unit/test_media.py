@@ -53,9 +53,12 @@ def stored_files(mp: MemoryPlatform) -> list[Path]:
         (b"RIFF\0\0\0\0WEBPVP8 ", "image/webp"),
         (wav(), "audio/wav"),
         (b"ID3\x04" + b"\0" * 20, "audio/mpeg"),
+        (b"\xff\xfb\x90\x64" + b"\0" * 20, "audio/mpeg"),  # a frame, no ID3 tag
         (b"OggS" + b"\0" * 20, "audio/ogg"),
         (b"fLaC" + b"\0" * 20, "audio/flac"),
         (b"\0\0\0\x20ftypM4A " + b"\0" * 20, "audio/mp4"),
+        (b"\0\0\0\x18ftypmp42" + b"\0" * 20, "audio/mp4"),
+        (b"\0\0\0\x18ftypisom" + b"\0" * 20, "audio/mp4"),
     ],
 )
 def test_file_types_are_read_from_the_bytes(data: bytes, mime: str) -> None:
@@ -95,6 +98,22 @@ def test_the_same_bytes_twice_share_one_file_until_both_are_forgotten(
         mp.forget(USER, second.episode_id)
 
 
+def test_a_write_that_fails_takes_back_its_own_file_and_never_a_shared_one(
+    mp: MemoryPlatform,
+) -> None:
+    """The episode is written after the file: when that write is refused, a file the
+    media brought is removed, and one an earlier memory already uses is left."""
+    image = png((40, 50, 60))
+    kept = mp.add_media(USER, image, "image", "the blue gate")
+    with pytest.raises(InvalidInputError, match="timestamp"):
+        mp.add_media(USER, image, "image", "the gate again", timestamp="not a time")
+    with pytest.raises(InvalidInputError, match="timestamp"):
+        mp.add_media(USER, png((7, 8, 9)), "image", "a new one", timestamp="not a time")
+
+    assert [p.name for p in stored_files(mp)] == [Path(kept.file).name]
+    assert Path(kept.file).read_bytes() == image and mp.stats(USER).episodes == 1
+
+
 @pytest.mark.parametrize(
     ("source", "modality", "description", "error"),
     [
@@ -131,8 +150,8 @@ def test_a_path_on_disk_works_like_bytes(mp: MemoryPlatform, tmp_path: Path) -> 
     assert (stored.modality, stored.mime) == ("audio", "audio/wav")
     oversize = tmp_path / "big.wav"
     oversize.write_bytes(wav(seconds=5))
-    with pytest.raises(InvalidInputError, match="limit"):
-        mp.add_media(USER, oversize, "audio", "too long")
+    with pytest.raises(InvalidInputError, match=r"the file has .* the limit"):
+        mp.add_media(USER, oversize, "audio", "too long")  # refused before it is read
     assert mp.stats(USER).episodes == 1
 
 
@@ -250,3 +269,5 @@ def test_deleting_a_user_deletes_their_media_files_only(mp: MemoryPlatform) -> N
     mp.delete_user(USER)
     [left] = stored_files(mp)
     assert left.read_bytes() == png((2, 2, 2))
+    folder = mp.settings.media.folder
+    assert folder is not None and [p.name for p in folder.iterdir()] == [left.parent.name]
