@@ -12,6 +12,7 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -109,6 +110,44 @@ def test_ingest_then_search_and_stats(tmp_path: Path) -> None:
         ],
     )
     assert json.loads(closest.stdout)["results"]  # without the floor, the closest memories
+
+
+def test_search_options_choose_what_is_shown_and_leave_the_memory_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """An operator's search is a look, not a use: it records no access. Its options pass
+    through: types, how many, sensitive and invalidated memories, the floor it names."""
+    db = tmp_path / "s.db"
+    with MemoryPlatform(Settings(backend="sqlite", sqlite_path=db, _env_file=None)) as mp:
+        create(mp, "ann", subject="我", memory_type="观点", topic="喜欢", object="咖啡")
+        create(mp, "ann", subject="我", memory_type="事件", topic="喝了", object="咖啡",
+               attributes={"地点": "公司楼下的咖啡店"})  # fmt: skip
+        create(mp, "ann", subject="我", memory_type="事实", topic="咖啡卡密码", object="8842",
+               sensitive=True)  # fmt: skip
+        moved = create(mp, "ann", subject="我", memory_type="事实", topic="住在", object="上海")
+        assert mp.update_memory("ann", moved, object="杭州")["success"]
+        mp.wait_for_indexing("ann")
+
+    def found(query: str, *flags: str) -> list[dict[str, Any]]:
+        result = runner.invoke(
+            app, ["search", query, "-u", "ann", "--db", str(db), "--json", *flags]
+        )
+        assert result.exit_code == 0, result.output
+        return [r for r in json.loads(result.stdout)["results"] if r["layer"] == "direct"]
+
+    assert {r["memory_type"] for r in found("咖啡")} == {"观点", "事件"}
+    assert [r["memory_type"] for r in found("咖啡", "--type", "观点")] == ["观点"]
+    assert len(found("咖啡", "--max-results", "1")) == 1
+    assert any("8842" in r["text"] for r in found("咖啡卡密码", "--include-sensitive"))
+    assert not any("8842" in r["text"] for r in found("咖啡卡密码"))
+    assert any("上海" in r["text"] for r in found("我住在哪里", "--include-invalid"))
+    assert not any("上海" in r["text"] for r in found("我住在哪里"))
+    nothing = runner.invoke(
+        app, ["search", "量子色动力学", "-u", "ann", "--db", str(db), "--min-relevance", "0.99"]
+    )
+    assert "relevance floor 0.99" in nothing.stdout, nothing.stdout
+    with MemoryPlatform(Settings(backend="sqlite", sqlite_path=db, _env_file=None)) as mp:
+        assert {m.access_count for m in mp.list_memories("ann")} == {0}
 
 
 def test_ingest_skips_blank_lines_keeps_a_lines_own_session_and_ends_each_session(
@@ -310,6 +349,17 @@ def test_viz_draws_every_memory_coloured_by_type(tmp_path: Path) -> None:
     assert len(re.findall(r"-> .*label=\"CAUSES\"", text)) == 5 - text.count('label="REFERS_TO"')
     nobody = runner.invoke(app, ["viz", "-u", "nobody", "--db", db])
     assert nobody.exit_code == 1 and "no memories" in nobody.stderr
+    named = tmp_path / "g.txt"  # --format says what to write, whatever the file is called
+    chosen = runner.invoke(
+        app, ["viz", "-u", "demo-user", "--db", db, "-o", str(named), "--format", "dot"]
+    )
+    assert chosen.exit_code == 0 and named.read_text().startswith("digraph")
+    newest = runner.invoke(
+        app, ["viz", "-u", "demo-user", "--db", db, "-o", str(dot), "--limit", "4"]
+    )
+    assert newest.exit_code == 0 and dot.read_text().count("shape=box") == 4
+    svg = runner.invoke(app, ["viz", "-u", "demo-user", "--db", db, "--format", "svg"])
+    assert svg.exit_code == 1 and "--format must be html or dot" in svg.stderr
 
 
 def test_consolidate_init_db_and_usage_errors(tmp_path: Path) -> None:
@@ -426,7 +476,7 @@ def test_review_conflicts_reinstates_what_the_old_rules_invalidated(tmp_path: Pa
     assert reinstated(review("--all")) == {"ann": 0, "bob": 1}
     assert reinstated(review("--all")) == {"ann": 0, "bob": 0}
     stats = json.loads(runner.invoke(app, ["stats", "-u", "bob", "--json", "--db", str(db)]).stdout)
-    assert stats["invalid"] == 0 and stats["staged"] == 2
+    assert stats["invalid"] == 0 and stats["staged"] == 2 and "users" not in stats
     neither = runner.invoke(app, ["review-conflicts", "--db", str(db)])
     assert neither.exit_code == 1 and "give either --user or --all" in neither.stderr
 
