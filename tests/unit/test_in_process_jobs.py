@@ -240,6 +240,59 @@ def test_forgetting_an_owner_drops_their_jobs_records_and_no_one_elses() -> None
         jobs.close()
 
 
+def test_a_job_submitted_again_is_one_job_while_it_runs_and_runs_anew_after() -> None:
+    """An idempotency key's job id submitted while its job runs is that job; submitted
+    after it finished, it runs again, and its record is not dropped while it runs for
+    having finished long ago the first time."""
+    gate = threading.Event()
+    runs: list[int] = []
+
+    def job() -> str:
+        runs.append(1)
+        gate.wait()
+        return "done"
+
+    clock = Clock()
+    jobs = InProcessJobs({"t": job, "quick": lambda: "done"}, keep_seconds=100, clock=clock)
+    try:
+        jobs.submit("t", [], "job-1")
+        jobs.submit("t", [], "job-1")  # running: the same job
+        gate.set()
+        jobs.wait()
+        assert len(runs) == 1
+
+        gate.clear()
+        clock.now = 50
+        jobs.submit("t", [], "job-1")  # finished: it runs again
+        clock.now = 120  # 120 s after its first run finished
+        jobs.submit("quick", [], "job-2")  # drops what has been kept long enough
+        assert jobs.status("job-1")["state"] == "PENDING"
+        gate.set()
+        jobs.wait()
+        assert len(runs) == 2 and jobs.status("job-1")["state"] == "SUCCESS"
+    finally:
+        gate.set()
+        jobs.close()
+
+
+def test_a_job_of_a_user_created_again_after_their_deletion_runs() -> None:
+    """A deletion drops the deleted user's jobs, those still running when they end; a job
+    submitted for the same user id afterwards is the new user's, and runs."""
+    gate = threading.Event()
+    runs: list[str] = []
+    jobs = InProcessJobs({"slow": gate.wait, "t": runs.append})
+    try:
+        jobs.submit("slow", [], "old-1", owner="alice")
+        assert jobs.forget_owner("alice") == 1  # deleted while it runs
+        new = jobs.submit("t", ["new"], "new-1", owner="alice")
+        gate.set()
+        jobs.wait()
+        assert runs == ["new"] and jobs.status(new)["state"] == "SUCCESS"
+    finally:
+        gate.set()
+        jobs.close()
+
+
 JUDGED = json.dumps({"causal": False, "contradicts": False})
 """A judgement of the consolidation's LLM: neither a cause nor a conflict."""
 
