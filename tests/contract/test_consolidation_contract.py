@@ -76,6 +76,44 @@ def test_same_name_nodes_merge_and_memories_become_related(mp: MemoryPlatform, u
     assert {m.status for m in mp.store.list_memories(user)} == {MemoryStatus.CONSOLIDATED}
 
 
+def test_a_memory_is_related_to_a_few_others_and_never_through_a_hub(
+    mp: MemoryPlatform, users
+) -> None:
+    """Sharing a node is evidence of a relation among few: each memory gets at most three
+    RELATED_TO links of its own, and a node in more memories than
+    ``retrieval.hub_degree_cap`` (every day's coffee) relates none of them."""
+    daily, pets = users(), users()
+    cap = mp.settings.retrieval.hub_degree_cap
+    for day in range(cap + 1):
+        on_day(mp, daily, day, "我", "事件", "喝了", "咖啡")
+    cat = [
+        on_day(mp, pets, day, "我", kind, topic, "猫")
+        for day, (kind, topic) in enumerate(
+            [
+                ("事件", "喂了"),
+                ("事件", "领养了"),
+                ("观点", "喜欢"),
+                ("事件", "抱了"),
+                ("事实", "有"),
+            ]
+        )
+    ]
+
+    mp.consolidate(daily)
+    mp.consolidate(pets)
+
+    assert mp.store.stats(daily).links == 0
+    made = {
+        memory: sum(
+            1
+            for link in mp.store.get_links(pets, memory)
+            if link.type == LinkType.RELATED_TO and link.source_id == memory
+        )
+        for memory in cat
+    }
+    assert max(made.values()) == 3 and sum(made.values()) >= len(cat) - 1
+
+
 def test_near_duplicates_merge_by_vector_but_different_things_do_not(
     mp: MemoryPlatform, users
 ) -> None:
@@ -461,6 +499,17 @@ def test_saying_the_same_opinion_again_is_no_conflict(mp: MemoryPlatform, users)
         assert mp.get_memory(user, memory).memory.invalid_at is None
 
 
+def test_the_same_value_said_again_is_not_put_to_the_llm(with_llm, users) -> None:
+    mp, stub = with_llm
+    user = users()
+    for day in (0, 3):
+        on_day(mp, user, day, "我", "观点", "喜欢", "咖啡")
+
+    report = mp.consolidate(user)
+
+    assert stub.chat_requests() == 0 and report["conflicts"] == 0
+
+
 def test_second_run_finds_nothing_to_do(mp: MemoryPlatform, users) -> None:
     user = users()
     create(mp, user, subject="我", memory_type="事实", topic="喜欢", object="咖啡")
@@ -479,6 +528,7 @@ def test_second_run_finds_nothing_to_do(mp: MemoryPlatform, users) -> None:
     second = mp.consolidate(user)
 
     assert first["memories"] == 2 and second["memories"] == 0 and second["nodes_merged"] == 0
+    assert (first["batches"], second["batches"]) == (1, 0)
     assert mp.stats(user) == stats
 
 
@@ -586,6 +636,47 @@ def test_a_memory_forgotten_while_the_llm_judges_it_leaves_the_run_to_settle_the
     assert mp.list_memories(user, status=MemoryStatus.STAGED) == []
 
 
+def test_causes_are_looked_for_within_a_session_and_its_window_only(with_llm, users) -> None:
+    """Memories of two sessions, or of one session hours apart, are not put to the LLM as
+    cause and effect: only what one conversation said close together is."""
+    mp, stub = with_llm
+    user = users()
+    window = timedelta(seconds=mp.settings.consolidation.temporal_window_seconds)
+    create(mp, user, session="s1", subject="I", memory_type="event", topic="skipped",
+           object="lunch")  # fmt: skip
+    create(mp, user, T0 + timedelta(minutes=5), session="s2", subject="I",
+           memory_type="event", topic="fainted", object="at work")  # fmt: skip
+    create(mp, user, T0 + timedelta(minutes=5) + window + timedelta(minutes=1), session="s2",
+           subject="I", memory_type="event", topic="went", object="home")  # fmt: skip
+
+    report = mp.consolidate(user)
+
+    assert report["memories"] == 3 and report["causal_links"] == 0
+    assert stub.chat_requests() == 0
+
+
+def test_a_memory_forgotten_during_the_run_is_not_shown_to_the_llm_again(with_llm, users) -> None:
+    """The LLM judges coffee against tea while the user forgets coffee: coffee is not put
+    to the LLM against milk afterwards (what the user forgot leaves no more prompts)."""
+    mp, stub = with_llm
+    user = users()
+    coffee, _ = coffee_then_tea(mp, user)
+    create(mp, user, T0 + timedelta(days=2), session="s3", subject="I", memory_type="fact",
+           topic="drinks", object="milk")  # fmt: skip
+
+    def forget_coffee() -> None:
+        mp.forget(user, coffee)
+        for _ in range(3):
+            stub.reply(json.dumps({"contradicts": False}))
+
+    report = consolidate_while(mp, stub, user, json.dumps({"contradicts": False}), forget_coffee)
+
+    asked = [r["body"]["messages"][0]["content"] for r in stub.requests]
+    assert "coffee" in asked[0] and asked[1:], asked  # tea and milk were still judged
+    assert not any("coffee" in question for question in asked[1:]), asked
+    assert report["forgotten_meanwhile"] == 1 and report["conflicts"] == 0
+
+
 def test_a_conflict_with_a_memory_forgotten_meanwhile_invalidates_nothing(with_llm, users) -> None:
     """The LLM says the newer memory contradicts the older one, but the user forgot the
     newer one while it judged: the older memory stays valid (before, it was invalidated
@@ -678,26 +769,36 @@ def test_the_llm_judges_states_not_events(with_llm, users) -> None:
     assert "教师" in stub.requests[0]["body"]["messages"][0]["content"]
     assert [d["invalidated"] for d in report["conflict_details"]] == ["我 工作 教师"]
     assert mp.get_memory(user, teacher).memory.invalid_at is not None
+    judged = {
+        link.type: link.confidence
+        for link in mp.store.get_links(user, teacher)
+        if link.source_id == coder and link.type != LinkType.RELATED_TO
+    }  # the links say who judged
+    assert judged == {LinkType.SUPERSEDES: LLM_CONFIDENCE, LinkType.CONFLICTS_WITH: LLM_CONFIDENCE}
     for current in (*meals, coder):
         assert mp.get_memory(user, current).memory.invalid_at is None
 
 
-def test_the_llm_judges_a_state_against_those_nearest_it_in_time(with_llm, users) -> None:
+@pytest.mark.parametrize(("kind", "topic"), [("fact", "drinks"), ("opinion", "likes")])
+def test_the_llm_judges_a_state_against_those_nearest_it_in_time(
+    with_llm, users, kind: str, topic: str
+) -> None:
     """A new value is put to the LLM against the user's few latest values of its topic,
     not against every one they ever had: the questions per memory stay bounded however
-    long the history."""
+    long the history, of a topic only the LLM judges (drinks) as of one whose opposites
+    the rules judge (likes, hates)."""
     mp, stub = with_llm
     user = users()
     drinks = [f"drink {i}" for i in range(LLM_CONFLICT_QUESTIONS + 3)]
     for day, drink in enumerate(drinks):
-        on_day(mp, user, day, "I", "fact", "drinks", drink)
+        on_day(mp, user, day, "I", kind, topic, drink)
     for _ in range(len(drinks) ** 2):
         stub.reply(json.dumps({"contradicts": False}))
     mp.consolidate(user)
     stub.replies.clear()
     stub.requests.clear()
 
-    on_day(mp, user, 30, "I", "fact", "drinks", "water")
+    on_day(mp, user, 30, "I", kind, topic, "water")
     for _ in range(LLM_CONFLICT_QUESTIONS):
         stub.reply(json.dumps({"contradicts": False}))
     report = mp.consolidate(user)
