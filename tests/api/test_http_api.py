@@ -173,6 +173,8 @@ def test_an_ambiguous_link_is_refused_with_candidates(alice: httpx.Client) -> No
         ({"Authorization": f"Bearer {ALICE_KEY}"}, "bob", 403),
         ({"X-API-Key": TEAM_KEY}, "team-red", 200),
         ({"X-API-Key": TEAM_KEY}, "alice", 403),
+        ({"X-API-Key": ALICE_KEY}, "Alice", 403),  # user ids are case-sensitive
+        ({"X-API-Key": TEAM_KEY}, "TEAM-red", 403),  # and so are a key's patterns
         ({"X-API-Key": ADMIN_KEY}, "anyone", 200),
     ],
 )
@@ -511,6 +513,12 @@ def test_oversized_bodies_are_413_before_they_are_read(alice: httpx.Client) -> N
         "/v1/users/alice/memories", content=big, headers={"content-type": "application/json"}
     )
     assert declared.status_code == 413 and "larger than 1000000 bytes" in declared.json()["error"]
+    at_the_limit = b'{"query": "' + b"x" * (1_000_000 - 13) + b'"}'
+    assert len(at_the_limit) == 1_000_000
+    read = alice.post(
+        "/v1/users/alice/search", content=at_the_limit, headers={"content-type": "application/json"}
+    )
+    assert read.status_code == 422 and read.json()["field"] != "body"  # read, then judged
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
         yield b'{"query": "'
