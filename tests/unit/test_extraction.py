@@ -378,6 +378,8 @@ def test_invalid_items_are_reported_and_the_valid_ones_kept(
             {"content": "bad score", "type": "OtherKnowledge", "score": 150},
             {"content": "float score", "type": "OtherKnowledge", "score": 55.5},
             {"type": "OtherKnowledge", "score": 30},
+            {"content": "   ", "type": "OtherKnowledge", "score": 30},
+            {"content": "a yes for a score", "type": "OtherKnowledge", "score": True},
         ],
         "memories": [
             {"subject": "我", "memory_type": "心情", "topic": "x"},
@@ -393,6 +395,7 @@ def test_invalid_items_are_reported_and_the_valid_ones_kept(
     assert "Gossip" in errors[("knowledge", 1)] or "type" in errors[("knowledge", 1)]
     assert "score" in errors[("knowledge", 2)] and "integer" in errors[("knowledge", 3)]
     assert "content" in errors[("knowledge", 4)] and "memory_type" in errors[("memory", 0)]
+    assert "blank" in errors[("knowledge", 5)] and "integer" in errors[("knowledge", 6)]
 
 
 def test_garbage_is_retried_then_fails_with_nothing_written(
@@ -544,12 +547,18 @@ def test_a_memory_the_llm_cites_no_turn_for_comes_from_the_turns_that_say_its_wo
     memory is tied to the turns saying its object or attribute values; one whose words
     no turn says is tied to none, and forgetting a turn leaves it."""
     turns = recorded_trip(mp)
-    hotpot, reunion = extracted(mp, stub, {
+    hotpot, reunion, classmates = extracted(mp, stub, {
         "knowledge": [],
-        "memories": [memory_item("想吃", "火锅", turns=[0, 7, True]), memory_item("计划", "家庭聚会")],
+        "memories": [
+            # its time (下周) is said by the first turn too: words of time tell no source
+            memory_item("想吃", "火锅", turns=[0, 7, True], attributes={"时间": "下周"}),
+            memory_item("计划", "家庭聚会"),
+            memory_item("约了", "老同学", turns="3"),  # one turn, as text: still a citation
+        ],
     })  # fmt: skip
 
     assert mp.get_memory(USER, hotpot).memory.metadata[TOLD_BY_KEY] == [turns[1]]
+    assert mp.get_memory(USER, classmates).memory.metadata[TOLD_BY_KEY] == [turns[2]]
     assert TOLD_BY_KEY not in mp.get_memory(USER, reunion).memory.metadata
     for turn in turns:
         mp.forget(USER, turn)
@@ -615,6 +624,25 @@ def test_a_knowledge_point_cited_wrongly_or_not_at_all_comes_from_the_turn_that_
     mp.forget(USER, turns[1])
     left = [p.content for p in mp.latest_knowledge(USER, min_score=0)]
     assert sorted(left) == sorted(["用户下周去成都出差", "规律作息有益健康"])
+
+
+def test_what_a_session_of_one_turn_gives_comes_from_that_turn(
+    mp: MemoryPlatform, stub: OpenAIStub
+) -> None:
+    """With one turn there is nowhere else an item can come from: one that cites no turn
+    and says none of its words (a paraphrase, another language) is tied to it all the
+    same, and goes when the turn is forgotten."""
+    [turn] = mp.add_episodes(
+        USER, [{"text": TRIP_TURNS[0], "session_id": "trip", "timestamp": TRIP_SAID}]
+    )
+    [memory] = extracted(mp, stub, {
+        "knowledge": [{"content": "The user travels for work", "type": "WorldModel", "score": 50}],
+        "memories": [memory_item("计划", "商务旅行")],
+    })  # fmt: skip
+
+    assert mp.get_memory(USER, memory).memory.metadata[TOLD_BY_KEY] == [turn]
+    [point] = mp.latest_knowledge(USER, min_score=0)
+    assert point.metadata[TOLD_BY_KEY] == [turn]
 
 
 def test_a_purge_of_expired_turns_keeps_what_was_learnt_from_them(
