@@ -35,6 +35,9 @@ def test_files_of_ours_unused_for_a_month_are_deleted_when_the_cache_is_next_use
     old_table = _aged(tmp_path / "use-table-0000000000000000.npy", 31)
     left_partial = _aged(tmp_path / "use-table-1111111111111111.npy.123.tmp", 0.5)
     used_last_week = _aged(tmp_path / "cedict-glossary-2222222222222222.tsv", 7)
+    written_long_ago_used_lately = _aged(tmp_path / "use-table-4444444444444444.npy", 90)
+    lately = time.time() - 2 * DAY
+    os.utime(written_long_ago_used_lately, (lately, written_long_ago_used_lately.stat().st_mtime))
     writing_now = _aged(tmp_path / "cedict-glossary-3333333333333333.tsv.456.tmp", 0)
     not_ours = [_aged(tmp_path / name, 400) for name in ("notes.txt", "use-table.bak")]
 
@@ -42,6 +45,7 @@ def test_files_of_ours_unused_for_a_month_are_deleted_when_the_cache_is_next_use
     (in_use,) = set(tmp_path.glob("cedict-glossary-*.tsv")) - {old_glossary, used_last_week}
     assert not old_glossary.exists() and not old_table.exists() and not left_partial.exists()
     assert used_last_week.exists() and writing_now.exists()
+    assert written_long_ago_used_lately.exists()  # its use, not its writing, counts
     assert all(path.exists() for path in not_ours)
 
     # a month later, the glossary in use is not deleted: each load records its use
@@ -80,3 +84,19 @@ def test_a_use_is_recorded_without_changing_when_the_file_was_written(tmp_path: 
     model_cache.mark_used(in_use)
     assert in_use.stat().st_atime > time.time() - DAY and in_use.stat().st_mtime_ns == written
     assert not unused.exists()
+
+
+def test_the_cache_is_where_the_environment_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``MEMORY_MODEL_CACHE_DIR`` (empty: no cache), else the XDG cache, else ~/.cache."""
+    monkeypatch.delenv("MEMORY_MODEL_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert model_cache.cache_directory() == tmp_path / "home" / ".cache" / "memory-platform"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert model_cache.cache_directory() == tmp_path / "xdg" / "memory-platform"
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", str(tmp_path / "mine"))
+    assert model_cache.cache_directory() == tmp_path / "mine"
+    monkeypatch.setenv("MEMORY_MODEL_CACHE_DIR", "")
+    assert model_cache.cache_directory() is None

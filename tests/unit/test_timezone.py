@@ -355,6 +355,10 @@ def test_a_time_in_utc_names_an_instant_and_a_recorded_clock_is_kept_or_refused(
     assert "utc_offset" not in in_utc.metadata
     assert imported.metadata["utc_offset"] == "-05:00"
     assert "utc_offset" not in naive.metadata
+    [in_india] = mp.store.get_episodes(USER, mp.add_episodes(USER, [
+        {"text": "到孟买了", "timestamp": "2025-11-05T05:00:00+05:30"}
+    ]))  # fmt: skip
+    assert in_india.metadata["utc_offset"] == "+05:30"  # a half-hour zone keeps its minutes
     for wrong in ("+8", "Asia/Shanghai", "+24:00", "+08:60", 8):
         with pytest.raises(InvalidInputError) as refused:
             mp.add_episodes(USER, [{"text": "x", "metadata": {"utc_offset": wrong}}])

