@@ -241,6 +241,24 @@ def test_a_correction_keeps_what_it_does_not_change(mp: MemoryPlatform, users) -
     ]  # fmt: skip
 
 
+def test_a_correction_removes_an_attribute_given_empty_or_null_and_ignores_a_blank_object(
+    mp: MemoryPlatform, users
+) -> None:
+    user = users()
+    run = create(mp, user, subject="我", memory_type="事件", topic="跑步", object="五公里",
+                 attributes={"地点": "公园", "心情": "好"})  # fmt: skip
+
+    first = mp.update_memory(user, run, attributes={"地点": None}, object="  ")
+    second = mp.update_memory(user, first["memory_id"], attributes={"心情": ""}, reason=" ")
+
+    assert first["success"] and second["success"], (first, second)
+    once = mp.get_memory(user, first["memory_id"]).memory
+    assert (once.attributes, once.text) == ({"心情": "好"}, "我 跑步 五公里（心情：好）")
+    twice = mp.get_memory(user, second["memory_id"]).memory
+    assert twice.attributes == {} and twice.text == "我 跑步 五公里"
+    assert twice.metadata["change"].get("reason") is None
+
+
 def test_a_corrected_time_is_read_anew_at_the_correction(mp: MemoryPlatform, users) -> None:
     """A new time is read against when the correction was made (a key in any case), and
     how the old one was read (its words, read in part) is not carried over; a correction

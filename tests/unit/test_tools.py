@@ -144,6 +144,37 @@ def test_english_values_work_with_chinese_definitions(platform: MemoryPlatform) 
             "'topic' is 1001 characters long; at most 1000 are allowed",
         ),
         ("search_memories", {"query": " "}, "'query' must not be empty"),
+        ("search_memories", {"query": "x", "expand_depth": 3}, "'expand_depth'"),
+        (
+            "create_memory",
+            {
+                "subject": "我",
+                "memory_type": "事件",
+                "topic": "x",
+                "attributes": {f"k{i}": "v" for i in range(21)},
+            },
+            "at most 20 attributes",
+        ),
+        (
+            "create_memory",
+            {"subject": "我", "memory_type": "事件", "topic": "x", "attributes": {"k" * 65: "v"}},
+            "attribute names must have 1 to 64 characters",
+        ),
+        (
+            "create_memory",
+            {"subject": "我", "memory_type": "事件", "topic": "x", "attributes": {"完成": True}},
+            "attribute '完成' must be a string",
+        ),
+        (
+            "create_memory",
+            {
+                "subject": "我",
+                "memory_type": "事件",
+                "topic": "x",
+                "attributes": {"备注": "x" * 1001},
+            },
+            "attribute '备注' is longer than 1000 characters",
+        ),
         (
             "create_memory",
             {"subject": "我", "memory_type": "事件", "topic": "x", "attributes": "今天"},
@@ -179,6 +210,30 @@ def test_bad_input_returns_an_actionable_error_and_writes_nothing(
     assert expected in result["error"]
     assert platform.stats(USER).memories == 0
     assert platform.stats(USER).nodes == {}
+
+
+def test_what_an_llm_leaves_empty_is_left_out_and_a_number_is_its_text(
+    platform: MemoryPlatform,
+) -> None:
+    """LLMs send "" or null for what they have nothing for: a blank object is no object,
+    empty attributes are none, and a number is kept as its text."""
+    result = platform.execute_tool(
+        USER,
+        "create_memory",
+        {
+            "subject": "我",
+            "memory_type": "事件",
+            "topic": "跑步",
+            "object": "  ",
+            "attributes": {"地点": "", "心情": None, "公里": 5},
+        },
+        REF,
+    )
+
+    assert result["success"], result
+    record = platform.get_memory(USER, result["memory_id"])
+    assert record.memory.attributes == {"公里": "5"}
+    assert NodeType.OBJECT not in {node.kind for node in record.nodes}
 
 
 def test_empty_user_id_is_an_error_not_a_crash(platform: MemoryPlatform) -> None:
