@@ -10,7 +10,7 @@ from typing import Any
 from memory_platform import MemoryPlatform
 from memory_platform.models import Episode
 from memory_platform.retrieval.names import OWNER_WORDS
-from memory_platform.retrieval.people import MemoryPeople, NameEvidence, name_evidence
+from memory_platform.retrieval.people import MemoryPeople, NameEvidence, is_note, name_evidence
 from memory_platform.store import GraphStore
 from memory_platform.store.base import episode_document
 
@@ -172,3 +172,131 @@ def test_a_note_about_the_owner_names_the_notes_person_or_nobody(
     _, of_english = _people_of(platform, english_turns)
     about = {turn.text: of_english().about_the_owner(turn) for turn in english_turns}
     assert about == {text: text in english for text in english + not_english}
+
+
+def _turn(text: str, speaker: str | None = None) -> Episode:
+    return Episode(user_id=USER, text=text, speaker=speaker)
+
+
+def test_the_candidates_people_are_their_named_speakers_and_the_owners_recorded_name(
+    platform: MemoryPlatform,
+) -> None:
+    """The owner, the assistant and a blank speaker are nobody's name; a turn with a
+    blank speaker is a note. The owner's recorded name is among the people, what another
+    person is called under the same topic is not."""
+    assert is_note(_turn("went fishing", speaker="  ")) and not is_note(_turn("hi", "Tim"))
+    turns = [
+        _turn("Hello!", "User"),
+        _turn("How can I help?", "Assistant"),
+        _turn("I love magic.", "Tim"),
+        _turn("我也是。", "用户"),
+        _turn("Nice.", "Speaker 1"),
+    ]
+    _, people = _people_of(platform, turns)
+    assert people().seen_people == ["Tim"]
+    assert people().people == ["Tim"]
+    for subject, name in (("Bob", "Robert"), ("user", "Alice")):
+        created = platform.execute_tool(
+            USER,
+            "create_memory",
+            {"subject": subject, "memory_type": "事实", "topic": "name", "object": name},
+        )
+        assert created["success"], created
+    platform.wait_for_indexing()
+    _, people = _people_of(platform, turns)
+    assert [text.casefold() for text in people().owner_name_texts] == ["user name alice"]
+    assert [name.casefold() for name in people().people] == ["tim", "alice"]
+
+
+def test_a_name_is_known_where_the_memory_holds_it_in_either_script_or_by_its_given_name(
+    platform: MemoryPlatform,
+) -> None:
+    """A Chinese name must stand in a hit's text (its characters alone are no name of
+    it); a full name is known by its given name; a Latin name by the dictionary's
+    Chinese for it."""
+    platform.add_episodes(
+        USER,
+        [
+            {"text": "小红今天去了公园。"},
+            {"text": "红色的花很好看。"},
+            {"text": "汤姆喜欢踢足球。"},
+        ],
+    )
+    platform.wait_for_indexing()
+    _, people = _people_of(platform)
+    seen = people()
+    assert seen.knows("小红") and seen.knows("李小红")
+    assert not seen.knows("小明") and not seen.knows("小花")
+    assert seen.knows("Tom") and not seen.knows("Bart")
+    # one of the candidates' people is known by a nickname, without any hit
+    _, of_zhang = _people_of(platform, [_turn("我们去吃饭吧。", "张伟")])
+    assert of_zhang().knows("小伟")
+
+
+def test_a_pasted_speaker_is_one_of_the_memorys_people_however_the_memory_holds_them(
+    platform: MemoryPlatform,
+) -> None:
+    """Beyond the candidates: a word of the user's id, the speaker of any stored turn,
+    the person a stored note begins with. A turn that only begins with the name is
+    someone else speaking of them."""
+    user = "bart-42"
+    platform.add_episodes(
+        user,
+        [
+            {"text": "I performed a magic trick.", "speaker": "Tim"},
+            {"text": "Want to go hiking?", "speaker": "Lisa"},
+            {"text": "Nate went fishing with his dad."},
+            {"text": "Maria is coming to the party.", "speaker": "Tim"},
+        ],
+    )
+    platform.wait_for_indexing()
+    people = MemoryPeople(platform.store, user, [_turn("I performed a magic trick.", "Tim")])
+    assert people.people == ["Tim"]
+    assert not people.none_of_its_people(["Bart"])  # the user's id
+    assert not people.none_of_its_people(["Lisa"])  # a stored turn's speaker
+    assert not people.none_of_its_people(["Nate"])  # what a stored note begins with
+    assert people.none_of_its_people(["Maria"])  # only spoken of, by Tim
+    assert people.none_of_its_people(["Oscar", "Maria"])
+    assert not people.none_of_its_people(["Oscar", "Lisa"])
+
+
+def test_speakers_are_strangers_only_to_a_memory_that_names_its_owner(
+    platform: MemoryPlatform,
+) -> None:
+    """A memory that speaks of its owner without a name (the owner's own turns, notes
+    that begin with no one name, memories whose subject is the user) cannot tell a
+    stranger from its owner called by name: nothing is evidence against. Recording the
+    owner's name makes it one that can."""
+    conversation = "<Bart>: I will do a magic trick!\n<Oscar>: Great.\n<Bart>: Watch."
+    question = "What does Bart like to eat?"
+    with_owner = [_turn("I love magic.", "Tim"), _turn("Me too!", "User")]
+    documents = [episode_document(turn) for turn in with_owner]
+    _, people = _people_of(platform, with_owner)
+    assert not name_evidence(people(), conversation, USER, documents, lambda: False).against
+    _, of_tim = _people_of(platform, with_owner[:1])
+    assert name_evidence(of_tim(), conversation, USER, documents[:1], lambda: False).against
+
+    unnamed_notes = [_turn("Went to the park."), _turn("Ate ice cream.")]
+    documents = [episode_document(turn) for turn in unnamed_notes]
+    _, people = _people_of(platform, unnamed_notes)
+    assert not name_evidence(people(), question, USER, documents, lambda: True).against
+
+    created = platform.execute_tool(
+        USER,
+        "create_memory",
+        {"subject": "user", "memory_type": "观点", "topic": "food", "object": "pizza"},
+    )
+    assert created["success"], created
+    platform.wait_for_indexing()
+    _, people = _people_of(platform)
+    documents = ["user food pizza"]
+    assert not name_evidence(people(), question, USER, documents, lambda: True).against
+    created = platform.execute_tool(
+        USER,
+        "create_memory",
+        {"subject": "user", "memory_type": "事实", "topic": "name", "object": "Alice"},
+    )
+    assert created["success"], created
+    platform.wait_for_indexing()
+    _, people = _people_of(platform)
+    assert name_evidence(people(), question, USER, documents, lambda: True).against
