@@ -6,14 +6,17 @@ import pytest
 
 from memory_platform.textutil import (
     _cut_cjk,
+    distinctive_terms,
     fts_query,
     has_cjk,
     in_dictionary,
     lexical_tokens,
+    mentions,
     normalize_name,
     opening_tag,
     user_token,
     without_owner_pronoun,
+    word_tokens,
 )
 
 
@@ -21,6 +24,13 @@ def test_chinese_is_segmented_with_single_characters_added() -> None:
     tokens = lexical_tokens("我很困")
     assert tokens[:2] == ("我", "很困")
     assert "困" in tokens
+
+
+def test_a_chinese_run_adds_each_pair_and_character_that_is_no_word_of_it() -> None:
+    """Words first, then the pairs of characters jieba did not make a word (the last
+    too), then single characters; comparing texts (word tokens) takes the words alone."""
+    assert lexical_tokens("我喜欢猫") == ("我", "喜欢", "猫", "我喜", "欢猫", "喜", "欢")
+    assert word_tokens("我喜欢猫") == ("我", "喜欢", "猫")
 
 
 def test_the_dictionary_holds_common_words_and_not_given_names() -> None:
@@ -85,6 +95,9 @@ def test_english_words_are_stemmed_as_stored_documents_hold_them() -> None:
         "sings": "sing",
         "using": "using",
         "used": "used",
+        "flies": "fly",
+        "bus": "bus",
+        "egg": "egg",
     }
     assert {word: lexical_tokens(word) for word in expected} == {
         word: (stem,) for word, stem in expected.items()
@@ -210,3 +223,15 @@ def test_clearing_the_text_caches_leaves_no_text_as_a_key() -> None:
     assert all(held(tokenise, text) for tokenise in TOKENISERS)
     clear_text_caches()
     assert not held_anywhere(text)
+
+
+def test_distinctive_terms_are_two_chinese_characters_or_three_others() -> None:
+    parts = [" 小猫 ", "猫", "tea", "ab", None, "", "  "]
+    assert distinctive_terms(parts) == {"小猫", "tea"}
+
+
+def test_a_text_mentions_a_chinese_term_anywhere_and_another_as_whole_words() -> None:
+    assert mentions("我家的小猫很可爱", "小猫")
+    assert mentions("She loves Green Tea.", "green tea")
+    assert not mentions("She loves steak.", "tea")
+    assert not mentions("我家的狗", "小猫")
