@@ -241,3 +241,59 @@ def test_a_chinese_note_its_writer_opens_is_the_owners() -> None:
     for note in ("Bart在公园里放风筝", "他家的猫叫咪咪", "妈妈说我家很好", "小明和我去了公园",
                  "I went home", "在公园里跑步", ""):  # fmt: skip
         assert not begins_in_first_person(note), note
+
+
+def test_a_name_jieba_cuts_after_its_first_character_is_whole_to_the_next_word() -> None:
+    """梓萱: 梓 is a name to jieba, 萱 alone a noun; 在 after 梓 is no part of it."""
+    assert note_subject("梓萱") == "梓萱"
+    assert note_subject("梓萱在公园玩。") == "梓萱"
+    assert note_subject("梓在公园玩。") == "梓"
+    assert note_subject("梓") == "梓"
+
+
+def test_what_opens_notes_is_no_name_where_it_holds_a_common_noun() -> None:
+    """大公园很美: an adjective and a place, not a name however many notes open so."""
+    assert notes_person(["大公园很美。", "大公园在城东。", "大公园有湖。"]) is None
+    assert notes_person(["乐乐很开心。", "乐乐很累。", "乐乐很饿。"]) == "乐乐"
+
+
+def test_a_clause_before_the_notes_person_says_when_or_where_in_at_most_four_words() -> None:
+    four = ["On a cold day, Bart flew a kite.", "On a hot day, Bart read."]
+    assert notes_person(four) == "bart"
+    five = ["So on a cold day, Bart flew a kite.", "So on a hot day, Bart read."]
+    assert notes_person(five) is None
+    # a clause with someone in it (a pronoun, a relative) is no setting
+    assert notes_person(["When he called, Bart laughed.", "When she left, Bart cried."]) is None
+    for clause in ("他的生日，", "妈妈的生日，"):
+        notes = [f"{clause}Bart吃了蛋糕。", f"{clause}Bart唱了歌。"]
+        assert notes_person(notes) is None, clause
+    assert notes_person(["去年的生日，Bart吃了蛋糕。", "去年的生日，Bart唱了歌。"]) == "bart"
+
+
+def test_a_clause_of_there_being_a_day_is_a_setting_and_other_verbs_are_not() -> None:
+    """有 before a number (有一天，有一次) says when; 有 with no number after it is a verb."""
+    assert notes_person(["有一天，Bart去了公园。", "有一次，Bart哭了。"]) == "bart"
+    assert notes_person(["那天有，Bart去了公园。", "那天有，Bart哭了。"]) is None
+    assert notes_person(["我们到了，Bart去了公园。", "走了以后，Bart哭了。"]) is None
+
+
+def test_a_latin_name_is_a_whole_word_a_note_begins_with() -> None:
+    assert note_begins_with("Bart went home.", "bart")
+    assert not note_begins_with("Bartholomew went home.", "Bart")
+    assert note_begins_with("佳怡和朋友去了公园。", "佳怡")  # jieba cut it: 佳, 怡和
+
+
+def test_a_records_field_is_a_few_lower_case_words_or_chinese_that_names_no_one() -> None:
+    for note in ("favorite food of mine: sushi", "my favorite food: sushi", "老公：医生"):
+        assert begins_with_a_field(note), note
+    for note in (
+        "best food of my life: sushi",
+        "they said: hi",
+        "Lisa的diary：今天很开心",
+        "小明的职业：老师",
+    ):
+        assert not begins_with_a_field(note), note
+
+
+def test_notes_in_the_third_person_count_for_the_one_note_that_names_them() -> None:
+    assert notes_person(["Lisa在公园。", "她很开心。", "她哭了。", "她笑了。"]) == "lisa"
