@@ -58,6 +58,17 @@ def _remember_tim_and_john(platform: MemoryPlatform) -> list[Episode]:
     return platform.store.get_episodes(USER, ids)
 
 
+def _remember(platform: MemoryPlatform, subject: str, kind: str, topic: str, obj: str) -> None:
+    """An agent's memory of USER written through the tool call, indexed."""
+    created = platform.execute_tool(
+        USER,
+        "create_memory",
+        {"subject": subject, "memory_type": kind, "topic": topic, "object": obj},
+    )
+    assert created["success"], created
+    platform.wait_for_indexing()
+
+
 def test_a_query_that_names_nobody_reads_nothing(platform: MemoryPlatform) -> None:
     turns = _remember_tim_and_john(platform)
     documents = [episode_document(turn) for turn in turns]
@@ -102,13 +113,7 @@ def test_a_strangers_conversation_is_a_verdict_and_each_read_is_made_once(
 
 
 def test_the_owners_recorded_name_is_a_word_for_the_owner(platform: MemoryPlatform) -> None:
-    created = platform.execute_tool(
-        USER,
-        "create_memory",
-        {"subject": "user", "memory_type": "事实", "topic": "name", "object": "Alice"},
-    )
-    assert created["success"], created
-    platform.wait_for_indexing()
+    _remember(platform, "user", "事实", "name", "Alice")
     store, people = _people_of(platform)
     question = "What does Alice like to eat?"
     documents = ["user name Alice"]
@@ -196,13 +201,7 @@ def test_the_candidates_people_are_their_named_speakers_and_the_owners_recorded_
     assert people().seen_people == ["Tim"]
     assert people().people == ["Tim"]
     for subject, name in (("Bob", "Robert"), ("user", "Alice")):
-        created = platform.execute_tool(
-            USER,
-            "create_memory",
-            {"subject": subject, "memory_type": "事实", "topic": "name", "object": name},
-        )
-        assert created["success"], created
-    platform.wait_for_indexing()
+        _remember(platform, subject, "事实", "name", name)
     _, people = _people_of(platform, turns)
     assert [text.casefold() for text in people().owner_name_texts] == ["user name alice"]
     assert [name.casefold() for name in people().people] == ["tim", "alice"]
@@ -281,22 +280,10 @@ def test_speakers_are_strangers_only_to_a_memory_that_names_its_owner(
     _, people = _people_of(platform, unnamed_notes)
     assert not name_evidence(people(), question, USER, documents, lambda: True).against
 
-    created = platform.execute_tool(
-        USER,
-        "create_memory",
-        {"subject": "user", "memory_type": "观点", "topic": "food", "object": "pizza"},
-    )
-    assert created["success"], created
-    platform.wait_for_indexing()
+    _remember(platform, "user", "观点", "food", "pizza")
     _, people = _people_of(platform)
     documents = ["user food pizza"]
     assert not name_evidence(people(), question, USER, documents, lambda: True).against
-    created = platform.execute_tool(
-        USER,
-        "create_memory",
-        {"subject": "user", "memory_type": "事实", "topic": "name", "object": "Alice"},
-    )
-    assert created["success"], created
-    platform.wait_for_indexing()
+    _remember(platform, "user", "事实", "name", "Alice")
     _, people = _people_of(platform)
     assert name_evidence(people(), question, USER, documents, lambda: True).against
