@@ -52,6 +52,7 @@ import logging
 import mmap
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -101,12 +102,27 @@ and stemmer of :mod:`..textutil`): a cached glossary is named by it too, so one 
 older code wrote is never mapped by newer (a change that forgot to bump the header)."""
 _HSK = Path("hsk", "HSK2.0 wordlist [2010-2020].txt")
 _NOTE = re.compile(
-    r"^(CL:|surname |(old |erhua )?variant of|see |abbr\. |used in|also written|also pr\.|"
+    r"^(?:\([^)]*\) *)*"  # after remarks on where or how it is said: "(Tw) (coll.) see …"
+    r"(CL:|surname |([\w.-]+ )?variant of|see |abbr\. |used in|also written|also pr\.|"
     r"Taiwan pr\.)",
     re.IGNORECASE,
 )
+"""A usage note, no sense: "CL:…", "variant of 構|构", "Japanese variant of 乘", "(Tw)
+abbr. for …", "(classical) see 於是|于是" (a remark before a note left 构 glossed as
+"variant of |" and 国企 as "abbr. for |", before 2026-12-03)."""
 _PLAIN = re.compile(r"[A-Za-z' -]+")
 _BRACKETED = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_REFERENCE = re.compile(r"\S*\|\S*")
+"""Another entry's word in both its forms (一樣|一样), cut out of a sense with its reading."""
+_POINTER = re.compile(
+    r"same as|also(?: called| translated| known as| written)?|cf\.?|"
+    r"(?:Mandarin|PRC|Taiwan) equivalent:?|(?:now|usually|sometimes) (?:written|called)|"
+    r"opposite(?: of|:)?|contraction of|alias of|transliterated as|used for|in|alternative title",
+    re.IGNORECASE,
+)
+"""What is left of a sense that only pointed at another entry ("same as 一樣|一样", "also
+called 綬帶|绶带", "PRC equivalent: 五號電池|五号电池"): no sense (the pointer and a lone
+"|" were glossed, before 2026-12-03)."""
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _ASCII_PUNCTUATION = str.maketrans("？！，。：；“”（）、", '?!,.:;""(),')
 """Chinese punctuation as an English text writes it."""
@@ -202,14 +218,23 @@ def _read_sense(gloss: str) -> tuple[str, bool]:
     else:
         if _LIST.fullmatch(_latin(gloss)):  # "Hong Kong 香港, Macao 澳門|澳门 and Taiwan"
             return "", False
-        text = _BRACKETED.sub(" ", gloss)
+        text = _REFERENCE.sub(" ", _BRACKETED.sub(" ", gloss))
         text = text.split(",", 1)[0].split(";", 1)[0]  # "Berlin, capital of Germany"
-        text = _NON_ASCII.sub(" ", text)
+        text = _NON_ASCII.sub(" ", _without_accents(text))
         text = " ".join(text.split()).strip(" ,;.?!")
+        if _POINTER.fullmatch(text):
+            return "", False
     text = text.removeprefix("to ")
     if place := _PLACE.match(text):
         return place["name"], True
     return (text if text and text.count(" ") < 3 else ""), False
+
+
+def _without_accents(text: str) -> str:
+    """Latin letters without their accents (fiancée: fiancee, Jaén: Jaen): the other
+    characters that are not ASCII are cut out after, and would split such a word in two
+    ("fianc e", before 2026-12-03, made "e" an English word for 未婚妻)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _hsk_readings(path: Path) -> dict[str, str]:
@@ -302,6 +327,7 @@ def _read_english(path: Path, hsk: dict[str, str]) -> dict[str, str]:
                 for word in keys:
                     if (
                         _ENGLISH_WORD.fullmatch(word.replace(" ", ""))
+                        and len(word) > 1  # a letter ("hepatitis E", Liu E) is no word
                         and word not in ENGLISH_STOP_WORDS
                     ):
                         held = best.setdefault(word, {})
@@ -664,7 +690,7 @@ def chinese_gloss(text: str) -> str | None:
     if has_cjk(text):
         return None
     asked = []
-    for match in _QUESTION_WORD.finditer(text):
+    for match in _QUESTION_WORD.finditer(_without_accents(text)):
         said = match.group().replace("’", "'")
         word = said.split("'")[0]
         if word.lower() not in ENGLISH_STOP_WORDS and not said.lower().endswith("n't"):

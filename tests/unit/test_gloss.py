@@ -4,6 +4,7 @@ it."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -131,7 +132,7 @@ def test_a_chinese_question_is_glossed_word_by_word_and_the_rest_kept() -> None:
     # the reading HSK gives first: 读 is "to read", not its other reading's "comma"
     assert (english_gloss("读") or "").split()[:1] == ["read"]
     # a word the dictionary lacks is cut into the words it holds
-    assert "evening party" in (english_gloss("元旦晚会") or "")
+    assert english_gloss("元旦晚会") == "New Year's Day evening party"
     # speaker tags and Latin text as written
     tagged = english_gloss('<Bart>:"我喜欢咖啡"') or ""
     assert tagged.startswith('<Bart>:"') and tagged.split()[-2:] == ["coffee", '"']
@@ -161,6 +162,98 @@ def test_a_name_the_dictionary_lacks_is_kept_not_glossed_by_its_characters() -> 
     """小红 is a name, not "small red": the names logic reads it in either script."""
     said = english_gloss("小红喜欢什么？") or ""
     assert "小红" in said and "small" not in said and "like" in said
+    assert english_gloss("小红？") is None  # nothing glossed: no second search to run
+
+
+def _senses(word: str, name: str = "glossary") -> list[str]:
+    glossary = gloss._glossary(name)
+    assert glossary is not None
+    return (glossary.get(word) or "").split("\t")
+
+
+def test_a_word_is_glossed_by_its_usual_reading_in_either_form() -> None:
+    """The entries of a word of several readings come in no telling order: HSK's reading
+    first, for its traditional form too (讀 "read", not its other reading's "comma"); a
+    form's own entries before those of the words it is the other form of (宁 "peaceful",
+    not "store", which 宁 writes as a traditional character); then the dictionary's order
+    (什 "what", not "ten"); senses of the next entry where the first has too few (丑:
+    "clown", then 醜's "shameful")."""
+    assert english_gloss("讀") == "read study"
+    assert english_gloss("說") == "speak say"
+    assert english_gloss("會") == "can be possible"
+    assert english_gloss("結果") == english_gloss("结果") == "outcome result"
+    assert _senses("宁")[0] == "peaceful"
+    assert _senses("榜")[0] == "notice or announcement"
+    assert _senses("什")[0] == "what" and _senses("中")[0] == "within"
+    assert _senses("丑") == ["clown", "shameful"]
+
+
+def test_a_usage_note_is_no_sense_whatever_remark_comes_before_it() -> None:
+    """ "(Tw) (coll.) variant of 夠|够", "(Tw) abbr. for …", "Japanese variant of 乘": notes,
+    not senses (构 was glossed "variant of |", 国企 "state enterprise abbr. for |"); no
+    word's senses repeat or are empty, none is a note or holds what was cut out of one."""
+    assert english_gloss("构") == "reach by stretching construct"
+    assert english_gloss("国企") == "state enterprise"
+    assert _senses("乗") == [""]  # "Japanese variant of 乘"
+    source = gloss._dictionary_file()
+    assert source is not None
+    table = gloss._read(source, gloss._hsk_readings(source.parents[1] / gloss._HSK))
+    for word, senses in table.items():
+        said = senses.split("\t")
+        assert len(said) == len(set(said)) <= gloss.SENSES_PER_WORD, word
+        for sense in said:
+            assert sense and "|" not in sense and "variant of" not in sense, (word, sense)
+            assert sense.count(" ") < 3, (word, sense)  # a long explanation is no sense
+
+
+def test_an_accented_word_is_one_word_both_ways() -> None:
+    """Accents are dropped, not the letters they sit on: "fiancée" was "fianc e", and "e"
+    an English word for 未婚妻 (an e-mail then asked about a fiancée and hepatitis E)."""
+    assert english_gloss("未婚妻") == "fiancee"
+    assert chinese_gloss("Who is my fiancée?") == "未婚妻"
+    e_mail = (chinese_gloss("What is my e-mail address?") or "").split()
+    assert "地址" in e_mail and not {"未婚妻", "戊型肝炎", "刘鹗"} & set(e_mail)
+    assert "咖啡馆" in (chinese_gloss("What did I eat at the café?") or "").split()
+
+
+def test_the_english_glossary_keys_words_and_names_of_two_words() -> None:
+    """Stop words and letters are no keys, and a phrase is a key only where it is a name
+    (hong kong, not older sister); an English word's common Chinese words come first
+    (Friday: 星期五, not 主麻, a name read out of "Jumma or Jummah"); a name's simplified
+    forms come before the traditional ones."""
+    for not_a_key in ("the", "e", "older sister"):
+        assert _senses(not_a_key, "english") == [""], not_a_key
+    assert "香港" in _senses("hong kong", "english")
+    assert chinese_gloss("Friday") == "星期五 礼拜五"
+    assert gloss.chinese_names_for("Gates")[:2] == ["盖茨", "盖兹"]
+    assert gloss.chinese_names_for("Julia") == ["朱利娅", "朱莉娅", "朱丽亚", "茱莉亚"]
+
+
+def test_a_common_word_is_no_thing_for_a_proper_nouns_sense() -> None:
+    """狮子 is a lion before it is Leo, 孙子 a grandson before Sun Tzu: the things table
+    reads a word's first entry, HSK's reading first, as the glossary does."""
+    for word in ("狮子", "獅子", "孙子"):
+        assert _senses(word, "things") == [""], word
+    assert _senses("巴黎", "things") == ["Paris"]
+
+
+def test_the_code_a_glossary_is_read_by_names_it() -> None:
+    """Both files the glossaries are read by are hashed into their cached name: a digest
+    of nothing would map a glossary older code wrote."""
+    assert [p.name for p in gloss._BUILT_BY] == ["gloss.py", "textutil.py"]
+    assert all(p.is_file() for p in gloss._BUILT_BY)
+    assert gloss._code_digest() != ""
+
+
+def test_without_the_dictionary_nothing_is_glossed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``prepare`` reports the glossaries missing, and a search goes on without a gloss."""
+    assert gloss.load_glossaries() is True
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(gloss, "_tables", {})
+    assert gloss.load_glossaries() is False
+    assert english_gloss("我对什么过敏？") is None
+    assert chinese_gloss("What am I allergic to?") is None
+    assert gloss.proper_noun("约翰") is None and gloss.chinese_names_for("John") == []
 
 
 @pytest.mark.parametrize(
