@@ -22,8 +22,11 @@ machine and cached beside the models (:func:`_load`).
 - Traditional characters are glossed as simplified ones (對/对, 過敏/过敏).
 - Particles and interjections (的, 了, 呢, 吧, 嗯) are left out: no English word says them,
   and the dictionary's senses of their other readings are noise (呢: "woolen material").
-- Usage notes (classifiers, "variant of", "see …"), bracketed remarks, what follows a
-  comma ("Berlin, capital of Germany") and glosses of more than three words are left out.
+- Usage notes (classifiers, "variant of", "see …", also after a remark: "(Tw) abbr.
+  for …"), what is left of a sense that only points at another entry ("same as
+  一樣|一样"), bracketed remarks, what follows a comma ("Berlin, capital of Germany") and
+  glosses of more than three words are left out; accents are dropped ("fiancée":
+  fiancee), and a letter alone is no English word to gloss.
 
 The other way (:func:`chinese_gloss`), an English question's words become the Chinese
 words whose senses they are, from a second glossary read from the same dictionary
