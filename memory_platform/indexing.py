@@ -22,7 +22,7 @@ from .errors import MemoryPlatformError
 from .jobs import RETRY_BACKOFF, RETRY_BACKOFF_MAX
 from .store import GraphStore, PendingEmbedding
 
-__all__ = ["EmbeddingIndexer", "ReembedReport", "reembed"]
+__all__ = ["EmbeddingIndexer", "ReembedReport", "RetokenizeReport", "reembed", "retokenize"]
 
 log = logging.getLogger(__name__)
 
@@ -205,5 +205,40 @@ def reembed(
         return ReembedReport(
             previous.model if previous else None, target.model, queued, done, resumed
         )
+    finally:
+        store.close()
+
+
+@dataclass(frozen=True)
+class RetokenizeReport:
+    """What ``retokenize`` did."""
+
+    documents: int
+    rewritten: int
+    was_current: bool
+
+
+def retokenize(
+    settings: Settings,
+    progress: Callable[[int, int], None] = lambda _done, _total: None,
+    everything: bool = False,
+) -> RetokenizeReport:
+    """Rebuild a store's lexical index with the tokenizer queries now use, when it was
+    built with another (``textutil.lexical_signature``), or with ``everything`` always.
+
+    Needs no embedder: only texts are read and only the lexical documents written. Every
+    document stays searchable throughout, so an interrupted run loses nothing and a second
+    run finishes it (the new signature is recorded only at the end).
+    ``progress(done, total)`` is called after each page.
+    """
+    from .store import open_store
+
+    store = open_store(settings, check_signature=False)
+    try:
+        current = store.lexical_index_current()
+        total = store.lexical_document_count()
+        if current and not everything:
+            return RetokenizeReport(total, 0, was_current=True)
+        return RetokenizeReport(total, store.retokenize(progress), was_current=current)
     finally:
         store.close()

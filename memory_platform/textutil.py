@@ -6,8 +6,9 @@ overlapping; segmented by ``rjieba``, the Rust port with jieba's dictionary, whi
 exactly as jieba 0.42 does but loads in a fifth of the time and half the memory), its
 character bigrams (robust to segmentation, the standard for Chinese
 BM25) and its single characters (so 困 still finds 很困). Latin words are lower-cased
-and lightly stemmed. Documents and queries go through the same function, so both
-backends index and search exactly the same tokens.
+and lightly stemmed. Documents and
+queries go through the same function, so both backends index and search exactly the same
+tokens; a store records :func:`lexical_signature` to know whether its documents were.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "has_cjk",
     "in_dictionary",
     "leading_cjk_words",
+    "lexical_signature",
     "lexical_tokens",
     "mentions",
     "normalize_name",
@@ -254,6 +256,33 @@ def opening_tag(text: str) -> str | None:
 def _tag_of(m: re.Match[str]) -> str:
     """The speaker's name in a matched tag, without an aside after it (``Bart（小朋友）``)."""
     return _ASIDE.sub("", m["bracketed"] or m["bare"]).strip()
+
+
+TOKENIZER_VERSION = 1
+"""Raised by hand with any change to :func:`lexical_tokens` that :func:`lexical_signature`'s
+probe would not show (a rule for text the probe does not hold)."""
+
+_SIGNATURE_PROBE = (
+    "The runners' QUICKLY running cats didn't stop at Ｃafé No.9 in 2023: they're happy!\n"
+    "我们昨天在北京的咖啡馆喝了拿铁，小明觉得很开心。為什麼我家的猫叫咪咪？很困"
+)
+"""Text whose tokens stand for the tokenizer: English stemming and stop words, width and
+case folding, apostrophes, Chinese words in search mode with their bigrams and
+characters, stop words and traditional characters."""
+
+
+@lru_cache(maxsize=1)
+def lexical_signature() -> str:
+    """What a lexical index was tokenized with: :data:`TOKENIZER_VERSION`, the segmenter's
+    version and a digest of the stop words and of the probe's tokens. A store records it;
+    a store whose signature differs holds documents that queries no longer tokenize alike
+    (``memory-platform retokenize`` rebuilds them)."""
+    from importlib.metadata import version
+
+    digest = hashlib.blake2b(digest_size=8)
+    for part in (sorted(ENGLISH_STOP_WORDS), sorted(_ZH_STOP), lexical_tokens(_SIGNATURE_PROBE)):
+        digest.update("\x1f".join(part).encode() + b"\x1e")
+    return f"v{TOKENIZER_VERSION}-rjieba{version('rjieba')}-{digest.hexdigest()}"
 
 
 def tokens_document(text: str) -> str:

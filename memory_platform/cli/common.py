@@ -48,29 +48,34 @@ def user_errors() -> Iterator[None]:
         raise fail(str(exc)) from exc
 
 
-def settings_for(db: Path | None, **overrides: Any) -> Settings:
-    """Settings from the environment, with ``--db`` selecting an embedded store file."""
+def settings_for(db: Path | None, *, existing: bool = False, **overrides: Any) -> Settings:
+    """Settings from the environment, with ``--db`` selecting an embedded store file.
+
+    With ``existing`` (commands that only read or change what is stored), an embedded
+    store file that does not exist is refused instead of being created empty.
+    """
     if db is not None:
         overrides.update(backend="sqlite", sqlite_path=db)
-    return load_settings(**overrides)
+    settings = load_settings(**overrides)
+    if existing and settings.backend == "sqlite" and not Path(settings.sqlite_path).is_file():
+        raise fail(
+            f"no memory store at {settings.sqlite_path}: check --db / MEMORY_SQLITE_PATH "
+            "(ingest, import or init-db create one)"
+        )
+    return settings
 
 
 @contextmanager
 def open_platform(db: Path | None, *, existing: bool = False, **overrides: Any) -> Iterator[Any]:
     """A :class:`MemoryPlatform` for one command, closed (indexing finished) at the end.
 
-    With ``existing`` (commands that only read or change what is stored), an embedded
-    store file that does not exist is refused instead of being created empty.
+    With ``existing``, an embedded store file that does not exist is refused
+    (:func:`settings_for`).
     """
     from ..platform import MemoryPlatform
 
     with user_errors():
-        settings = settings_for(db, **overrides)
-        if existing and settings.backend == "sqlite" and not Path(settings.sqlite_path).is_file():
-            raise fail(
-                f"no memory store at {settings.sqlite_path}: check --db / MEMORY_SQLITE_PATH "
-                "(ingest, import or init-db create one)"
-            )
+        settings = settings_for(db, existing=existing, **overrides)
         with MemoryPlatform(settings) as mp:
             yield mp
 

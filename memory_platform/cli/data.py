@@ -286,11 +286,7 @@ def reembed(
     if dim is not None:
         overrides["embedding_dim"] = dim
     with user_errors():
-        settings = settings_for(db, **overrides)
-        if settings.backend == "sqlite" and not Path(settings.sqlite_path).is_file():
-            raise fail(
-                f"no memory store at {settings.sqlite_path}: check --db / MEMORY_SQLITE_PATH"
-            )
+        settings = settings_for(db, existing=True, **overrides)
         with _progress() as bar:
             task = bar.add_task(f"embedding with {settings.embedding_model}", total=None)
             report = run_reembed(
@@ -308,3 +304,40 @@ def reembed(
         f"re-embedded {report.embedded} of {report.queued} items with {report.model} ({how})",
         highlight=False,
     )
+
+
+def retokenize(
+    db: DbOption = None,
+    everything: Annotated[
+        bool,
+        typer.Option("--all", help="rebuild even if the index was built by this tokenizer"),
+    ] = False,
+) -> None:
+    """Rebuild the lexical index after the tokenizer changed (an upgrade says so at start).
+
+    Only texts are read and only the lexical index is written; every document stays
+    searchable throughout. Interrupted, it loses nothing: run it again.
+    """
+    from ..indexing import retokenize as run_retokenize
+    from .common import settings_for, user_errors
+
+    with user_errors():
+        settings = settings_for(db, existing=True)
+        with _progress() as bar:
+            task = bar.add_task("tokenizing", total=None)
+            report = run_retokenize(
+                settings,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                everything=everything,
+            )
+    if report.was_current and not report.rewritten:
+        console.print(
+            f"the lexical index ({report.documents} documents) is already built by this "
+            "tokenizer: nothing to do (--all rebuilds it anyway)",
+            highlight=False,
+        )
+    else:
+        console.print(
+            f"tokenized {report.rewritten} of {report.documents} lexical documents again",
+            highlight=False,
+        )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from ..config import Settings
 from .base import (
     SHARED_NODE,
@@ -14,6 +16,7 @@ from .base import (
 
 __all__ = [
     "SHARED_NODE",
+    "STALE_LEXICAL_INDEX",
     "EmbeddingSignature",
     "GraphStore",
     "MemoryRecord",
@@ -23,8 +26,19 @@ __all__ = [
 ]
 
 
+_log = logging.getLogger(__name__)
+
+STALE_LEXICAL_INDEX = (
+    "the lexical index of this store was tokenized otherwise than queries now are (an "
+    "upgrade changed the tokenizer, or the store predates recording it): word matches "
+    "may be missed until `memory-platform retokenize` rebuilds it (nothing is lost; "
+    "searches keep working meanwhile)"
+)
+
+
 def open_store(settings: Settings, *, check_signature: bool = True) -> GraphStore:
-    """Open the backend the settings name and check its embedding signature.
+    """Open the backend the settings name and check its embedding signature, and warn
+    when its lexical index was tokenized otherwise than queries now are.
 
     Raises:
         BackendUnavailable: the Neo4j server cannot be reached.
@@ -48,6 +62,8 @@ def open_store(settings: Settings, *, check_signature: bool = True) -> GraphStor
         return store
     try:
         store.check_signature()
+        if not store.lexical_index_current():
+            _log.warning(STALE_LEXICAL_INDEX)
     except Exception:
         store.close()
         raise

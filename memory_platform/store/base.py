@@ -42,6 +42,7 @@ from ..models import (
     VectorKind,
     valid_unicode,
 )
+from ..textutil import lexical_signature
 
 __all__ = [
     "SHARED_NODE",
@@ -65,6 +66,9 @@ __all__ = [
 
 SHARED_NODE = "SHARED_NODE"
 """Relation name of an expansion hop through a content node two memories share."""
+
+_RETOKENIZE_PAGE = 500
+"""Lexical documents tokenized again per write transaction (``retokenize``)."""
 
 _NODE_KINDS = (VectorKind.TOPIC, VectorKind.OBJECT)
 """The vector kinds a search reaches memories through (:attr:`SeedQuery.node_k`)."""
@@ -259,6 +263,58 @@ class GraphStore(ABC):
             self._record_signature(self._signature)
         elif stored != self._signature:
             raise EmbeddingMismatchError(stored.model, str(self._signature.model))
+
+    # -- lexical index -------------------------------------------------------------------
+
+    @abstractmethod
+    def _stored_lexical_signature(self) -> str | None:
+        """The tokenizer signature recorded in the store, or None where none is."""
+
+    @abstractmethod
+    def _record_lexical_signature(self, signature: str) -> None:
+        """Record (or replace) the tokenizer signature."""
+
+    @abstractmethod
+    def lexical_document_count(self) -> int:
+        """How many items of all users the lexical index holds."""
+
+    @abstractmethod
+    def _retokenize_pages(self, page_size: int) -> Iterator[int]:
+        """Tokenize every lexical document again from its item's stored text, a page per
+        write transaction; yields how many each page rewrote. Documents written meanwhile
+        are tokenized as they are written."""
+
+    def lexical_index_current(self) -> bool:
+        """Whether the lexical index was tokenized as queries are now. A store that holds
+        no document yet takes the current signature; one that holds documents but no
+        signature was written before stores recorded one, so it is not known to be."""
+        current = lexical_signature()
+        stored = self._stored_lexical_signature()
+        if stored is None and self.lexical_document_count() == 0:
+            self._record_lexical_signature(current)
+            return True
+        return stored == current
+
+    def retokenize(
+        self,
+        progress: Callable[[int, int], None] = lambda _d, _t: None,
+        page_size: int = _RETOKENIZE_PAGE,
+    ) -> int:
+        """Rebuild the lexical index with the current tokenizer, then record its signature.
+
+        Texts are never touched and every document stays searchable throughout (each is
+        replaced in the transaction that tokenizes it again), so an interrupted run loses
+        nothing: run it again. ``progress(done, total)`` follows each page. Returns how
+        many documents were rewritten.
+        """
+        total = self.lexical_document_count()
+        done = 0
+        progress(0, total)
+        for rewritten in self._retokenize_pages(page_size):
+            done += rewritten
+            progress(min(done, total), total)
+        self._record_lexical_signature(lexical_signature())
+        return done
 
     # -- memories ------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -396,6 +397,42 @@ class Neo4jGraphStore(GraphStore):
                 tx, "meta/set_signature", model=signature.model, dimension=signature.dimension
             )
         )
+
+    def _stored_lexical_signature(self) -> str | None:
+        rows = self._read("meta/get_lexical_signature")
+        return str(rows[0]["signature"]) if rows else None
+
+    def _record_lexical_signature(self, signature: str) -> None:
+        self._write(lambda tx: self._run(tx, "meta/set_lexical_signature", signature=signature))
+
+    def lexical_document_count(self) -> int:
+        return int(self._read("lexical/count")[0]["documents"])
+
+    def _retokenize_pages(self, page_size: int) -> Iterator[int]:
+        for kind in ("memory", "episode", "knowledge"):
+            after = ""
+            while True:
+                page = partial(self._retokenize_page, kind=kind, after=after, limit=page_size)
+                count, after = self._write(page)
+                if not count:
+                    break
+                yield count
+
+    def _retokenize_page(self, tx: Any, *, kind: str, after: str, limit: int) -> tuple[int, str]:
+        """One page of :meth:`_retokenize_pages`: how many items it read, the last one's id."""
+        rows = self._run(tx, f"lexical/{kind}_page", after=after, limit=limit)
+        if not rows:
+            return 0, after
+        items = [
+            {
+                "element_id": r["element_id"],
+                "previous": r["search_tokens"],
+                "search_tokens": _page_row_tokens(kind, r),
+            }
+            for r in rows
+        ]
+        self._run(tx, "lexical/set_tokens", items=items)
+        return len(rows), str(rows[-1]["id"])
 
     def reset_embeddings(self) -> int:
         signature = self._signature
@@ -1184,27 +1221,7 @@ class Neo4jGraphStore(GraphStore):
                 )
 
             links = link_session_turns(ordered, around)
-            props = [
-                {
-                    "id": e.id,
-                    "user_id": user,
-                    "session_id": e.session_id,
-                    "text": e.text,
-                    "speaker": e.speaker,
-                    "timestamp": e.timestamp,
-                    "keywords": e.keywords,
-                    "importance": e.importance,
-                    "access_count": e.access_count,
-                    "metadata": metadata_json(e.metadata),
-                    "sensitive": e.sensitive,
-                    "searchable": e.searchable,
-                    "expires_at": e.expires_at,
-                    "clocked_at": None if e.metadata.get(UTC_OFFSET_KEY) is None else e.timestamp,
-                    "search_kind": VectorKind.EPISODE.value,
-                    "search_tokens": _episode_tokens(user, e, links.before.get(e.id)),
-                }
-                for e in episodes
-            ]
+            props = [_episode_props(e, links.before.get(e.id)) for e in episodes]
             self._run(tx, "episode/create_many", episodes=props)
             if links.pairs:
                 pairs = [{"from_id": a, "to_id": b} for a, b in links.pairs]
@@ -1632,6 +1649,18 @@ def _add_loaded(
             out.next_episode[episode.id] = item["next_id"]
 
 
+def _page_row_tokens(kind: str, row: Any) -> str | None:
+    """The search tokens of the item of a ``lexical/*_page`` row, as writing it would
+    make them now (none for a turn kept out of search: it leaves the index)."""
+    if kind == "memory":
+        memory = _memory_from_props(row["memory"])
+        return _search_tokens(memory.user_id, memory_document(memory))
+    if kind == "episode":
+        episode = _episode_from_props(row["episode"])
+        return _episode_tokens(episode.user_id, episode, row["previous_text"])
+    return _search_tokens(row["user_id"], row["content"])
+
+
 def _search_tokens(user_id: str, text: str) -> str:
     return user_token(user_id) + " " + tokens_document(text)
 
@@ -1642,6 +1671,28 @@ def _episode_tokens(user_id: str, episode: Episode, previous_text: str | None = 
     if not episode.searchable:
         return None
     return _search_tokens(user_id, episode_document(episode, previous_text))
+
+
+def _episode_props(episode: Episode, previous_text: str | None) -> dict[str, Any]:
+    """A turn's node properties, its search tokens after its previous turn's words."""
+    return {
+        "id": episode.id,
+        "user_id": episode.user_id,
+        "session_id": episode.session_id,
+        "text": episode.text,
+        "speaker": episode.speaker,
+        "timestamp": episode.timestamp,
+        "keywords": episode.keywords,
+        "importance": episode.importance,
+        "access_count": episode.access_count,
+        "metadata": metadata_json(episode.metadata),
+        "sensitive": episode.sensitive,
+        "searchable": episode.searchable,
+        "expires_at": episode.expires_at,
+        "clocked_at": (None if episode.metadata.get(UTC_OFFSET_KEY) is None else episode.timestamp),
+        "search_kind": VectorKind.EPISODE.value,
+        "search_tokens": _episode_tokens(episode.user_id, episode, previous_text),
+    }
 
 
 def _memory_props(memory: Memory) -> dict[str, Any]:

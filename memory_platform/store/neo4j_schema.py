@@ -63,11 +63,12 @@ GRAPH_KEYS = frozenset(
         "version_id", "position", "through", "metadata",
         # search: vectors, the lexical document's kind, the embedding queue's token
         "embedding", "media_embedding", "media_model", "media_modality", "search_kind",
-        "pending_token",
+        "search_tokens", "pending_token",
         # relationships: a structural edge's memory, label and order; a link's origin
         "memory_id", "relation", "seq", "discovered",
-        # the store's metadata (embedding signature); the write lock of a compare-and-set
-        "key", "model", "dimension", "_LOCK_",
+        # the store's metadata (embedding and tokenizer signatures); the write lock of a
+        # compare-and-set
+        "key", "model", "dimension", "value", "_LOCK_",
         # keys of parameter rows and of maps a statement builds, read as ``row.key``: the
         # linter cannot tell them from properties
         "ref_id", "src_id", "dst_id", "from_id", "to_id", "memory_ids",

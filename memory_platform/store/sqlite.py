@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -48,7 +48,14 @@ from ..models import (
     VectorKind,
     utc,
 )
-from ..textutil import fts_query, lexical_tokens, normalize_name, tokens_document, user_token
+from ..textutil import (
+    fts_query,
+    lexical_signature,
+    lexical_tokens,
+    normalize_name,
+    tokens_document,
+    user_token,
+)
 from .base import (
     SHARED_NODE,
     EmbeddingSignature,
@@ -68,7 +75,14 @@ from .base import (
 from .lexical_cache import LexicalCache
 from .sessions import StoredTurn, link_session_turns
 from .sqlite_driver import sqlite3
-from .sqlite_schema import CLOCKED_SQL, REQUEUE_ALL, SPOKEN_LINE_SQL, migrate, searchable_sql
+from .sqlite_schema import (
+    CLOCKED_SQL,
+    REQUEUE_ALL,
+    SPOKEN_LINE_SQL,
+    migrate,
+    schema_version,
+    searchable_sql,
+)
 from .vector_cache import VectorCache
 
 __all__ = ["SQLiteGraphStore"]
@@ -109,6 +123,15 @@ _PENDING_SQL = (
 the turns before and after it are put around it here, from the NEXT chain as it stands
 when the item is embedded (``episode_embedding_text``), leaving out a turn kept out of
 search."""
+
+
+_T = TypeVar("_T")
+
+
+def _chunks(items: Sequence[_T], size: int = 500) -> Iterator[list[_T]]:
+    """``items`` in lists of at most ``size`` (SQLite caps a statement's parameters)."""
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
 
 
 def _placeholders(count: int) -> str:
@@ -179,7 +202,10 @@ class SQLiteGraphStore(GraphStore):
         self._lexicon = LexicalCache()
         try:
             with self._translate():
+                fresh = schema_version(self._conn()) == 0
                 migrate(self._conn())
+            if fresh:  # its documents will all be tokenized by this tokenizer
+                self._record_lexical_signature(lexical_signature())
         except BaseException:  # a file it cannot use: its connection is not left open
             self.close()
             raise
@@ -284,37 +310,136 @@ class SQLiteGraphStore(GraphStore):
     def pending_count(self) -> int:
         return int(self._read("SELECT count(*) FROM pending_vectors")[0][0])
 
+    # -- lexical signature and retokenizing --------------------------------------------
+
+    def _stored_lexical_signature(self) -> str | None:
+        rows = self._read("SELECT value FROM meta WHERE key = 'lexical_signature'")
+        return str(rows[0][0]) if rows else None
+
+    def _record_lexical_signature(self, signature: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('lexical_signature', ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (signature,),
+            )
+
+    def lexical_document_count(self) -> int:
+        return int(self._read("SELECT count(*) FROM lexical_docs")[0][0])
+
+    def _retokenize_pages(self, page_size: int) -> Iterator[int]:
+        # documents written from now on get row ids above this one, tokenized already
+        upto = self._read("SELECT max(rowid) FROM lexical_docs")[0][0]
+        after = 0
+        while upto is not None:
+            with self._tx() as conn:
+                rows = conn.execute(
+                    "SELECT rowid, user_id, kind, ref_id FROM lexical_docs"
+                    " WHERE rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?",
+                    (after, upto, page_size),
+                ).fetchall()
+                if not rows:
+                    return
+                after = rows[-1][0]
+                groups: dict[tuple[str, str], list[str]] = {}
+                for _rowid, user, kind, ref_id in rows:
+                    groups.setdefault((user, kind), []).append(ref_id)
+                for (user, kind), ids in groups.items():
+                    documents = self._lexical_sources(conn, user, VectorKind(kind), ids)
+                    # new row ids, so that every lexical cache sees the change; an item
+                    # gone (or kept out of search) leaves the index
+                    self._index_texts(conn, user, VectorKind(kind), documents)
+                    self._unindex(conn, VectorKind(kind), [i for i in ids if i not in documents])
+            yield len(rows)
+
+    def _lexical_sources(
+        self, conn: sqlite3.Connection, user: str, kind: VectorKind, ids: Sequence[str]
+    ) -> dict[str, str]:
+        """The text each item's lexical document is made from, for a user's ``ids`` of one
+        kind (at most 500)."""
+        marks = _placeholders(len(ids))
+        if kind is VectorKind.EPISODE:
+            return self._episode_documents(conn, user, ids)[1]
+        if kind is VectorKind.MEMORY:
+            return {
+                m.id: memory_document(m)
+                for m in (
+                    _memory_from_row(r)
+                    for r in conn.execute(
+                        f"SELECT {_MEMORY_COLUMNS} FROM memories"
+                        f" WHERE +user_id = ? AND id IN ({marks})",
+                        (user, *ids),
+                    )
+                )
+            }
+        return {
+            r[0]: r[1]
+            for r in conn.execute(
+                f"SELECT id, content FROM knowledge WHERE user_id = ? AND id IN ({marks})",
+                (user, *ids),
+            )
+        }
+
     # -- lexical index helpers ---------------------------------------------------------
 
-    def _index_text(
-        self, conn: sqlite3.Connection, user_id: str, kind: VectorKind, ref_id: str, text: str
+    @staticmethod
+    def _index_texts(
+        conn: sqlite3.Connection, user_id: str, kind: VectorKind, texts: Mapping[str, str]
     ) -> None:
-        self._unindex(conn, kind, [ref_id])
-        cur = conn.execute(
-            "INSERT INTO lexical_docs(user_id, kind, ref_id) VALUES (?, ?, ?)",
-            (user_id, kind.value, ref_id),
+        """Index (or index again) each item's text, for one user and kind, in bulk.
+
+        FTS5 keeps its changes in memory until a write to another table in the same
+        transaction (or the commit) flushes them as a new segment, merged into the others
+        as the index grows: a write between two of its writes costs a flush. So the rows
+        of ``lexical_docs`` are written first, then FTS5's deletes and inserts together
+        (indexing each memory of a batch between its other rows took 57% of the time of
+        writing 1,000 memories).
+        """
+        if not texts:
+            return
+        old = SQLiteGraphStore._document_rowids(conn, kind, list(texts))
+        for chunk in _chunks(old):
+            conn.execute(
+                f"DELETE FROM lexical_docs WHERE rowid IN ({_placeholders(len(chunk))})", chunk
+            )
+        # row ids are never reused (AUTOINCREMENT): the next after the last ever given
+        last = conn.execute(
+            "SELECT seq FROM sqlite_sequence WHERE name = 'lexical_docs'"
+        ).fetchone()
+        first = (int(last[0]) if last else 0) + 1
+        conn.executemany(
+            "INSERT INTO lexical_docs(rowid, user_id, kind, ref_id) VALUES (?, ?, ?, ?)",
+            [(first + i, user_id, kind.value, ref_id) for i, ref_id in enumerate(texts)],
         )
-        conn.execute(
+        for chunk in _chunks(old):
+            conn.execute(f"DELETE FROM lexical WHERE rowid IN ({_placeholders(len(chunk))})", chunk)
+        utok = user_token(user_id)
+        conn.executemany(
             "INSERT INTO lexical(rowid, tokens, utok) VALUES (?, ?, ?)",
-            (cur.lastrowid, tokens_document(text), user_token(user_id)),
+            [(first + i, tokens_document(text), utok) for i, text in enumerate(texts.values())],
         )
 
     @staticmethod
+    def _document_rowids(
+        conn: sqlite3.Connection, kind: VectorKind, ref_ids: Sequence[str]
+    ) -> list[int]:
+        """The row ids of these items' lexical documents."""
+        return [
+            r[0]
+            for chunk in _chunks(ref_ids)
+            for r in conn.execute(
+                "SELECT rowid FROM lexical_docs"
+                f" WHERE kind = ? AND ref_id IN ({_placeholders(len(chunk))})",
+                (kind.value, *chunk),
+            )
+        ]
+
+    @staticmethod
     def _unindex(conn: sqlite3.Connection, kind: VectorKind, ref_ids: Sequence[str]) -> None:
-        for start in range(0, len(ref_ids), 500):
-            chunk = list(ref_ids[start : start + 500])
+        for chunk in _chunks(SQLiteGraphStore._document_rowids(conn, kind, ref_ids)):
             marks = _placeholders(len(chunk))
-            rowids = [
-                r[0]
-                for r in conn.execute(
-                    f"SELECT rowid FROM lexical_docs WHERE kind = ? AND ref_id IN ({marks})",
-                    (kind.value, *chunk),
-                )
-            ]
-            if rowids:
-                rmarks = _placeholders(len(rowids))
-                conn.execute(f"DELETE FROM lexical WHERE rowid IN ({rmarks})", rowids)
-                conn.execute(f"DELETE FROM lexical_docs WHERE rowid IN ({rmarks})", rowids)
+            conn.execute(f"DELETE FROM lexical_docs WHERE rowid IN ({marks})", chunk)
+            conn.execute(f"DELETE FROM lexical WHERE rowid IN ({marks})", chunk)
 
     @staticmethod
     def _delete_vectors(conn: sqlite3.Connection, kind: VectorKind, ref_ids: Sequence[str]) -> None:
@@ -333,9 +458,12 @@ class SQLiteGraphStore(GraphStore):
         with self._tx() as conn:
             for subgraph in subgraphs:
                 self._insert_memory(conn, subgraph)
+            user = subgraphs[0].memory.user_id
+            documents = {g.memory.id: memory_document(g.memory) for g in subgraphs}
+            self._index_texts(conn, user, VectorKind.MEMORY, documents)
 
     def _insert_memory(self, conn: sqlite3.Connection, subgraph: MemorySubgraph) -> None:
-        """One memory's rows, inside the caller's transaction."""
+        """One memory's rows but its lexical document, inside the caller's transaction."""
         memory = subgraph.memory
         user = memory.user_id
         ids = [n.id for n in subgraph.nodes]
@@ -400,7 +528,6 @@ class SQLiteGraphStore(GraphStore):
             " VALUES (?, ?, ?, ?, ?, ?)",
             [(user, memory.id, e.src_id, e.dst_id, e.type.value, e.label) for e in subgraph.edges],
         )
-        self._index_text(conn, user, VectorKind.MEMORY, memory.id, memory_document(memory))
 
     def get_memory(self, user_id: str, memory_id: str) -> MemoryRecord | None:
         user = self._check_user(user_id)
@@ -969,33 +1096,10 @@ class SQLiteGraphStore(GraphStore):
                 ],
             )
             before = self._link_sessions(conn, user, ordered)
-            rows = [
-                (
-                    user,
-                    VectorKind.EPISODE.value,
-                    e.id,
-                    tokens_document(episode_document(e, before.get(e.id))),
-                )
-                for e in episodes
-                if e.searchable  # one kept out of search has no lexical document
-            ]
-            conn.executemany(
-                "INSERT INTO lexical_docs(user_id, kind, ref_id) VALUES (?, ?, ?)",
-                [r[:3] for r in rows],
-            )
-            utok = user_token(user)
-            conn.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS _new_docs(ref_id TEXT PRIMARY KEY, doc TEXT)"
-            )
-            conn.execute("DELETE FROM _new_docs")
-            conn.executemany("INSERT INTO _new_docs VALUES (?, ?)", [(r[2], r[3]) for r in rows])
-            conn.execute(
-                "INSERT INTO lexical(rowid, tokens, utok)"
-                " SELECT d.rowid, n.doc, ? FROM _new_docs n"
-                " JOIN lexical_docs d ON d.kind = 'episode' AND d.ref_id = n.ref_id",
-                (utok,),
-            )
-            conn.execute("DELETE FROM _new_docs")
+            documents = {  # one kept out of search has no lexical document
+                e.id: episode_document(e, before.get(e.id)) for e in episodes if e.searchable
+            }
+            self._index_texts(conn, user, VectorKind.EPISODE, documents)
         return [e.id for e in episodes]
 
     def _link_sessions(
@@ -1036,10 +1140,12 @@ class SQLiteGraphStore(GraphStore):
             "UPDATE episodes SET next_id = ? WHERE id = ?", [(b, a) for a, b in links.pairs]
         )
         _queue_episodes(conn, links.requeue)
-        for episode in self._episodes_in(conn, user, list(links.retoken)):
-            if episode.searchable:
-                document = episode_document(episode, links.retoken[episode.id])
-                self._index_text(conn, user, VectorKind.EPISODE, episode.id, document)
+        retokened = {
+            episode.id: episode_document(episode, links.retoken[episode.id])
+            for episode in self._episodes_in(conn, user, list(links.retoken))
+            if episode.searchable
+        }
+        self._index_texts(conn, user, VectorKind.EPISODE, retokened)
         return links.before
 
     def delete_episodes(self, user_id: str, episode_ids: Sequence[str]) -> int:
@@ -1088,12 +1194,12 @@ class SQLiteGraphStore(GraphStore):
             self._delete_vectors(conn, VectorKind.EPISODE, chunk)
             # and embedded again: its vector was made with the deleted turn in front
             self._delete_vectors(conn, VectorKind.EPISODE, after + before)
-            for episode in self._episodes_in(conn, user, after):
-                if not episode.searchable:
-                    continue
-                self._index_text(
-                    conn, user, VectorKind.EPISODE, episode.id, episode_document(episode)
-                )
+            documents = {
+                episode.id: episode_document(episode)
+                for episode in self._episodes_in(conn, user, after)
+                if episode.searchable
+            }
+            self._index_texts(conn, user, VectorKind.EPISODE, documents)
             _queue_episodes(conn, after + before)
         return len(deleted)
 
@@ -1232,29 +1338,39 @@ class SQLiteGraphStore(GraphStore):
     def _reindex_speakers(self, conn: sqlite3.Connection, user: str, ids: list[str]) -> None:
         """:meth:`fill_episode_speakers`' index and queue work for turns just given a
         speaker (at most 500)."""
-        marks = _placeholders(len(ids))
+        before, documents = self._episode_documents(conn, user, ids)
+        self._index_texts(conn, user, VectorKind.EPISODE, documents)
+        after = [
+            r[0]
+            for r in conn.execute(
+                f"SELECT next_id FROM episodes WHERE id IN ({_placeholders(len(ids))})", ids
+            )
+            if r[0] is not None
+        ]
+        _queue_episodes(conn, list(dict.fromkeys([*ids, *before.values(), *after])))
+
+    def _episode_documents(
+        self, conn: sqlite3.Connection, user: str, ids: Sequence[str]
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """The lexical documents of a user's searchable episodes among ``ids`` (at most
+        500), each after its previous turn's words, and which turn precedes each."""
         before = {  # each turn's previous turn
             r[1]: r[0]
             for r in conn.execute(
-                f"SELECT id, next_id FROM episodes WHERE +user_id = ? AND next_id IN ({marks})",
+                "SELECT id, next_id FROM episodes"
+                f" WHERE +user_id = ? AND next_id IN ({_placeholders(len(ids))})",
                 (user, *ids),
             )
         }
-        after = [
-            r[0]
-            for r in conn.execute(f"SELECT next_id FROM episodes WHERE id IN ({marks})", ids)
-            if r[0] is not None
-        ]
         previous = {e.id: e for e in self._episodes_in(conn, user, list(before.values()))}
+        documents = {}
         for episode in self._episodes_in(conn, user, ids):
             if not episode.searchable:
                 continue
             turn = previous.get(before.get(episode.id, ""))
             text = turn.text if turn is not None and turn.searchable else None
-            self._index_text(
-                conn, user, VectorKind.EPISODE, episode.id, episode_document(episode, text)
-            )
-        _queue_episodes(conn, list(dict.fromkeys([*ids, *before.values(), *after])))
+            documents[episode.id] = episode_document(episode, text)
+        return before, documents
 
     def users_with_staged(self, limit: int = 1000, after: str = "") -> list[str]:
         return [
@@ -1347,8 +1463,8 @@ class SQLiteGraphStore(GraphStore):
                     for i, p in enumerate(version.points)
                 ],
             )
-            for p in version.points:
-                self._index_text(conn, user, VectorKind.KNOWLEDGE, p.id, p.content)
+            contents = {p.id: p.content for p in version.points}
+            self._index_texts(conn, user, VectorKind.KNOWLEDGE, contents)
         return version.version_id
 
     def knowledge_version_times(

@@ -23,6 +23,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from memory_platform.models import VectorKind
@@ -64,12 +65,18 @@ def _statement_names(node: ast.expr) -> list[str]:
         return [node.value]
     if isinstance(node, ast.IfExp):  # "memory/expand_two" if ... else "memory/expand_step"
         return _statement_names(node.body) + _statement_names(node.orelse)
-    if isinstance(node, ast.JoinedStr):  # f"vector/exact_{kind.value}"
-        prefix = "".join(
-            v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+    if isinstance(node, ast.JoinedStr):
+        pattern = "".join(
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "*"
+            for v in node.values
         )
-        if prefix == "vector/exact_":
+        if pattern == "vector/exact_*":  # f"vector/exact_{kind.value}" (not exact_many)
             return [f"vector/exact_{kind.value}" for kind in VectorKind]
+        return [  # f"lexical/{kind}_page": every file it can name
+            name.removeprefix("neo4j/")
+            for name in query_names()
+            if fnmatchcase(name, f"neo4j/{pattern}")
+        ]
     return []
 
 

@@ -54,3 +54,39 @@ def test_the_driver_asks_the_server_to_keep_unknown_name_warnings_to_itself() ->
 
     assert list(disabled) == ["UNRECOGNIZED"] == list(QUIET_NOTIFICATIONS)
     assert "DEPRECATION" not in disabled and "PERFORMANCE" not in disabled
+
+
+def test_retokenizing_a_stored_item_gives_the_tokens_writing_it_gave() -> None:
+    """``retokenize`` reads items back from their node properties: the tokens it makes
+    from them are those the write path stored (a memory's title, text and attributes;
+    a turn after its previous turn's words; a turn kept out of search leaves the index)."""
+    from datetime import UTC, datetime
+
+    from memory_platform.models import Episode, Memory, MemoryType
+    from memory_platform.store.neo4j import (
+        _episode_props,
+        _memory_props,
+        _page_row_tokens,
+        _search_tokens,
+    )
+
+    memory = Memory(user_id="u", memory_type=MemoryType.EVENT, title="Caroline painted a sunset",
+                    text="她在湖边画了日落", attributes={"place": "the lake"})  # fmt: skip
+    props = _memory_props(memory)
+    read_back = {k: v for k, v in props.items() if k != "search_tokens"}
+    assert _page_row_tokens("memory", {"memory": read_back}) == props["search_tokens"]
+    assert "lake" in props["search_tokens"].split() and "日落" in props["search_tokens"]
+
+    at = datetime(2025, 11, 5, tzinfo=UTC)
+    turn = Episode(user_id="u", text="我们去了北京", speaker="Mel", timestamp=at)
+    stored = _episode_props(turn, "Where did you go?")
+    row = {"episode": {k: v for k, v in stored.items() if k != "search_tokens"},
+           "previous_text": "Where did you go?"}  # fmt: skip
+    assert _page_row_tokens("episode", row) == stored["search_tokens"]
+    assert {"go", "mel", "北京"} <= set(stored["search_tokens"].split())
+    hidden = _episode_props(turn.model_copy(update={"metadata": {"searchable": False}}), None)
+    assert hidden["search_tokens"] is None
+    assert _page_row_tokens("episode", {"episode": hidden, "previous_text": None}) is None
+
+    knowledge = {"user_id": "u", "content": "Caroline loves running"}
+    assert _page_row_tokens("knowledge", knowledge) == _search_tokens("u", knowledge["content"])

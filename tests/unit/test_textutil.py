@@ -75,11 +75,12 @@ def test_words_that_only_look_alike_keep_their_own_tokens(words: tuple[str, str,
 
 
 def test_english_words_are_stemmed_as_stored_documents_hold_them() -> None:
-    """Stores already indexed hold these tokens, and nothing indexes them again: the
-    stemmer must keep stemming alike. Porter's handling of a final e (hike and hiking,
-    love and loved would meet) was measured on 2026-12-03 and not adopted: LoCoMo dev
-    R@10 0.807 → 0.811, R@5 0.728 → 0.723, MADial unchanged (``benchmarks/README.md``,
-    "Measured changes"); it would also need every stored document tokenised again."""
+    """Stores already indexed hold these tokens: a change to the stemmer changes the
+    tokenizer's signature, and every store warns until ``memory-platform retokenize``
+    rebuilds it, so it is made only for a measured gain. Porter's handling of a final e
+    (hike and hiking, love and loved would meet) was measured on 2026-12-03 and not
+    adopted: LoCoMo dev R@10 0.807 → 0.811, R@5 0.728 → 0.723, MADial unchanged
+    (``benchmarks/README.md``, "Measured changes")."""
     expected = {
         "studies": "study",
         "hiking": "hik",
@@ -181,6 +182,7 @@ _CACHES_WITHOUT_TEXT = {
     "memory_platform.retrieval.pinyin._readings",
     "memory_platform.retrieval.pinyin._syllables",
     "memory_platform.store.vector_cache._blas_threads",
+    "memory_platform.textutil.lexical_signature",  # of a fixed probe text
 }
 
 
@@ -235,3 +237,25 @@ def test_a_text_mentions_a_chinese_term_anywhere_and_another_as_whole_words() ->
     assert mentions("She loves Green Tea.", "green tea")
     assert not mentions("She loves steak.", "tea")
     assert not mentions("我家的狗", "小猫")
+
+
+def test_the_lexical_signature_changes_with_the_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store compares it with the one it recorded: any change in how the probe text is
+    tokenized, in the stop words or in the version must give another signature."""
+    from memory_platform import textutil
+
+    build = textutil.lexical_signature.__wrapped__
+    before = build()
+    assert before == textutil.lexical_signature() and before == build()
+    assert before.startswith(f"v{textutil.TOKENIZER_VERSION}-rjieba")
+
+    monkeypatch.setattr(textutil, "_ZH_STOP", textutil._ZH_STOP | {"咖啡"})
+    assert build() != before  # a stop word, and the probe's tokens with it
+    monkeypatch.undo()
+    monkeypatch.setattr(textutil, "english_stem", lambda word: word)
+    textutil.clear_text_caches()
+    assert build() != before  # the probe's tokens alone
+    monkeypatch.undo()
+    textutil.clear_text_caches()
+    monkeypatch.setattr(textutil, "TOKENIZER_VERSION", textutil.TOKENIZER_VERSION + 1)
+    assert build() != before

@@ -1,0 +1,70 @@
+"""``memory-platform retokenize``: the lexical index rebuilt after the tokenizer changed."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from memory_platform.cli import app
+from memory_platform.config import Settings
+from memory_platform.models import Episode, VectorKind
+from memory_platform.store import open_store
+
+REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
+TURNS = ["I adopted a dog named Rex", "我昨晚没睡好，今天很累", "We went hiking in the Alps"]
+
+
+def old_tokenizer_store(path: Path) -> Settings:
+    """A store whose documents an older tokenizer wrote: other tokens, another signature."""
+    settings = Settings(backend="sqlite", sqlite_path=path, _env_file=None)
+    store = open_store(settings)
+    store.add_episodes(
+        [
+            Episode(user_id="ann", session_id="s", text=t, timestamp=REF + timedelta(minutes=i))
+            for i, t in enumerate(TURNS)
+        ]
+    )
+    store._record_lexical_signature("v0-an-older-tokenizer")
+    store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE lexical SET tokens = 'zzz'")
+    return settings
+
+
+def finds(settings: Settings, question: str) -> bool:
+    store = open_store(settings)
+    try:
+        return bool(store.lexical_search("ann", question, kinds=[VectorKind.EPISODE]))
+    finally:
+        store.close()
+
+
+def test_retokenize_rebuilds_a_stale_index_once_and_says_so(tmp_path: Path) -> None:
+    settings = old_tokenizer_store(tmp_path / "m.db")
+    runner = CliRunner()
+    assert not finds(settings, "没睡好") and not finds(settings, "hiking in the Alps")
+
+    result = runner.invoke(app, ["retokenize", "--db", str(settings.sqlite_path)])
+
+    assert result.exit_code == 0, result.output
+    assert "tokenized 3 of 3 lexical documents again" in result.stdout
+    assert "tokenizing" in result.stderr  # the progress bar
+    assert finds(settings, "没睡好") and finds(settings, "hiking in the Alps")
+
+    again = runner.invoke(app, ["retokenize", "--db", str(settings.sqlite_path)])
+    assert again.exit_code == 0, again.output
+    assert "already built by this tokenizer: nothing to do" in again.stdout
+
+    forced = runner.invoke(app, ["retokenize", "--db", str(settings.sqlite_path), "--all"])
+    assert forced.exit_code == 0, forced.output
+    assert "tokenized 3 of 3 lexical documents again" in forced.stdout
+
+
+def test_retokenize_refuses_a_missing_store_without_creating_one(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(app, ["retokenize", "--db", str(tmp_path / "none.db")])
+
+    assert missing.exit_code == 1 and "no memory store at" in missing.stderr
+    assert not (tmp_path / "none.db").exists()
