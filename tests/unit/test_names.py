@@ -931,3 +931,41 @@ def test_a_place_a_question_about_the_owner_names_is_no_stranger(
 
     assert relevance("我在达拉斯吃了什么辣的？") > relevance("我和达拉斯吃了什么辣的？") + 0.3
     assert relevance("我和露西吃了什么辣的？") < relevance("我吃了什么辣的？") - 0.3
+
+
+# -- edges of the name rules: a name that is all a text says, mixed scripts ---------------
+
+
+def test_a_run_of_capitals_with_a_weekday_in_it_is_no_full_name() -> None:
+    """ "Caroline Monday" is Caroline and a day: a run of capitalised words is a full name
+    only when every word of it could be one."""
+    assert names_module.named_words("I met Caroline Monday at noon.") == ["Caroline"]
+
+
+def test_a_name_that_is_the_whole_text_counts_as_said() -> None:
+    """The boundary of "all its words stand there": a text of the name alone."""
+    assert names_module.names_the_owner("Bart", ["Bart"])
+    assert names_module.says_name("Caroline", "Caroline")
+    assert not names_module.unknown_names(
+        "What does Caroline like?", "u1", ["Caroline"], known_to_memory=lambda _name: False
+    )
+
+
+def test_names_in_the_other_script_are_looked_up_when_any_document_is_written_in_it() -> None:
+    mixed = ["汤姆很喜欢吃寿司", "Tom loves sushi"]
+    assert names_module.names_written_otherwise(["汤姆"], mixed) == ("汤姆",)
+    assert names_module.names_written_otherwise(["Tom"], mixed) == ("Tom",)
+    assert names_module.names_written_otherwise(["汤姆"], ["汤姆很喜欢吃寿司"]) == ()
+
+
+def test_a_name_shared_in_the_other_script_counts_when_it_is_all_either_side_says() -> None:
+    forms = names_module.other_script_forms(["Tom"])
+    assert names_module.shared_in_other_script(forms, {"tom"}, {"汤姆"}) == 1
+    assert names_module.shared_in_other_script(forms, {"tom"}, {"tom", "汤姆"}) == 0
+
+
+def test_a_chinese_name_with_a_latin_letter_makes_no_given_names_or_nicknames() -> None:
+    """阿Q (Lu Xun's) is no 阿 before a character: no 小Q or QQ; 李小Q drops no surname."""
+    assert names_module.nicknames("阿Q") == []
+    assert names_module.given_names("李小Q") == []
+    assert names_module.nicknames("张伟") == ["小伟", "阿伟", "伟伟"]
