@@ -5,8 +5,8 @@ question, so a CJK run gives three kinds of tokens: jieba's words (search mode,
 overlapping; segmented by ``rjieba``, the Rust port with jieba's dictionary, which splits
 exactly as jieba 0.42 does but loads in a fifth of the time and half the memory), its
 character bigrams (robust to segmentation, the standard for Chinese
-BM25) and its single characters (so 困 still finds 很困). Latin words are lower-cased
-and lightly stemmed. Documents and
+BM25) and its single characters (so 困 still finds 很困). Latin words are lower-cased,
+lose their accents (café and cafe are one word) and are lightly stemmed. Documents and
 queries go through the same function, so both backends index and search exactly the same
 tokens; a store records :func:`lexical_signature` to know whether its documents were.
 """
@@ -44,6 +44,7 @@ __all__ = [
     "tokens_document",
     "transcript_speakers",
     "user_token",
+    "without_accents",
     "without_owner_pronoun",
     "word_tokens",
 ]
@@ -149,8 +150,21 @@ def english_stem(word: str) -> str:
     return word
 
 
+def without_accents(text: str) -> str:
+    """Latin letters without their accents (café: cafe, Zoë: zoe, fiancée: fiancee), so
+    that a word is one word whether or not it is typed with them: compatibility
+    decomposition without its combining marks, composed again (Chinese characters have
+    none to lose; full-width forms become plain ones, as NFKC makes them)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    )
+
+
 def _tokens(text: str, with_parts: bool) -> tuple[str, ...]:
     normalized = unicodedata.normalize("NFKC", text).lower()
+    if not normalized.isascii():
+        normalized = without_accents(normalized)
     out: list[str] = []
     for match in _TOKEN_RE.finditer(normalized):
         piece = match.group(0)

@@ -55,7 +55,6 @@ import logging
 import mmap
 import re
 import threading
-import unicodedata
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -64,7 +63,14 @@ import numpy as np
 
 from ..heap import release_freed_memory
 from ..model_cache import cache_directory, mark_used, write_whole
-from ..textutil import CJK_RUN, ENGLISH_STOP_WORDS, english_stem, has_cjk, tagged_words
+from ..textutil import (
+    CJK_RUN,
+    ENGLISH_STOP_WORDS,
+    english_stem,
+    has_cjk,
+    tagged_words,
+    without_accents,
+)
 
 __all__ = [
     "CHINESE_PER_WORD",
@@ -223,7 +229,7 @@ def _read_sense(gloss: str) -> tuple[str, bool]:
             return "", False
         text = _REFERENCE.sub(" ", _BRACKETED.sub(" ", gloss))
         text = text.split(",", 1)[0].split(";", 1)[0]  # "Berlin, capital of Germany"
-        text = _NON_ASCII.sub(" ", _without_accents(text))
+        text = _NON_ASCII.sub(" ", without_accents(text))
         text = " ".join(text.split()).strip(" ,;.?!")
         if _POINTER.fullmatch(text):
             return "", False
@@ -231,13 +237,6 @@ def _read_sense(gloss: str) -> tuple[str, bool]:
     if place := _PLACE.match(text):
         return place["name"], True
     return (text if text and text.count(" ") < 3 else ""), False
-
-
-def _without_accents(text: str) -> str:
-    """Latin letters without their accents (fiancée: fiancee, Jaén: Jaen): the other
-    characters that are not ASCII are cut out after, and would split such a word in two
-    ("fianc e", before 2026-12-03, made "e" an English word for 未婚妻)."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _hsk_readings(path: Path) -> dict[str, str]:
@@ -693,7 +692,7 @@ def chinese_gloss(text: str) -> str | None:
     if has_cjk(text):
         return None
     asked = []
-    for match in _QUESTION_WORD.finditer(_without_accents(text)):
+    for match in _QUESTION_WORD.finditer(without_accents(text)):
         said = match.group().replace("’", "'")
         word = said.split("'")[0]
         if word.lower() not in ENGLISH_STOP_WORDS and not said.lower().endswith("n't"):

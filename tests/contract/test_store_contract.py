@@ -783,6 +783,22 @@ def test_lexical_search_matches_chinese_and_english(store: GraphStore, users) ->
     assert zh[0].score >= zh[-1].score
 
 
+def test_lexical_search_matches_a_word_with_or_without_its_accents(
+    store: GraphStore, users
+) -> None:
+    """Chloé asked about as Chloe (and the other way round): a name or word typed without
+    its accents, as people often do, still matches."""
+    user = users()
+    chloe = write(store, user, "Chloé", "event", "painted", "a sunset", {"place": "the café"})
+    zoe = write(store, user, "Zoe", "fact", "lives in", "Sao Paulo")
+
+    plain = store.lexical_search(user, "What did Chloe paint at the cafe?", [VectorKind.MEMORY])
+    accented = store.lexical_search(user, "Where does Zoë live? São Paulo?", [VectorKind.MEMORY])
+
+    assert [h.ref_id for h in plain][:1] == [chloe.memory.id]
+    assert [h.ref_id for h in accented][:1] == [zoe.memory.id]
+
+
 def test_lexical_search_is_scoped_and_treats_operators_as_text(store: GraphStore, users) -> None:
     alice, bob = users("alice"), users("bob")
     write(store, alice, "我", "事实", "喜好", "咖啡")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from memory_platform.textutil import (
@@ -15,6 +17,7 @@ from memory_platform.textutil import (
     normalize_name,
     opening_tag,
     user_token,
+    without_accents,
     without_owner_pronoun,
     word_tokens,
 )
@@ -259,3 +262,15 @@ def test_the_lexical_signature_changes_with_the_tokenizer(monkeypatch: pytest.Mo
     textutil.clear_text_caches()
     monkeypatch.setattr(textutil, "TOKENIZER_VERSION", textutil.TOKENIZER_VERSION + 1)
     assert build() != before
+
+
+def test_latin_words_are_tokenized_without_their_accents() -> None:
+    """Written with accents or without, a word gives one token (before, é ended a word:
+    café gave "caf" and José "jos", which Jose and cafe never matched)."""
+    accented = "José and Zoë met at the Café in São Paulo: a naïve résumé, Ｃａｆé"
+    plain = "Jose and Zoe met at the cafe in Sao Paulo: a naive resume, cafe"
+    assert lexical_tokens(accented) == lexical_tokens(plain)
+    assert "cafe" in lexical_tokens(accented)
+    chinese = unicodedata.normalize("NFKC", "小明在咖啡馆喝拿铁，為什麼？我們去了北京")
+    assert without_accents(chinese) == chinese  # no character of it is changed
+    assert word_tokens("Chloé") == ("chloe",)
