@@ -80,16 +80,23 @@ def _scramble(store: GraphStore, user: str) -> None:
         ).consume()
 
 
-def test_retokenize_rebuilds_every_document_as_writing_the_item_made_it(
-    store: GraphStore, users
-) -> None:
+@pytest.fixture
+def scrambled(store: GraphStore, users) -> tuple[str, list[list[tuple[str, float]]]]:
+    """A user whose documents an older tokenizer wrote, and what the questions found when
+    the documents were as writing the items made them."""
     user = users()
     _fill(store, user)
     written = _hits(store, user)
     assert all(written), "every question finds something before the documents are scrambled"
     _scramble(store, user)
     assert not any(_hits(store, user))
+    return user, written
 
+
+def test_retokenize_rebuilds_every_document_as_writing_the_item_made_it(
+    store: GraphStore, scrambled: tuple[str, list[list[tuple[str, float]]]]
+) -> None:
+    user, written = scrambled
     seen: list[tuple[int, int]] = []
     rewritten = store.retokenize(progress=lambda done, total: seen.append((done, total)))
 
@@ -111,12 +118,9 @@ def test_a_turn_kept_out_of_search_gets_no_document_from_a_rebuild(
 
 
 def test_an_interrupted_rebuild_loses_nothing_and_a_second_run_finishes(
-    store: GraphStore, users
+    store: GraphStore, scrambled: tuple[str, list[list[tuple[str, float]]]]
 ) -> None:
-    user = users()
-    _fill(store, user)
-    written = _hits(store, user)
-    _scramble(store, user)
+    user, written = scrambled
     store._record_lexical_signature("v0-an-older-tokenizer")
 
     class Interrupted(Exception):
