@@ -88,9 +88,9 @@ from .retrieval.gloss import person_name
 from .retrieval.planner import LLMQueryPlanner
 from .retrieval.retriever import TimeWindow
 from .speaker_tags import StoredSpeakers, pasted_speakers
-from .store import GraphStore, MemoryRecord, StoreStats, open_store
+from .store import STALE_LEXICAL_INDEX_SHORT, GraphStore, MemoryRecord, StoreStats, open_store
 from .store.base import memory_document
-from .textutil import clear_text_caches, has_cjk, lexical_tokens
+from .textutil import clear_text_caches, has_cjk, lexical_signature, lexical_tokens
 from .timeparse import normalize_time
 from .tools.arguments import (
     CreateMemoryArgs,
@@ -1341,11 +1341,15 @@ class MemoryPlatform:
 
         ``ready`` is False when the store or Redis does not answer, or while a warm-up
         started by :meth:`start_warm_up` is still loading the models; no worker running is
-        reported but does not make the platform unready (jobs wait in the queue).
+        reported but does not make the platform unready (jobs wait in the queue), nor does
+        a lexical index tokenized otherwise than queries now are (``store.lexical_index``
+        says so until ``memory-platform retokenize``).
         """
         try:
             self.store.list_users(limit=1)
             store: dict[str, Any] = {"ok": True, "backend": self.settings.backend}
+            current = self.store.stored_lexical_signature() == lexical_signature()
+            store["lexical_index"] = "current" if current else STALE_LEXICAL_INDEX_SHORT
         except Exception as exc:  # any failure here means "not ready"
             store = {"ok": False, "backend": self.settings.backend, "detail": str(exc)}
         jobs = self._jobs.health()

@@ -17,6 +17,7 @@ from .base import (
 __all__ = [
     "SHARED_NODE",
     "STALE_LEXICAL_INDEX",
+    "STALE_LEXICAL_INDEX_SHORT",
     "EmbeddingSignature",
     "GraphStore",
     "MemoryRecord",
@@ -34,6 +35,10 @@ STALE_LEXICAL_INDEX = (
     "may be missed until `memory-platform retokenize` rebuilds it (nothing is lost; "
     "searches keep working meanwhile)"
 )
+
+
+STALE_LEXICAL_INDEX_SHORT = "stale: run `memory-platform retokenize`"
+"""What readiness reports for such a store (:meth:`MemoryPlatform.health`)."""
 
 
 def open_store(settings: Settings, *, check_signature: bool = True) -> GraphStore:

@@ -284,6 +284,10 @@ class GraphStore(ABC):
         write transaction; yields how many each page rewrote. Documents written meanwhile
         are tokenized as they are written."""
 
+    def stored_lexical_signature(self) -> str | None:
+        """The tokenizer the lexical index was built with, as recorded (None: unknown)."""
+        return self._stored_lexical_signature()
+
     def lexical_index_current(self) -> bool:
         """Whether the lexical index was tokenized as queries are now. A store that holds
         no document yet takes the current signature; one that holds documents but no

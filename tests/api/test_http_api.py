@@ -540,6 +540,7 @@ def test_health_readiness_tools_and_openapi(base_url: str) -> None:
         assert client.get("/health").json()["status"] == "ok"
         ready = client.get("/ready").json()
         assert ready["ready"] is True and ready["store"]["ok"] is True
+        assert ready["store"]["lexical_index"] == "current"
         assert ready["workers"]["mode"] == "in-process"
         tools = client.get("/v1/tools", params={"lang": "en"}).json()
         assert [t["function"]["name"] for t in tools] == [

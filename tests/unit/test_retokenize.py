@@ -8,10 +8,13 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from memory_platform import MemoryPlatform
 from memory_platform.cli import app
 from memory_platform.config import Settings
+from memory_platform.embeddings import Embedder
+from memory_platform.indexing import retokenize
 from memory_platform.models import Episode, VectorKind
-from memory_platform.store import open_store
+from memory_platform.store import STALE_LEXICAL_INDEX_SHORT, open_store
 
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
 TURNS = ["I adopted a dog named Rex", "我昨晚没睡好，今天很累", "We went hiking in the Alps"]
@@ -68,3 +71,20 @@ def test_retokenize_refuses_a_missing_store_without_creating_one(tmp_path: Path)
 
     assert missing.exit_code == 1 and "no memory store at" in missing.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+def test_readiness_names_a_stale_lexical_index_without_turning_unready(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Searches still work on a stale index (they miss words): the operator is told what
+    to run, and the service is not taken out of rotation for it."""
+    settings = old_tokenizer_store(tmp_path / "m.db")
+    with MemoryPlatform(settings, embedder=embedder) as mp:
+        stale = mp.health()
+        assert stale["store"]["lexical_index"] == STALE_LEXICAL_INDEX_SHORT
+        assert stale["store"]["ok"] is True
+        assert "retokenize" in STALE_LEXICAL_INDEX_SHORT
+
+        retokenize(settings)  # what the command runs
+        after = mp.health()
+        assert after["store"]["lexical_index"] == "current", after  # read per probe
