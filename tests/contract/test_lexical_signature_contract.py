@@ -9,7 +9,7 @@ says so and that the rebuild restores exactly what writing the items gave.
 from __future__ import annotations
 
 import logging
-import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from memory_platform.config import Settings
 from memory_platform.models import Episode, KnowledgePoint, KnowledgeVersion, VectorKind
 from memory_platform.store import STALE_LEXICAL_INDEX, GraphStore, open_store
 from memory_platform.store.sqlite import SQLiteGraphStore
+from memory_platform.store.sqlite_driver import sqlite3
 from memory_platform.textutil import lexical_signature, user_token
 
 from .test_store_contract import write
@@ -68,7 +69,7 @@ def _scramble(store: GraphStore, user: str) -> None:
     """Overwrite the user's lexical documents with a word no question holds, as an older
     tokenizer's documents would differ from what queries now ask for."""
     if isinstance(store, SQLiteGraphStore):
-        with sqlite3.connect(store.path) as conn:
+        with closing(sqlite3.connect(store.path, isolation_level=None)) as conn:
             conn.execute("UPDATE lexical SET tokens = 'zzz' WHERE utok = ?", (user_token(user),))
         return
     driver = store._driver  # type: ignore[attr-defined]
@@ -173,7 +174,9 @@ def test_a_store_with_documents_but_no_signature_is_not_taken_as_current(tmp_pat
     settings = _settings(tmp_path / "old.db")
     store = open_store(settings)
     write(store, "u1", "我", "事实", "心情", "不好")
-    with sqlite3.connect(store.path) as conn:  # as a file written before stores recorded it
+    with closing(
+        sqlite3.connect(store.path, isolation_level=None)
+    ) as conn:  # as a file written before stores recorded it
         conn.execute("DELETE FROM meta WHERE key = 'lexical_signature'")
 
     assert not store.lexical_index_current()
@@ -183,7 +186,7 @@ def test_a_store_with_documents_but_no_signature_is_not_taken_as_current(tmp_pat
 def test_an_empty_store_without_a_signature_takes_the_current_one(tmp_path: Path) -> None:
     settings = _settings(tmp_path / "empty.db")
     store = open_store(settings)
-    with sqlite3.connect(store.path) as conn:
+    with closing(sqlite3.connect(store.path, isolation_level=None)) as conn:
         conn.execute("DELETE FROM meta WHERE key = 'lexical_signature'")
 
     assert store.lexical_index_current()

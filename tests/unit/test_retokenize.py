@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from memory_platform.embeddings import Embedder
 from memory_platform.indexing import retokenize
 from memory_platform.models import Episode, VectorKind
 from memory_platform.store import STALE_LEXICAL_INDEX_SHORT, open_store
+from memory_platform.store.sqlite_driver import sqlite3
 
 REF = datetime(2025, 11, 5, 10, 0, tzinfo=UTC)
 TURNS = ["I adopted a dog named Rex", "我昨晚没睡好，今天很累", "We went hiking in the Alps"]
@@ -32,7 +33,7 @@ def old_tokenizer_store(path: Path) -> Settings:
     )
     store._record_lexical_signature("v0-an-older-tokenizer")
     store.close()
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         conn.execute("UPDATE lexical SET tokens = 'zzz'")
     return settings
 
