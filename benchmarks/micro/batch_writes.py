@@ -25,14 +25,14 @@ from scratch import scratch_store
 from memory_platform.bench.locomo import load_locomo
 from memory_platform.bench.madial import load_madial
 from memory_platform.builder import build_memory
-from memory_platform.models import Episode
+from memory_platform.models import Episode, MemorySubgraph
 from memory_platform.tools.arguments import CreateMemoryArgs
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 WORDS = ["咖啡", "工作", "小明", "喜欢", "运动", "心情", "跑步", "北京", "猫", "音乐"]
 
 
-def _memory_batches(batches: int, size: int = 1000) -> list[list]:
+def _memory_batches(batches: int, size: int = 1000) -> list[list[MemorySubgraph]]:
     rng = random.Random(1)
     words = WORDS + [f"word{i}" for i in range(2000)]
     return [
@@ -76,13 +76,13 @@ def main() -> None:
     turns = _turn_batches()
     with scratch_store() as store:
         memory_s = []
-        for batch in memories:
+        for subgraphs in memories:
             started = time.perf_counter()
-            store.write_memories(batch)
+            store.write_memories(subgraphs)
             memory_s.append(time.perf_counter() - started)
         started = time.perf_counter()
-        for batch in turns:
-            store.add_episodes(batch)
+        for episodes in turns:
+            store.add_episodes(episodes)
         turns_s = time.perf_counter() - started
     count = sum(len(b) for b in turns)
     print(

@@ -39,13 +39,12 @@ def _turns() -> dict[str, list[dict[str, Any]]]:
 
 
 def _episode(user: str, turn: dict[str, Any], copy: int) -> Episode:
-    stamp = turn.get("timestamp")
     return Episode(
         user_id=user,
         session_id=turn.get("session_id"),
         speaker=turn.get("speaker"),
         text=f"{turn['text']} ({copy})",
-        timestamp=stamp if isinstance(stamp, datetime) else datetime.fromisoformat(stamp),
+        timestamp=turn["timestamp"],  # a datetime or ISO text: the model reads both
     )
 
 
