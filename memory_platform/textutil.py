@@ -338,7 +338,9 @@ def distinctive_terms(parts: Iterable[str | None]) -> set[str]:
 
 def mentions(content: str, term: str) -> bool:
     """Whether ``content`` says ``term``: as a substring in Chinese, as whole words,
-    ignoring case, otherwise."""
+    ignoring case and accents (Café Luna says cafe luna), otherwise."""
     if has_cjk(term):
         return term in content
+    if not (content.isascii() and term.isascii()):
+        content, term = without_accents(content), without_accents(term)
     return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", content, re.IGNORECASE) is not None

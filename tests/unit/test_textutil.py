@@ -239,6 +239,10 @@ def test_a_text_mentions_a_chinese_term_anywhere_and_another_as_whole_words() ->
     assert mentions("我家的小猫很可爱", "小猫")
     assert mentions("She loves Green Tea.", "green tea")
     assert not mentions("She loves steak.", "tea")
+    # a knowledge point forgotten with its memory whichever way either writes the name
+    assert mentions("Ana likes the Café Luna downtown", "cafe luna")
+    assert mentions("Ana likes the Cafe Luna downtown", "Café Luna")
+    assert not mentions("Ana likes the Café Lunar", "cafe luna")
     assert not mentions("我家的狗", "小猫")
 
 
