@@ -1,4 +1,5 @@
-"""Background embedding: items are stored first and embedded right after, off the caller's path.
+"""Background embedding: items are stored first and embedded right after, off the caller's path;
+and the two rebuilds a store may need after an upgrade (`reembed`, `retokenize`).
 
 The store itself is the queue: whatever has no vector is pending, so a crash between a
 write and its embedding loses nothing; the next pass (at start-up or on the next write)
