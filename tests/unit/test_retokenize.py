@@ -89,3 +89,19 @@ def test_readiness_names_a_stale_lexical_index_without_turning_unready(
         retokenize(settings)  # what the command runs
         after = mp.health()
         assert after["store"]["lexical_index"] == "current", after  # read per probe
+
+
+def test_retokenize_needs_no_embedder_and_leaves_a_current_store_alone(tmp_path: Path) -> None:
+    """A store whose vectors another model made is rebuilt all the same (only texts are
+    read); one already built by this tokenizer is not rewritten unless asked."""
+    settings = old_tokenizer_store(tmp_path / "m.db")
+    minilm = {"embedding_provider": "sentence-transformers", "embedding_dim": 384}
+    other_model = settings.model_copy(update={**minilm, "embedding_model": "all-MiniLM-L6-v2"})
+
+    rebuilt = retokenize(other_model)
+    again = retokenize(other_model)
+
+    assert (rebuilt.rewritten, rebuilt.was_current) == (3, False)
+    assert (again.documents, again.rewritten, again.was_current) == (3, 0, True)
+    assert retokenize(settings, everything=True).rewritten == 3
+    assert finds(settings, "没睡好")
