@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 
@@ -323,3 +325,72 @@ def test_an_embedding_pass_that_met_an_outage_is_tried_again_without_another_wri
             assert isinstance(mp._indexer.last_error, LLMUnavailableError)
             found = mp.search("u", "where is the spare key", record_access=False)
         assert [r.id for r in found] == [note] and found[0].components.similarity > 0
+
+
+class _FlakyEmbedder:
+    """An embedding endpoint that is down (every call a retryable error) until it is up."""
+
+    model_name = "flaky"
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self.down = True
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self.down:
+            raise LLMUnavailableError("the embedding endpoint answered 503")
+        vectors = np.ones((len(texts), self.dimension), dtype=np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_the_indexer_waits_twice_as_long_after_each_failed_pass_up_to_its_limit(
+    tmp_path,
+) -> None:
+    """No wall clock: the back-off of each scheduled retry is read, and the retry is
+    cancelled before the next pass. A retry already waiting is not doubled up, a pass
+    that succeeds starts the back-off afresh, and a closed indexer schedules none."""
+    from memory_platform.indexing import EmbeddingIndexer
+    from memory_platform.jobs import RETRY_BACKOFF_MAX
+    from memory_platform.models import Episode
+    from memory_platform.store import open_store
+
+    store = open_store(Settings(sqlite_path=tmp_path / "m.db", _env_file=None))
+    flaky = _FlakyEmbedder(store.signature.dimension)
+    indexer = EmbeddingIndexer(store, flaky, retry_backoff=100.0)
+
+    def failed_pass() -> float:
+        store.add_episodes([Episode(user_id="u", text="the spare key is under the pot")])
+        with pytest.raises(LLMUnavailableError):
+            indexer.run_pass("u")
+        retry = indexer._retry
+        assert retry is not None and retry.is_alive()
+        return float(retry.interval)
+
+    def cancel_retry() -> None:
+        assert indexer._retry is not None
+        indexer._retry.cancel()
+        indexer._retry.join()
+
+    delays = []
+    for _ in range(4):
+        delays.append(failed_pass())
+        cancel_retry()
+    assert delays == [100.0, 200.0, RETRY_BACKOFF_MAX, RETRY_BACKOFF_MAX]
+
+    waiting = failed_pass()
+    first = indexer._retry
+    assert failed_pass() == waiting and indexer._retry is first  # one retry at a time
+    cancel_retry()
+
+    flaky.down = False
+    assert indexer.run_pass("u") > 0 and store.pending_count() == 0
+    flaky.down = True
+    assert failed_pass() == 100.0  # a success started the back-off again
+    cancel_retry()
+
+    indexer.close()
+    store.add_episodes([Episode(user_id="u", text="the bike is in the shed")])
+    with pytest.raises(LLMUnavailableError):
+        indexer.run_pass("u")
+    assert not indexer._retry.is_alive()  # closed: nothing is tried again
+    store.close()
