@@ -335,10 +335,11 @@ class _FlakyEmbedder:
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
         self.down = True
+        self.error: Exception = LLMUnavailableError("the embedding endpoint answered 503")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if self.down:
-            raise LLMUnavailableError("the embedding endpoint answered 503")
+            raise self.error
         vectors = np.ones((len(texts), self.dimension), dtype=np.float32)
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
@@ -382,11 +383,21 @@ def test_the_indexer_waits_twice_as_long_after_each_failed_pass_up_to_its_limit(
     assert failed_pass() == waiting and indexer._retry is first  # one retry at a time
     cancel_retry()
 
+    assert not indexer.flush("u")  # what flush says while the endpoint is down
+    cancel_retry()
+
     flaky.down = False
-    assert indexer.run_pass("u") > 0 and store.pending_count() == 0
+    assert indexer.run_pass("u") == 6 and store.pending_count() == 0  # every turn so far
     flaky.down = True
     assert failed_pass() == 100.0  # a success started the back-off again
     cancel_retry()
+
+    flaky.error = InvalidInputError("a text the endpoint refuses", "input")
+    store.add_episodes([Episode(user_id="u", text="the car is at the station")])
+    with pytest.raises(InvalidInputError):
+        indexer.run_pass("u")
+    assert not indexer._retry.is_alive()  # an error no later try undoes is not retried
+    flaky.error = LLMUnavailableError("the embedding endpoint answered 503")
 
     indexer.close()
     store.add_episodes([Episode(user_id="u", text="the bike is in the shed")])
