@@ -150,6 +150,12 @@ def english_stem(word: str) -> str:
     return word
 
 
+_ACCENTED = re.compile(r"[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]")
+"""A Latin letter with an accent, or an accent left alone, as NFKC leaves them: the texts
+:func:`without_accents` changes for the tokens (most hold none: a Chinese text's
+characters are not decomposed for nothing)."""
+
+
 def without_accents(text: str) -> str:
     """Latin letters without their accents (café: cafe, Zoë: zoe, fiancée: fiancee), so
     that a word is one word whether or not it is typed with them: compatibility
@@ -163,7 +169,7 @@ def without_accents(text: str) -> str:
 
 def _tokens(text: str, with_parts: bool) -> tuple[str, ...]:
     normalized = unicodedata.normalize("NFKC", text).lower()
-    if not normalized.isascii():
+    if _ACCENTED.search(normalized):
         normalized = without_accents(normalized)
     out: list[str] = []
     for match in _TOKEN_RE.finditer(normalized):
