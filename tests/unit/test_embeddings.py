@@ -383,7 +383,7 @@ def test_the_indexer_waits_twice_as_long_after_each_failed_pass_up_to_its_limit(
     assert failed_pass() == waiting and indexer._retry is first  # one retry at a time
     cancel_retry()
 
-    assert not indexer.flush("u")  # what flush says while the endpoint is down
+    assert not indexer.flush("u", timeout=None)  # what flush says while the endpoint is down
     cancel_retry()
 
     flaky.down = False
