@@ -58,7 +58,9 @@ class MemoryVersion(BaseModel):
     """One version in a memory's history, oldest first.
 
     ``change`` says how this version came to be (a correction) and ``ended`` how it
-    stopped being current (superseded by a correction, or retracted).
+    stopped being current (superseded by a correction, or retracted). A version a
+    consolidation found contradicted names the memory that did in ``superseded_by``,
+    with no ``ended``: no one changed it.
     """
 
     memory: Memory
@@ -259,7 +261,9 @@ def _change(metadata: dict[str, Any], key: str) -> MemoryChange | None:
 
 def version_records(store: GraphStore, user_id: str, memory_id: str) -> list[MemoryRecord]:
     """Every version of a memory with its nodes and links, oldest first, found by
-    following ``SUPERSEDES`` from any one of them.
+    following a correction's ``SUPERSEDES`` from any one of them. A consolidation's
+    (a *discovered* link) joins two memories that contradict each other, not two
+    versions of one: forgetting either must leave the other.
 
     Raises:
         NotFoundError: no such memory for this user.
@@ -272,7 +276,7 @@ def version_records(store: GraphStore, user_id: str, memory_id: str) -> list[Mem
     while frontier:
         record = frontier.pop()
         for link in record.links:
-            if link.type != LinkType.SUPERSEDES:
+            if link.type != LinkType.SUPERSEDES or link.discovered:
                 continue
             for other in (link.source_id, link.target_id):
                 if other not in records:

@@ -1,6 +1,7 @@
 """Forgetting for real (seed 000 §9.2): nothing of a forgotten memory stays reachable.
 
-Forgetting a memory deletes every version of it (the ``SUPERSEDES`` chain), its links,
+Forgetting a memory deletes every version of it (its corrections' ``SUPERSEDES`` chain;
+a memory a consolidation found contradicting it is another memory and stays), its links,
 the content nodes no other memory includes, its vectors and lexical entries, and the
 knowledge points derived from it; forgetting an episode deletes it with its vectors,
 index entries and media file, and the mid-term summaries that retell it (a summary

@@ -264,6 +264,33 @@ def test_single_valued_facts_conflict_but_multi_valued_do_not(mp: MemoryPlatform
         assert mp.get_memory(user, still_valid).memory.invalid_at is None
 
 
+def test_forgetting_either_side_of_a_conflict_leaves_the_other(mp: MemoryPlatform, users) -> None:
+    """A conflict is two memories, not two versions of one: forgetting the memory a
+    consolidation invalidated left the one that replaced it (before, both went: the
+    version chain followed the conflict's SUPERSEDES link), and forgetting the newer
+    leaves the older as it was, invalid (the user's later words contradicted it)."""
+    for forgotten_side in ("older", "newer"):
+        user = users()
+        older = create(mp, user, subject="小明", memory_type="事实", topic="住在", object="上海")
+        newer = create(mp, user, T0 + timedelta(days=30), subject="小明", memory_type="事实",
+                       topic="住在", object="北京")  # fmt: skip
+        assert mp.consolidate(user)["conflicts"] == 1
+        [contradicted] = mp.memory_history(user, older)  # one memory, not a version of newer
+        assert (contradicted.superseded_by, contradicted.ended) == (newer, None)
+
+        gone, kept = (older, newer) if forgotten_side == "older" else (newer, older)
+        report = mp.forget(user, gone)
+
+        assert report.forgotten_ids == [gone]
+        assert [m.id for m in mp.list_memories(user)] == [kept]
+        assert mp.store.get_links(user, kept) == []  # the conflict's links went with it
+        assert [v.memory.id for v in mp.memory_history(user, kept)] == [kept]
+        still_valid = mp.get_memory(user, kept).memory.invalid_at is None
+        assert still_valid == (kept == newer)
+    mp.wait_for_indexing(user)
+    assert [r.id for r in mp.search(user, "小明住在哪里")] == []  # Beijing forgotten, Shanghai invalid
+
+
 @pytest.mark.parametrize(
     ("older", "newer"),
     [("live in", "lives in"), ("lives in", "live in"), ("住在", "居住在"), ("job", "works as")],
