@@ -143,8 +143,7 @@ def _queue_versions(
 ) -> dict[str, str]:
     """The seq of each queued item's entry (its :attr:`PendingEmbedding.version`)."""
     out: dict[str, str] = {}
-    for start in range(0, len(refs), 500):
-        chunk = refs[start : start + 500]
+    for chunk in _chunks(refs):
         out.update(
             (ref, str(seq))
             for ref, seq in conn.execute(
@@ -161,8 +160,7 @@ def _queue_episodes(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
     vector's text follows the NEXT chain (``episode_embedding_text``). An episode already
     queued is queued anew (a new seq): one being embedded right now has a stale text.
     One kept out of search has no vector to renew."""
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+    for chunk in _chunks(ids):
         conn.execute(
             "INSERT OR REPLACE INTO pending_vectors(user_id, kind, ref_id, text)"
             f" SELECT user_id, 'episode', id, {SPOKEN_LINE_SQL}"
@@ -443,8 +441,7 @@ class SQLiteGraphStore(GraphStore):
 
     @staticmethod
     def _delete_vectors(conn: sqlite3.Connection, kind: VectorKind, ref_ids: Sequence[str]) -> None:
-        for start in range(0, len(ref_ids), 500):
-            chunk = list(ref_ids[start : start + 500])
+        for chunk in _chunks(ref_ids):
             conn.execute(
                 f"DELETE FROM vectors WHERE kind = ? AND ref_id IN ({_placeholders(len(chunk))})",
                 (kind.value, *chunk),
@@ -562,8 +559,7 @@ class SQLiteGraphStore(GraphStore):
         user = self._check_user(user_id)
         out: list[Memory] = []
         ids = list(dict.fromkeys(memory_ids))
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for chunk in _chunks(ids):
             out.extend(
                 _memory_from_row(r)
                 for r in self._read(
@@ -666,8 +662,7 @@ class SQLiteGraphStore(GraphStore):
         if not unique:
             return
         with self._tx() as conn:
-            for start in range(0, len(unique), 500):
-                chunk = unique[start : start + 500]
+            for chunk in _chunks(unique):
                 conn.execute(
                     f"{update} WHERE +user_id = ? AND id IN ({_placeholders(len(chunk))})",
                     (*values, user, *chunk),
@@ -913,8 +908,7 @@ class SQLiteGraphStore(GraphStore):
                 queued = _queue_versions(conn, kind, refs)
                 refs = [ref for ref in refs if queued.get(ref) == versions.get(ref)]
             owned: set[str] = set()
-            for start in range(0, len(refs), 500):
-                chunk = refs[start : start + 500]
+            for chunk in _chunks(refs):
                 owned.update(
                     r[0]
                     for r in conn.execute(
@@ -962,8 +956,7 @@ class SQLiteGraphStore(GraphStore):
         user = self._check_user(user_id)
         ids = list(dict.fromkeys(node_ids))
         out: dict[str, list[str]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for chunk in _chunks(ids):
             for node_id, memory_id in self._read(
                 "SELECT node_id, memory_id FROM memory_nodes"
                 f" WHERE user_id = ? AND node_id IN ({_placeholders(len(chunk))})"
@@ -1156,8 +1149,7 @@ class SQLiteGraphStore(GraphStore):
     def _delete_episodes_in(self, conn: sqlite3.Connection, user: str, ids: list[str]) -> int:
         """:meth:`delete_episodes` inside the caller's transaction."""
         deleted: list[str] = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for chunk in _chunks(ids):
             deleted += [
                 r[0]
                 for r in conn.execute(
@@ -1167,8 +1159,7 @@ class SQLiteGraphStore(GraphStore):
                 )
             ]
         gone = set(deleted)
-        for start in range(0, len(deleted), 500):
-            chunk = deleted[start : start + 500]
+        for chunk in _chunks(deleted):
             marks = _placeholders(len(chunk))
             # a turn indexed with a deleted turn's words is indexed again without them
             after = [
@@ -1219,8 +1210,7 @@ class SQLiteGraphStore(GraphStore):
         user = self._check_user(user_id)
         ids = list(dict.fromkeys(episode_ids))
         out: list[Episode] = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for chunk in _chunks(ids):
             out.extend(
                 _episode_from_row(r)
                 for r in self._read(
@@ -1331,8 +1321,8 @@ class SQLiteGraphStore(GraphStore):
                     (speaker, user, ref),
                 ).rowcount
             ]
-            for start in range(0, len(filled), 500):
-                self._reindex_speakers(conn, user, filled[start : start + 500])
+            for chunk in _chunks(filled):
+                self._reindex_speakers(conn, user, chunk)
         return len(filled)
 
     def _reindex_speakers(self, conn: sqlite3.Connection, user: str, ids: list[str]) -> None:
@@ -1531,8 +1521,7 @@ class SQLiteGraphStore(GraphStore):
         ids = list(dict.fromkeys(point_ids))
         deleted = 0
         with self._tx() as conn:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
+            for chunk in _chunks(ids):
                 deleted += conn.execute(
                     f"DELETE FROM knowledge WHERE +user_id = ? AND id IN ({_placeholders(len(chunk))})",
                     (user, *chunk),
@@ -1547,8 +1536,7 @@ class SQLiteGraphStore(GraphStore):
         user = self._check_user(user_id)
         ids = list(dict.fromkeys(episode_ids))
         told = ToldItems()
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for chunk in _chunks(ids):
             for kind, ref_id in self._read(
                 "SELECT DISTINCT kind, ref_id FROM told_by"
                 f" WHERE user_id = ? AND episode_id IN ({_placeholders(len(chunk))})",
