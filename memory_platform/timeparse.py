@@ -139,12 +139,29 @@ def _is_zh(text: str) -> bool:
     return bool(re.search(r"[\u4e00-\u9fff]", text))
 
 
-def _with_hour(day: datetime, hour: int, minute: int, period: str | None) -> datetime:
-    if period in ("afternoon", "evening", "night") and hour < 12:
+_SMALL_HOURS_UNTIL = {"evening": 4, "night": 6}
+"""Hours said with the evening or the night below these are the small hours after it
+(今晚1点, 夜里5点); from them on they are the evening's own (晚上4点 is 16:00)."""
+
+
+def _with_hour(day: datetime, clock: tuple[int, int, bool], period: str | None) -> datetime:
+    """The moment a clock time names on ``day`` read in the part of the day said with it.
+
+    An hour without am/pm is read in the part of the day: 下午3点 is 15:00, 晚上8点 20:00,
+    中午1点 13:00, and 晚上12点 / 夜里12点 midnight. Past midnight the evening and the night
+    go on into the next day, marked or not: 昨晚2点, 今晚1点 and "last night at 1 am" are
+    the small hours after that evening, and 24:00 is the next day's 0:00."""
+    hour, minute, marked = clock
+    if period in _SMALL_HOURS_UNTIL:
+        if hour < _SMALL_HOURS_UNTIL[period]:
+            hour += 24
+        elif not marked and hour <= 12:
+            hour += 12
+    elif not marked and ((period == "afternoon" and hour < 12) or (period == "noon" and hour < 6)):
         hour += 12
-    if period == "night" and hour == 24:
+    elif not marked and period == "dawn" and hour == 12:
         hour = 0
-    return day.replace(hour=hour % 24, minute=minute)
+    return day + timedelta(hours=hour, minutes=minute)
 
 
 def _result(original: str, text: str, start: datetime, end: datetime | None) -> ParsedTime:
@@ -164,8 +181,9 @@ def _span_day(original: str, day: datetime, period: str | None, zh: bool) -> Par
     )
 
 
-def _clock(text: str) -> tuple[int, int] | None:
-    """An explicit clock time in the text: 08:00, 8点, 8点半, 3 pm, 3:30pm."""
+def _clock(text: str) -> tuple[int, int, bool] | None:
+    """An explicit clock time in the text: 08:00, 8点, 8点半, 3 pm, 3:30pm; the hour (in 24
+    once am or pm says which), the minute, and whether am or pm was said."""
     m = re.search(r"(\d{1,2})[:：](\d{2})\s*(am|pm|a\.m\.|p\.m\.)?", text, re.I)
     if m:
         hour, minute = int(m.group(1)), int(m.group(2))
@@ -188,7 +206,7 @@ def _clock(text: str) -> tuple[int, int] | None:
         hour = 0
     if hour > 24 or minute > 59:
         return None
-    return hour, minute
+    return hour, minute, bool(suffix)
 
 
 def _zh_period(text: str) -> str | None:
@@ -239,7 +257,7 @@ def _absolute(original: str, text: str, ref: datetime) -> ParsedTime | None:
     clock = _clock(text[m.end() :] if m else text) or _clock(text[: m.start()] if m else "")
     period = _zh_period(text) if _is_zh(text) else _en_period(text)
     if clock:
-        start = _with_hour(day, clock[0], clock[1], period)
+        start = _with_hour(day, clock, period)
         return _result(original, _fmt_minute(start), start, None)
     return _span_day(original, day, period, _is_zh(text))
 
@@ -377,7 +395,7 @@ def _finish_day(
 ) -> ParsedTime:
     clock = _clock(text)
     if clock:
-        start = _with_hour(day, clock[0], clock[1], period)
+        start = _with_hour(day, clock, period)
         return _result(original, _fmt_minute(start), start, None)
     return _span_day(original, day, period, zh)
 
@@ -494,7 +512,7 @@ def normalize_time(expression: str, reference: datetime) -> ParsedTime:
             if clock is None:
                 return unparsed
             day_part = _zh_period(text) if _is_zh(text) else _en_period(text)
-            start = _with_hour(_day(reference), clock[0], clock[1], day_part)
+            start = _with_hour(_day(reference), clock, day_part)
             found = _result(original, _fmt_minute(start), start, None)
     except (ValueError, OverflowError):  # 2025-02-30, or past the calendar's edge
         return unparsed

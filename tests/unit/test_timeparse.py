@@ -90,6 +90,108 @@ def test_expressions_normalise(expression: str, text: str) -> None:
     assert parsed.start.strftime("%Y-%m-%d") == text[:10] or text[:4] == str(parsed.start.year)
 
 
+_COUNTS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "couple of": 2, "a couple of": 2, "few": 3, "a few": 3,
+    "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+    "十": 10, "十二": 12, "二十": 20, "二十三": 23,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("count", "days"), _COUNTS.items())
+def test_every_count_word_counts_its_days(count: str, days: int) -> None:
+    said = f"{count}天前" if "\u4e00" <= count[0] <= "\u9fff" else f"{count} days ago"
+    expected = (REF - timedelta(days=days)).strftime("%Y-%m-%d")
+    assert normalize_time(said, REF).text == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        # 上周X is a day of the week before this one (Monday 2025-10-27 to Sunday 11-02)
+        ("上周一", "2025-10-27"), ("上周二", "2025-10-28"), ("上周三", "2025-10-29"),
+        ("上周四", "2025-10-30"), ("上周五", "2025-10-31"), ("上周六", "2025-11-01"),
+        ("上周日", "2025-11-02"), ("上周天", "2025-11-02"), ("上周末", "2025-11-01"),
+        # "last X" is the latest X before today (a Wednesday), long names and short
+        ("last monday", "2025-11-03"), ("last mon", "2025-11-03"),
+        ("last tuesday", "2025-11-04"), ("last tue", "2025-11-04"), ("last tues", "2025-11-04"),
+        ("last wednesday", "2025-10-29"), ("last wed", "2025-10-29"),
+        ("last thursday", "2025-10-30"), ("last thu", "2025-10-30"),
+        ("last thur", "2025-10-30"), ("last thurs", "2025-10-30"),
+        ("last friday", "2025-10-31"), ("last fri", "2025-10-31"),
+        ("last saturday", "2025-11-01"), ("last sat", "2025-11-01"),
+        ("last sunday", "2025-11-02"), ("last sun", "2025-11-02"),
+    ],
+)  # fmt: skip
+def test_every_weekday_name_names_its_day(said: str, day: str) -> None:
+    assert normalize_time(said, REF).text == day
+
+
+_MONTHS = [
+    ("January", "Jan"), ("February", "Feb"), ("March", "Mar"), ("April", "Apr"), ("May", None),
+    ("June", "Jun"), ("July", "Jul"), ("August", "Aug"), ("September", "Sept"),
+    ("October", "Oct"), ("November", "Nov"), ("December", "Dec"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("said", "month"),
+    [(name, i) for i, names in enumerate(_MONTHS, 1) for name in names if name] + [("Sep", 9)],
+)
+def test_every_month_name_names_its_month(said: str, month: int) -> None:
+    assert normalize_time(f"{said} 8, 2023", REF).text == f"2023-{month:02d}-08"
+
+
+@pytest.mark.parametrize(
+    ("said", "hours"),
+    [
+        ("昨天早上", (6, 12)), ("yesterday morning", (6, 12)),
+        ("昨天中午", (11, 14)), ("yesterday noon", (11, 14)),
+        ("昨天下午", (12, 18)), ("yesterday afternoon", (12, 18)),
+        ("昨天晚上", (18, 24)), ("yesterday evening", (18, 24)),
+        ("昨天夜间", (21, 30)), ("yesterday night", (21, 30)),
+        ("昨天凌晨", (0, 6)),
+    ],
+)  # fmt: skip
+def test_every_part_of_day_spans_its_hours(said: str, hours: tuple[int, int]) -> None:
+    parsed = normalize_time(said, REF)
+    day = datetime(2025, 11, 4, tzinfo=CST)
+    assert (parsed.start, parsed.end) == (
+        day + timedelta(hours=hours[0]),
+        day + timedelta(hours=hours[1]),
+    )
+
+
+@pytest.mark.parametrize(
+    ("said", "moment"),
+    [
+        # an hour without am/pm is read in the part of the day said with it
+        ("晚上8点", "2025-11-05 20:00"), ("昨天下午3点", "2025-11-04 15:00"),
+        ("中午1点", "2025-11-05 13:00"), ("中午12点", "2025-11-05 12:00"),
+        ("晚上4点", "2025-11-05 16:00"), ("上午11点", "2025-11-05 11:00"),
+        # midnight, and the small hours after an evening or a night, are the next day's
+        ("昨晚12点", "2025-11-05 00:00"), ("昨晚2点", "2025-11-05 02:00"),
+        ("今晚1点", "2025-11-06 01:00"), ("凌晨12点", "2025-11-05 00:00"),
+        ("last night at 1am", "2025-11-05 01:00"), ("last night at 11pm", "2025-11-04 23:00"),
+        ("yesterday 24:00", "2025-11-05 00:00"),
+        # am and pm say it all
+        ("yesterday at 12am", "2025-11-04 00:00"), ("yesterday at 12 pm", "2025-11-04 12:00"),
+        ("yesterday at 9 a.m.", "2025-11-04 09:00"), ("tonight at 8pm", "2025-11-05 20:00"),
+    ],
+)  # fmt: skip
+def test_a_clock_time_is_read_in_the_part_of_the_day_said(said: str, moment: str) -> None:
+    """昨晚12点 was noon of the day before, 昨晚2点 two in the afternoon and "last night
+    at 1am" one in the afternoon (an hour below 12 was always moved 12 on in the evening,
+    am or not) until 2026-12-03."""
+    assert normalize_time(said, REF).text == moment
+
+
+@pytest.mark.parametrize("said", ["yesterday 25:00", "yesterday 10:75"])
+def test_a_clock_time_that_cannot_be_is_left_out(said: str) -> None:
+    assert normalize_time(said, REF).text == "2025-11-04"
+
+
 def test_start_and_end_span_the_day_part() -> None:
     parsed = normalize_time("昨晚", REF)
     assert parsed.start == datetime(2025, 11, 4, 21, tzinfo=CST)

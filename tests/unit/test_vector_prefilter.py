@@ -101,6 +101,17 @@ def test_a_view_taken_before_rows_were_added_does_not_answer_for_more_rows() -> 
     assert view.candidates(rows, rows[0], 10, _matmul) is None  # rows it has not projected
 
 
+def test_its_size_counts_the_projection_the_norms_and_the_directions() -> None:
+    """The vector cache's budget counts the prefilter (a third of its matrix again)."""
+    rows = _Sentences(11).sample(3000)
+    prefilter = Prefilter.fit(rows[:2000])
+    kept = DIM // 3
+    assert prefilter.nbytes >= 4 * (DIM * kept + 2000 * (kept + 1))
+    before = prefilter.nbytes
+    prefilter.extend(rows)
+    assert prefilter.nbytes >= 4 * (DIM * kept + 3000 * (kept + 1)) > before
+
+
 def _memories(store: SQLiteGraphStore, user: str, vectors: np.ndarray) -> list[str]:
     graphs = [
         build_memory(user, CreateMemoryArgs(subject="我", memory_type="事件", topic=f"t{i}"))
