@@ -128,6 +128,55 @@ def test_every_weekday_name_names_its_day(said: str, day: str) -> None:
     assert normalize_time(said, REF).text == day
 
 
+@pytest.mark.parametrize(
+    ("said", "text", "end"),
+    [
+        # a part of the day said with a counted, weekday or dated day keeps its language
+        ("三天前晚上", "2025-11-02 晚上", "2025-11-03 00:00"),
+        ("上周三晚上", "2025-10-29 晚上", "2025-10-30 00:00"),
+        ("上个月3号晚上", "2025-10-03 晚上", "2025-10-04 00:00"),
+        ("the day before yesterday in the evening", "2025-11-03 evening", "2025-11-04 00:00"),
+        ("day after tomorrow morning", "2025-11-07 morning", "2025-11-07 12:00"),
+        ("3 days ago in the morning", "2025-11-02 morning", "2025-11-02 12:00"),
+        # years and weeks counted from now, and the whole of what they name
+        ("两年前", "2023", "2024-01-01 00:00"), ("三年后", "2028", "2029-01-01 00:00"),
+        ("2 years ago", "2023", "2024-01-01 00:00"), ("in 2 years", "2027", "2028-01-01 00:00"),
+        ("去年", "2024", "2025-01-01 00:00"),
+        ("三个星期前", "2025-10-15", "2025-10-16 00:00"), ("两个礼拜后", "2025-11-19", "2025-11-20 00:00"),
+        ("3 weeks ago", "2025-10-15", "2025-10-16 00:00"), ("2 months ago", "2025-09", "2025-10-01 00:00"),
+        ("几天前", "2025-11-02", "2025-11-03 00:00"),
+        ("上周", "2025-10-27 ~ 2025-11-02", "2025-11-03 00:00"),
+        ("下周", "2025-11-10 ~ 2025-11-16", "2025-11-17 00:00"),
+        ("上上周三", "2025-10-22", "2025-10-23 00:00"), ("下下周一", "2025-11-17", "2025-11-18 00:00"),
+        # "next" Wednesday said on a Wednesday is a week on, "this" one today
+        ("next wednesday", "2025-11-12", "2025-11-13 00:00"),
+        ("this wednesday", "2025-11-05", "2025-11-06 00:00"),
+        ("下个冬天", "2025 冬季", "2026-03-01 00:00"), ("下下个春天", "2027 春季", "2027-06-01 00:00"),
+        # a two-digit year is of this century up to next year, else of the last
+        ("27年夏天", "1927 夏季", "1927-09-01 00:00"),
+    ],
+)  # fmt: skip
+def test_what_a_day_week_or_year_spans(said: str, text: str, end: str) -> None:
+    parsed = normalize_time(said, REF)
+    assert (parsed.text, parsed.end and parsed.end.strftime("%Y-%m-%d %H:%M")) == (text, end)
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("this winter", "2024 winter"), ("这个冬天", "2024 冬季"),  # begun last December
+        ("last winter", "2023 winter"), ("next summer", "2025 summer"), ("下个冬天", "2025 冬季"),
+    ],
+)  # fmt: skip
+def test_seasons_said_in_january(said: str, text: str) -> None:
+    assert normalize_time(said, datetime(2025, 1, 15, 10, tzinfo=CST)).text == text
+
+
+@pytest.mark.parametrize("said", ["上个月三十二号", "the week before last"])
+def test_what_cannot_be_read_is_not_misread(said: str) -> None:
+    assert normalize_time(said, REF).parsed is False
+
+
 _MONTHS = [
     ("January", "Jan"), ("February", "Feb"), ("March", "Mar"), ("April", "Apr"), ("May", None),
     ("June", "Jun"), ("July", "Jul"), ("August", "Aug"), ("September", "Sept"),
