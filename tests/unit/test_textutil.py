@@ -9,13 +9,17 @@ import pytest
 from memory_platform.textutil import (
     _cut_cjk,
     distinctive_terms,
+    english_stem,
     fts_query,
     has_cjk,
     in_dictionary,
+    leading_cjk_words,
     lexical_tokens,
     mentions,
     normalize_name,
     opening_tag,
+    plain_transcript,
+    transcript_speakers,
     user_token,
     without_accents,
     without_owner_pronoun,
@@ -278,3 +282,51 @@ def test_latin_words_are_tokenized_without_their_accents() -> None:
     chinese = unicodedata.normalize("NFKC", "小明在咖啡馆喝拿铁，為什麼？我們去了北京")
     assert without_accents(chinese) == chinese  # no character of it is changed
     assert word_tokens("Chloé") == ("chloe",)
+
+
+@pytest.mark.parametrize(
+    ("text", "speakers"),
+    [
+        ("Caroline: hi\nMel: hello\nCaroline: how are you?", ["Caroline", "Mel"]),
+        ("<Bart>: 你好\n小明：你好呀\n<Bart>: 今天去哪", ["Bart", "小明"]),
+        ("Bart（小朋友）：我饿了\n妈妈：吃饭吧\nBart（小朋友）：好", ["Bart", "妈妈"]),
+        # labels tag a line each: no one speaks twice, so no conversation
+        ("Note: something\nTopic: x", []),
+        ("Caroline: hi", []),
+    ],
+)
+def test_a_pasted_conversation_names_its_speakers_once_each(text: str, speakers: list[str]) -> None:
+    assert transcript_speakers(text) == speakers
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ('Caroline: "I went to the park"\nMel: Nice!', "I went to the park\nNice!"),
+        ("A: B: hello", "B: hello"),  # one tag a line
+        ("just text", "just text"),
+        ("Caroline:", "Caroline:"),  # nothing said: the text as it was
+        ("", ""),
+    ],
+)
+def test_a_transcript_is_embedded_without_its_tags_and_quotes(text: str, plain: str) -> None:
+    assert plain_transcript(text) == plain
+
+
+def test_the_first_words_of_a_chinese_text_come_with_their_tags() -> None:
+    words = leading_cjk_words("小明今天去了北京的咖啡馆喝拿铁")
+    assert words[:2] == (("小明", "nr"), ("今天", "t"))
+    assert "".join(w for w, _ in words) == "小明今天去了北京的咖啡馆"  # its first 12 characters
+    assert leading_cjk_words("Hello 小明") == () and leading_cjk_words("") == ()
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("jumping", "jump"), ("running", "run"), ("stopped", "stop"), ("planning", "plan"),
+        ("falling", "fall"), ("passing", "pass"), ("buzzing", "buz"), ("buzz", "buz"),
+        ("cities", "city"), ("cats", "cat"), ("glass", "glass"),
+    ],
+)  # fmt: skip
+def test_the_stemmer_undoubles_a_final_consonant_but_l_and_s(word: str, stem: str) -> None:
+    assert english_stem(word) == stem
