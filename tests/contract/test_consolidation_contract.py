@@ -288,7 +288,8 @@ def test_forgetting_either_side_of_a_conflict_leaves_the_other(mp: MemoryPlatfor
         still_valid = mp.get_memory(user, kept).memory.invalid_at is None
         assert still_valid == (kept == newer)
     mp.wait_for_indexing(user)
-    assert [r.id for r in mp.search(user, "小明住在哪里")] == []  # Beijing forgotten, Shanghai invalid
+    # the last user's Beijing is forgotten and Shanghai invalid: nothing to answer with
+    assert [r.id for r in mp.search(user, "小明住在哪里")] == []
 
 
 @pytest.mark.parametrize(
