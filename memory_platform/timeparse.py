@@ -778,8 +778,10 @@ def _date_part(m: re.Match[str], part: str, side: str = "") -> int | None:
 def _range_span(m: re.Match[str], tz: tzinfo) -> tuple[datetime, datetime] | None:
     """The [start, end) span a range match names, or None where it is no range: a part
     one end lacks comes from the other (a start without its year in the end's year, or the
-    year before when that would end it before it starts); a year and a month must be
-    named somewhere; an end without its day runs to the end of its month."""
+    year before when its month comes after the end's); a year and a month must be named
+    somewhere; an end without its day runs to the end of its month. A range that ends
+    before it starts otherwise ("August 15 to August 11") is none: its dates are read one
+    by one."""
     if m["sep"].lower() in _LOOSE_SEPARATORS and not (
         (m["lead"] or "").lower() == "between" or m["trail"]
     ):
@@ -798,8 +800,8 @@ def _range_span(m: re.Match[str], tz: tzinfo) -> tuple[datetime, datetime] | Non
             end = datetime(end_year, end_month, b["d"], tzinfo=tz) + timedelta(days=1)
         start_year = a["y"] or end_year
         start = datetime(start_year, start_month, a["d"] or 1, tzinfo=tz)
-        if start >= end and a["y"] is None:  # "December 28 to January 3, 2024"
-            start = start.replace(year=start_year - 1)
+        if start >= end and a["y"] is None and start_month > end_month:
+            start = start.replace(year=start_year - 1)  # "December 28 to January 3, 2024"
     except (ValueError, OverflowError):  # 2023-02-30, or the 29th in a year without one
         return None
     return (start, end) if start < end else None

@@ -290,6 +290,10 @@ def test_unknown_text_is_kept_verbatim_and_flagged(expression: str) -> None:
         ("my trip, August 11-15, 2023", [("2023-08-11", "2023-08-16")]),
         ("from June to August 2023", [("2023-06-01", "2023-09-01")]),
         ("December 28 to January 3, 2024", [("2023-12-28", "2024-01-04")]),
+        ("between May 5 and May 5, 2023", [("2023-05-05", "2023-05-06")]),
+        # a range backwards within a month is none (it was the year up to its end): its
+        # dated day is read alone, the other is a day without its year
+        ("from August 15 to August 11, 2023", [("2023-08-11", "2023-08-12")]),
         ("2023年8月11日到15日我在哪里?", [("2023-08-11", "2023-08-16")]),
         ("2023年8月11日和8月15日之间", [("2023-08-11", "2023-08-16")]),
         ("2023-08-11至2023-08-15", [("2023-08-11", "2023-08-16")]),
