@@ -143,8 +143,8 @@ def _quiet_transformers() -> None:
         from transformers.utils import logging as hf_logging
     except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
         return
-    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
 
 
 class _LocalEmbedder:

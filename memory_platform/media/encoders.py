@@ -238,7 +238,7 @@ class TransformersClipEncoder(MediaEncoder):
                         "Pillow (pip install torch==2.13.0 'memory-platform[embeddings,media]')"
                     ) from exc
                 model = CLIPModel.from_pretrained(self._folder, local_files_only=True)
-                model.eval()  # type: ignore[no-untyped-call]
+                model.eval()
                 processor = CLIPProcessor.from_pretrained(self._folder, local_files_only=True)
                 self._loaded = (model, processor)
             return self._loaded
