@@ -161,6 +161,8 @@ def without_accents(text: str) -> str:
     that a word is one word whether or not it is typed with them: compatibility
     decomposition without its combining marks, composed again (Chinese characters have
     none to lose; full-width forms become plain ones, as NFKC makes them)."""
+    if text.isascii():  # nothing to decompose: most of the dictionary's glosses
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     return unicodedata.normalize(
         "NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch))
