@@ -71,7 +71,7 @@ _EN_NUMBERS = {
 _EN_COUNTS = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
 """The counts of ``_EN_NUMBERS`` as a regex alternation, longest first ("a couple of"
 before "a")."""
-_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 5}
+_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _EN_WEEKDAYS = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
     "sunday": 6, "mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3,
@@ -168,6 +168,22 @@ def _result(original: str, text: str, start: datetime, end: datetime | None) -> 
     return ParsedTime(text=text, start=start, end=end, parsed=True, original=original)
 
 
+def _days(original: str, first: datetime, days: int) -> ParsedTime:
+    """Whole days from ``first``: a week (Monday to Sunday) or a weekend (Saturday and
+    Sunday), named by its first and last day."""
+    last = first + timedelta(days=days - 1)
+    return _result(
+        original, f"{_fmt_date(first)} ~ {_fmt_date(last)}", first, first + timedelta(days=days)
+    )
+
+
+def _week_part(original: str, monday: datetime, part: str) -> ParsedTime:
+    """The week that begins on ``monday``, or its weekend (``part`` "weekend")."""
+    if part == "weekend":
+        return _days(original, monday + timedelta(days=5), 2)
+    return _days(original, monday, 7)
+
+
 def _span_day(original: str, day: datetime, period: str | None, zh: bool) -> ParsedTime:
     if period is None:
         return _result(original, _fmt_date(day), day, day + timedelta(days=1))
@@ -240,19 +256,20 @@ def _absolute(original: str, text: str, ref: datetime) -> ParsedTime | None:
             m = re.search(
                 rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({month_names})\.?,?\s*(\d{{4}})?", text
             )
-            m2 = re.search(
-                rf"\b({month_names})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s*(\d{{4}})?", text
+            m2 = re.search(  # "May 8, 2023", never "May 20" of "May 2023"
+                rf"\b({month_names})\.?\s+(\d{{1,2}})(?!\d)(?:st|nd|rd|th)?,?\s*(\d{{4}})?",
+                text,
             )
             if m:
                 d, mon, y = int(m.group(1)), _EN_MONTHS[m.group(2)], m.group(3)
             elif m2:
                 mon, d, y = _EN_MONTHS[m2.group(1)], int(m2.group(2)), m2.group(3)
-            else:
-                ym = re.fullmatch(r"\s*(\d{4})-(\d{1,2})\s*", text)
-                if ym:
-                    start = datetime(int(ym.group(1)), int(ym.group(2)), 1, tzinfo=ref.tzinfo)
-                    return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
-                return None
+            else:  # a month with its year: "May 2023", "2023-05", 2023年5月
+                named = _DATED.search(text)
+                span = _date_span(named, ref.tzinfo or UTC) if named else None
+                if span is None:
+                    return None
+                return _result(original, span[0].strftime("%Y-%m"), *span)
             day = datetime(int(y) if y else ref.year, mon, d, tzinfo=ref.tzinfo)
     clock = _clock(text[m.end() :] if m else text) or _clock(text[: m.start()] if m else "")
     period = _zh_period(text) if _is_zh(text) else _en_period(text)
@@ -346,6 +363,8 @@ def _zh_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
     if m:
         shift = _shift(m.group(1))
         monday = _day(ref, -ref.weekday() + 7 * shift)
+        if m.group(3) == "末":  # 上周末: that week's Saturday and Sunday
+            return _week_part(original, monday, "weekend")
         if m.group(3):
             return _finish_day(
                 original,
@@ -354,12 +373,7 @@ def _zh_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
                 _zh_period(text),
                 True,
             )
-        return _result(
-            original,
-            f"{_fmt_date(monday)} ~ {_fmt_date(monday + timedelta(days=6))}",
-            monday,
-            monday + timedelta(days=7),
-        )
+        return _week_part(original, monday, "week")
     m = re.search(r"(上+|这|本|下+)个?月(?:([\d一二三四五六七八九十]+)\s*[号日])?", text)
     if m:
         shift = _shift(m.group(1))
@@ -400,13 +414,20 @@ def _finish_day(
     return _span_day(original, day, period, zh)
 
 
+_EN_UNITS = r"(?P<unit>day|week|fortnight|month|year)s?"
 _EN_COUNTED = re.compile(
-    rf"\b(?P<count>\d+|{_EN_COUNTS})\s+(?P<unit>day|week|month|year)s?\s+"
-    r"(?P<way>ago|later|from now)\b"
+    rf"\b(?P<count>\d+|{_EN_COUNTS})\s+{_EN_UNITS}\s+(?P<way>ago|later|from (?:now|today))\b"
 )
-_EN_AHEAD = re.compile(rf"\bin\s+(?P<count>\d+|{_EN_COUNTS})\s+(?P<unit>day|week|month|year)s?\b")
-"""A count of days, weeks, months or years back or on ("3 days ago", "two weeks later"),
-and on from now ("in 3 days", "in a couple of weeks")."""
+_EN_AHEAD = re.compile(rf"\bin\s+(?P<count>\d+|{_EN_COUNTS})\s+{_EN_UNITS}\b")
+"""A count of days, weeks, fortnights, months or years back or on ("3 days ago", "two
+weeks later", "a week from today"), and on from now ("in 3 days", "in a couple of
+weeks")."""
+_EN_WEEKDAY_NAMES = "|".join(sorted(_EN_WEEKDAYS, key=len, reverse=True))
+_EN_TWO_OFF = re.compile(
+    rf"\b(?P<what>week|weekend|month|year|{_EN_WEEKDAY_NAMES})\s+(?P<way>before last|after next)\b"
+)
+"""Two weeks, weekends, months, years or weekdays back or on: "the week before last",
+"Friday before last", "the month after next"."""
 
 
 def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
@@ -418,17 +439,13 @@ def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
         return _finish_day(original, text, _day(ref, -1), "night", False)
     if "tonight" in text:
         return _finish_day(original, text, _day(ref), "evening", False)
-    for word, offset in (("yesterday", -1), ("today", 0), ("tomorrow", 1)):
-        if re.search(rf"\b{word}\b", text):
-            return _finish_day(original, text, _day(ref, offset), _en_period(text), False)
-    m = re.search(r"\bthis (morning|afternoon|evening)\b", text)
-    if m:
-        return _finish_day(original, text, _day(ref), m.group(1), False)
     counted = _EN_COUNTED.search(text) or _EN_AHEAD.search(text)
-    if counted:  # "3 days ago", "two weeks later", "in a few days"
+    if counted:  # "3 days ago", "two weeks later", "in a few days", "a week from today"
         count, unit = counted.group("count"), counted.group("unit")
         n = int(count) if count.isdigit() else _EN_NUMBERS[count]
         sign = -1 if counted.groupdict().get("way") == "ago" else 1
+        if unit == "fortnight":
+            unit, n = "week", 2 * n
         if unit == "day":
             return _finish_day(original, text, _day(ref, sign * n), _en_period(text), False)
         if unit == "week":
@@ -438,41 +455,59 @@ def _en_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
             return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
         start = _day(ref).replace(year=ref.year + sign * n, month=1, day=1)
         return _result(original, str(start.year), start, start.replace(year=start.year + 1))
-    days = "|".join(sorted(_EN_WEEKDAYS, key=len, reverse=True))
-    m = re.search(rf"\b(last|this|next|on)?\s*({days})\b", text)
+    for word, offset in (("yesterday", -1), ("today", 0), ("tomorrow", 1)):
+        if re.search(rf"\b{word}\b", text):
+            return _finish_day(original, text, _day(ref, offset), _en_period(text), False)
+    m = re.search(r"\bthis (morning|afternoon|evening)\b", text)
     if m:
-        target = _EN_WEEKDAYS[m.group(2)]
-        which = m.group(1) or "last"
-        delta = target - ref.weekday()
-        if which in ("last", "on"):
-            delta = delta - 7 if delta >= 0 else delta
-        elif which == "next":
-            delta = delta + 7 if delta <= 0 else delta
-        return _finish_day(original, text, _day(ref, delta), _en_period(text), False)
+        return _finish_day(original, text, _day(ref), m.group(1), False)
+    two_off = _EN_TWO_OFF.search(text)
+    if two_off:  # "the week before last": two back from this one
+        shift = -2 if two_off["way"] == "before last" else 2
+        if two_off["what"] in _EN_WEEKDAYS:  # "Friday before last": a week before last Friday
+            day = _weekday(ref, _EN_WEEKDAYS[two_off["what"]], "last" if shift < 0 else "next")
+            day += timedelta(days=7 if shift > 0 else -7)
+            return _finish_day(original, text, day, _en_period(text), False)
+        return _en_unit(original, two_off["what"], shift, ref)
+    m = re.search(rf"\b(last|this|next|on)?\s*({_EN_WEEKDAY_NAMES})\b", text)
+    if m:
+        day = _weekday(ref, _EN_WEEKDAYS[m.group(2)], m.group(1) or "last")
+        return _finish_day(original, text, day, _en_period(text), False)
     m = re.search(rf"\b(last|this|next)\s+({_EN_SEASONS})\b", text)
     if m:
         shift = {"last": -1, "this": 0, "next": 1}[m.group(1)]
         return _relative_season(original, m.group(2), shift, ref)
-    m = re.search(r"\b(last|this|next)\s+(week|month|year)\b", text)
-    if m:
-        shift = {"last": -1, "this": 0, "next": 1}[m.group(1)]
-        if m.group(2) == "week":
-            monday = _day(ref, -ref.weekday() + 7 * shift)
-            return _result(
-                original,
-                f"{_fmt_date(monday)} ~ {_fmt_date(monday + timedelta(days=6))}",
-                monday,
-                monday + timedelta(days=7),
-            )
-        if m.group(2) == "month":
-            start = _add_months(_day(ref), shift)
-            return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
-        start = _day(ref).replace(year=ref.year + shift, month=1, day=1)
-        return _result(original, str(start.year), start, start.replace(year=start.year + 1))
+    m = re.search(r"\b(last|this past|this|next)\s+(weekend|week|month|year)\b", text)
+    if m and (m.group(1) != "this past" or m.group(2) == "weekend"):
+        shift = {"last": -1, "this past": -1, "this": 0, "next": 1}[m.group(1)]
+        return _en_unit(original, m.group(2), shift, ref)
     day_part = _en_period(text)
     if day_part is not None:
         return _finish_day(original, text, _day(ref), day_part, False)
     return None
+
+
+def _weekday(ref: datetime, target: int, which: str) -> datetime:
+    """The day of weekday ``target`` (Monday 0): "last" and "on" the latest one before
+    ``ref``'s day, "next" the first one after it, "this" the one of ``ref``'s week."""
+    delta = target - ref.weekday()
+    if which in ("last", "on"):
+        delta = delta - 7 if delta >= 0 else delta
+    elif which == "next":
+        delta = delta + 7 if delta <= 0 else delta
+    return _day(ref, delta)
+
+
+def _en_unit(original: str, unit: str, shift: int, ref: datetime) -> ParsedTime:
+    """The week (Monday to Sunday), weekend, month or year ``shift`` of them from
+    ``ref``'s: "last week" -1, "this weekend" 0, "the month after next" +2."""
+    if unit in ("week", "weekend"):
+        return _week_part(original, _day(ref, -ref.weekday() + 7 * shift), unit)
+    if unit == "month":
+        start = _add_months(_day(ref), shift)
+        return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
+    start = _day(ref).replace(year=ref.year + shift, month=1, day=1)
+    return _result(original, str(start.year), start, start.replace(year=start.year + 1))
 
 
 def _year_or_season(original: str, text: str, ref: datetime) -> ParsedTime | None:
@@ -532,7 +567,7 @@ def normalize_time(expression: str, reference: datetime) -> ParsedTime:
 # matched (下下下周, 去年年底, 上个月中旬, "the second week of") is read only in part.
 _KNOWN_WORDS = re.compile(
     r"大前天|前天|昨天|昨日|昨晚|昨夜|今天|今日|今早|今晨|今晚|今夜|明天|明日|明早|明晚|后天|大后天|"
-    r"上上|下下|上|下|这|本|个|星期|周|礼拜|月|年|前年|去年|今年|明年|天|日|号|季|春|夏|秋|冬|"
+    r"上上|下下|上|下|这|本|个|星期|周末|周|礼拜|月|年|前年|去年|今年|明年|天|日|号|季|春|夏|秋|冬|"
     r"之前|以前|之后|前|后|几|早上|上午|中午|下午|傍晚|晚上|夜里|凌晨|半夜|早晨|早|晚|夜|点|时|分|半|"
     r"的|左右|大约|大概|约|[\d一二两三四五六七八九十零〇]+|"
     r"[a-z]+|[\s,.:/\-]+"
@@ -568,14 +603,18 @@ _TIME_WORDS = re.compile(
     r"last night|this (?:morning|afternoon|evening|week|month|year)|"
     r"(?:last|this|next) (?:spring|summer|autumn|winter)|"
     rf"{_FALL_AS_SEASON}|"
+    r"(?:the )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|weekend|month|"
+    r"year) (?:before last|after next)|"
     r"(?:last|next) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|week|month|year)|"
+    r"(?:last|this past|this|next) weekend|"
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    rf"(?:\d+|{_EN_COUNTS}) (?:days?|weeks?|months?|years?) ago)\b",
+    rf"(?:\d+|{_EN_COUNTS}) (?:days?|weeks?|fortnights?|months?|years?) ago)\b",
     re.IGNORECASE,
 )
 """Relative time words: the days, weeks, months, seasons and years said relative to when
 the text was said (昨晚, 上周三, 这个月, 去年, 上个夏天, 三天前, yesterday, last Friday, on
-Friday: the last one, this week, last summer, two weeks ago); not 早上 or 晚上 before 周
+Friday: the last one, this week, last summer, two weeks ago, the week before last, last
+weekend); not 早上 or 晚上 before 周
 or 月, nor 周围, 周年, 月亮, 月球 (看一下周围, 登上月球)."""
 
 
@@ -615,7 +654,7 @@ def relative_spans(text: str, reference: datetime) -> list[tuple[datetime, datet
 
 
 _ROUGHLY_AGO = re.compile(
-    r"(?:周|星期|礼拜|几天)[之以]?前|\b(?:weeks?|few days|couple of days) ago\b"
+    r"(?:周|星期|礼拜|几天)[之以]?前|\b(?:weeks?|fortnights?|few days|couple of days) ago\b"
 )
 """Counts back that name no exact day: "two weeks ago" and 两周前 are about that week, "a
 few days ago" and 几天前 about some days around the third day back."""

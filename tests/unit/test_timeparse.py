@@ -112,7 +112,7 @@ def test_every_count_word_counts_its_days(count: str, days: int) -> None:
         # 上周X is a day of the week before this one (Monday 2025-10-27 to Sunday 11-02)
         ("上周一", "2025-10-27"), ("上周二", "2025-10-28"), ("上周三", "2025-10-29"),
         ("上周四", "2025-10-30"), ("上周五", "2025-10-31"), ("上周六", "2025-11-01"),
-        ("上周日", "2025-11-02"), ("上周天", "2025-11-02"), ("上周末", "2025-11-01"),
+        ("上周日", "2025-11-02"), ("上周天", "2025-11-02"),
         # "last X" is the latest X before today (a Wednesday), long names and short
         ("last monday", "2025-11-03"), ("last mon", "2025-11-03"),
         ("last tuesday", "2025-11-04"), ("last tue", "2025-11-04"), ("last tues", "2025-11-04"),
@@ -164,6 +164,27 @@ def test_every_weekday_name_names_its_day(said: str, day: str) -> None:
         ("next thursday", "2025-11-06", "2025-11-07 00:00"),
         ("两个月前", "2025-09", "2025-10-01 00:00"), ("上个月", "2025-10", "2025-11-01 00:00"),
         ("2023-05", "2023-05", "2023-06-01 00:00"),
+        # a month named with its year is that month, never a day of this year ("May 20")
+        ("May 2023", "2023-05", "2023-06-01 00:00"), ("in June 2022", "2022-06", "2022-07-01 00:00"),
+        ("Dec 2019", "2019-12", "2020-01-01 00:00"), ("2023年5月", "2023-05", "2023-06-01 00:00"),
+        ("May 2, 2023", "2023-05-02", "2023-05-03 00:00"),
+        # a weekend is its Saturday and Sunday, of the week the words count to
+        ("上周末", "2025-11-01 ~ 2025-11-02", "2025-11-03 00:00"),
+        ("这周末", "2025-11-08 ~ 2025-11-09", "2025-11-10 00:00"),
+        ("last weekend", "2025-11-01 ~ 2025-11-02", "2025-11-03 00:00"),
+        ("this past weekend", "2025-11-01 ~ 2025-11-02", "2025-11-03 00:00"),
+        ("this weekend", "2025-11-08 ~ 2025-11-09", "2025-11-10 00:00"),
+        ("next weekend", "2025-11-15 ~ 2025-11-16", "2025-11-17 00:00"),
+        ("the weekend before last", "2025-10-25 ~ 2025-10-26", "2025-10-27 00:00"),
+        # two back or on: as 上上周 and 下下个月
+        ("the week before last", "2025-10-20 ~ 2025-10-26", "2025-10-27 00:00"),
+        ("the month before last", "2025-09", "2025-10-01 00:00"),
+        ("the year after next", "2027", "2028-01-01 00:00"),
+        ("Friday before last", "2025-10-24", "2025-10-25 00:00"),
+        ("Monday after next", "2025-11-17", "2025-11-18 00:00"),
+        # a fortnight is two weeks; "from today" counts on, as "from now" does
+        ("a fortnight ago", "2025-10-22", "2025-10-23 00:00"),
+        ("a week from today", "2025-11-12", "2025-11-13 00:00"),
     ],
 )  # fmt: skip
 def test_what_a_day_week_or_year_spans(said: str, text: str, end: str) -> None:
@@ -182,7 +203,7 @@ def test_seasons_said_in_january(said: str, text: str) -> None:
     assert normalize_time(said, datetime(2025, 1, 15, 10, tzinfo=CST)).text == text
 
 
-@pytest.mark.parametrize("said", ["上个月三十二号", "the week before last"])
+@pytest.mark.parametrize("said", ["上个月三十二号", "2023-13", "this past week"])
 def test_what_cannot_be_read_is_not_misread(said: str) -> None:
     assert normalize_time(said, REF).parsed is False
 
@@ -387,6 +408,10 @@ def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str
         ("去年夏天我去了哪里?", [("2024-06-01", "2024-09-01")]),
         ("Where did I travel last year?", [("2024-01-01", "2025-01-01")]),
         ("Who called me three days ago?", [("2025-11-02", "2025-11-03")]),
+        ("What did I do last weekend?", [("2025-11-01", "2025-11-03")]),
+        ("我上周末去了哪里?", [("2025-11-01", "2025-11-03")]),
+        ("Who did I see the week before last?", [("2025-10-20", "2025-10-27")]),
+        ("What did I buy a fortnight ago?", [("2025-10-19", "2025-10-26")]),  # that week
         ("What did I buy two weeks ago?", [("2025-10-19", "2025-10-26")]),  # that week
         ("几天前我见了谁?", [("2025-10-30", "2025-11-05")]),  # some days back, not today
         ("What is planned for tomorrow?", [("2025-11-06", "2025-11-07")]),
