@@ -351,14 +351,24 @@ def _engine_calls(texts: Sequence[str], max_texts: int) -> list[Sequence[str]]:
     own count costs a millisecond a text) as a third of the UTF-8 bytes, at least e5's
     token count for English (about four characters a piece) and Chinese (three bytes a
     character, one or two characters a piece). A text longer than the budget goes alone."""
+    return _calls(
+        texts, max_texts, E5_TOKENS_PER_CALL, lambda text: len(text.encode("utf-8")) // 3 + 2
+    )  # and the two special tokens
+
+
+def _calls(
+    texts: Sequence[str], max_texts: int, budget: int, size: Callable[[str], int]
+) -> list[Sequence[str]]:
+    """``texts`` split, in order, into calls of at most ``max_texts`` texts whose sizes sum
+    to at most ``budget``; a text larger than the budget goes alone."""
     calls: list[Sequence[str]] = []
-    start, tokens = 0, 0
+    start, total = 0, 0
     for end, text in enumerate(texts):
-        estimate = len(text.encode("utf-8")) // 3 + 2  # and the two special tokens
-        if end > start and (tokens + estimate > E5_TOKENS_PER_CALL or end - start >= max_texts):
+        weight = size(text)
+        if end > start and (total + weight > budget or end - start >= max_texts):
             calls.append(texts[start:end])
-            start, tokens = end, 0
-        tokens += estimate
+            start, total = end, 0
+        total += weight
     if start < len(texts):
         calls.append(texts[start:])
     return calls
@@ -559,8 +569,30 @@ def default_ensemble(batch_size: int = 64) -> EnsembleEmbedder:
     )
 
 
+OPENAI_INPUT_BYTES = 8_000
+"""At most this many UTF-8 bytes of one text go to an embedding endpoint, cut at the end
+of a character. OpenAI's embedding models take 8,192 tokens an input and refuse a longer
+one, and a byte-level tokenizer makes at most a token a byte: a text of 20,000 Chinese
+characters (60,000 bytes) was refused, and the indexer, trying its batch again, embedded
+nothing after it. About 8,000 characters of English or 2,700 of Chinese; the lexical
+index reads all of a text."""
+OPENAI_REQUEST_BYTES = 250_000
+"""At most this many UTF-8 bytes of texts go in one request: OpenAI takes 300,000 tokens
+a request, summed over its inputs."""
+
+
+def _within_endpoint_limit(text: str) -> str:
+    """``text``, or its beginning of at most :data:`OPENAI_INPUT_BYTES` bytes."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= OPENAI_INPUT_BYTES:
+        return text
+    return encoded[:OPENAI_INPUT_BYTES].decode("utf-8", errors="ignore")
+
+
 class OpenAIEmbedder:
-    """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Ollama, vLLM, DashScope)."""
+    """Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Ollama, vLLM, DashScope).
+    Texts go in requests of at most ``batch_size`` texts and :data:`OPENAI_REQUEST_BYTES`,
+    each text at most :data:`OPENAI_INPUT_BYTES`."""
 
     def __init__(
         self,
@@ -603,10 +635,12 @@ class OpenAIEmbedder:
                 base_url=self._base_url, api_key=self._api_key, timeout=self._timeout
             )
         rows: list[list[float]] = []
-        for start in range(0, len(items), self._batch_size):
-            batch = items[start : start + self._batch_size]
+        limited = [_within_endpoint_limit(text) for text in items]
+        for batch in _calls(
+            limited, self._batch_size, OPENAI_REQUEST_BYTES, lambda t: len(t.encode("utf-8"))
+        ):
             request = functools.partial(
-                self._client.embeddings.create, model=self._model, input=batch
+                self._client.embeddings.create, model=self._model, input=list(batch)
             )
             try:  # an outage is LLMUnavailableError: retry later (HTTP 503, a tool's retryable)
                 response = call_endpoint("embedding", request)

@@ -28,6 +28,7 @@ class OpenAIStub:
         self.replies: deque[tuple[int, Any]] = deque()
         self.transcripts: deque[str] = deque()
         self.embedding_failures = 0  # the next this many /embeddings requests answer 503
+        self.max_input_bytes: int | None = None  # a longer input is refused, as OpenAI does
         self.requests: list[dict[str, Any]] = []
         self.holding = threading.Event()  # set when a held reply's request has come in
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -140,6 +141,11 @@ class OpenAIStub:
                         if isinstance(payload["input"], list)
                         else [payload["input"]]
                     )
+                    limit = stub.max_input_bytes
+                    if limit is not None and any(len(t.encode()) > limit for t in texts):
+                        message = "This model's maximum context length is exceeded"
+                        self._send(400, {"error": {"message": message}})
+                        return
                     vectors = stub._embed(texts)
                     self._send(
                         200,

@@ -171,6 +171,32 @@ def test_openai_compatible_endpoint(embedder: Embedder) -> None:
             short.embed(["x"])
 
 
+def test_an_endpoint_is_sent_texts_within_its_limits(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An endpoint refuses an input past its context (OpenAI: 8,192 tokens) and a request
+    past its sum (300,000): a long text goes as its beginning, cut at a character's end,
+    and texts go in as many requests as their sizes need. The limits are lowered here so
+    that short texts reach them."""
+    from memory_platform import embeddings
+
+    monkeypatch.setattr(embeddings, "OPENAI_INPUT_BYTES", 300)
+    monkeypatch.setattr(embeddings, "OPENAI_REQUEST_BYTES", 1_000)
+    long_zh = "我昨晚失眠了，今天一直很困。" * 100  # 4,200 bytes
+    texts = [long_zh] + [f"Caroline went to the support group, week {i}. " * 4 for i in range(6)]
+    with OpenAIStub(embed=embedder.embed) as stub:
+        stub.max_input_bytes = 300
+        vectors = OpenAIEmbedder(stub.base_url, "m", dimension=embedder.dimension).embed(texts)
+    sent = [r["body"]["input"] for r in stub.requests]
+
+    assert [len(batch) for batch in sent] == [4, 3]  # 1,000 bytes a request at most
+    assert all(sum(len(t.encode()) for t in batch) <= 1_000 for batch in sent)
+    first = sent[0][0]
+    assert long_zh.startswith(first) and len(first.encode()) == 300  # 100 whole characters
+    assert [t for batch in sent for t in batch][1:] == texts[1:]  # shorter ones whole
+    assert np.allclose(vectors, embedder.embed([first, *texts[1:]]), atol=1e-5)
+
+
 def test_an_embedding_endpoint_that_refuses_or_is_gone_is_a_clear_error() -> None:
     """A refusal (404: no such model here) names the settings to check; an endpoint that
     does not answer is unavailable (retryable: HTTP 503, a tool call's ``retryable``), not
