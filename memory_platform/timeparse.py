@@ -668,12 +668,12 @@ _DATED = re.compile(
     rf"|(?P<zh_y>\d{{4}})年(?P<zh_m>\d{{1,2}})月(?:(?P<zh_d>\d{{1,2}})[日号])?"
     rf"|\b(?P<dm_d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_m>{_MONTH_NAMES})"
     rf"(?:,\s*|\s+)(?P<dm_y>\d{{4}})\b"
-    rf"|\b(?P<md_m>{_MONTH_NAMES})\s+(?:(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?(?:,\s*|\s+))?"
+    rf"|\b(?P<md_m>{_MONTH_NAMES})(?:,\s*|\s+)(?:(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?(?:,\s*|\s+))?"
     rf"(?P<md_y>\d{{4}})\b",
     re.IGNORECASE,
 )
-"""A day or a month named with its year: "on October 13, 2023", "in July 2023",
-"2023-10-13", "2023年7月"."""
+"""A day or a month named with its year: "on October 13, 2023", "in July 2023", "March,
+2023", "2023-10-13", "2023年7月"."""
 
 
 def _range_end(side: str) -> str:
@@ -717,6 +717,19 @@ _YEARLESS_DAY = re.compile(
 )
 """A day named without its year: "on August 11", "Aug 15th", "the 11th of August",
 "8月11日"."""
+
+_ZH_MONTH_NUMBERS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+                     "九": 9, "十": 10, "十一": 11, "十二": 12}  # fmt: skip
+_YEARLESS_MONTH = re.compile(
+    r"\b(?:in|during|throughout|since|until|till|by|of|early|mid|late)[\s-]+(?:the\s+)?"
+    rf"(?:month\s+of\s+)?(?P<md_m>{_YEARLESS_MONTHS})\b(?![\s,]*\d)"
+    r"|(?<![\d年个几两每本这上下前后半])(?P<zh_m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
+    r"月份?(?![\d一二三四五六七八九十]|[初中底末])",
+    re.IGNORECASE,
+)
+"""A month named without its year, as a time: "in June", "during August", "early May",
+"the second week of November", 6月, 六月份; not "May" the verb, nor a month with its day
+or year (read above), nor 三个月, 上个月 or 六月初 (a part of a month)."""
 
 _NUMERIC_DATE = re.compile(
     r"(?<![\d/.:-])(?:(?P<y>\d{4})(?P<s1>[/.])(?P<m>\d{1,2})(?P=s1)(?P<d>\d{1,2})"
@@ -862,10 +875,12 @@ def _date_span(m: re.Match[str], tz: tzinfo) -> tuple[datetime, datetime] | None
 class NamedDates:
     """What a text says of when: the spans it names outright (days, months and ranges of
     them, in the order it names them), the days it names without their year (month, day),
-    and the text without either."""
+    the months it names as a time without their year (in June: 6), and the text without
+    the spans and days (a month's name stays, as a year does: a text may say it too)."""
 
     spans: list[tuple[datetime, datetime]]
     yearless_days: list[tuple[int, int]]
+    yearless_months: list[int]
     rest: str
 
 
@@ -876,7 +891,21 @@ def named_dates(text: str, tz: tzinfo = UTC) -> NamedDates:
     date is read again alone. Relative words and years (:func:`year_spans`) are also
     words a text may say, and are left in it."""
     spans, days, blanked = _read_named_dates(text, tz)
-    return NamedDates(spans=spans, yearless_days=days, rest=re.sub(r"\s{2,}", " ", blanked).strip())
+    months = [_yearless_month(m) for m in _YEARLESS_MONTH.finditer(blanked)]
+    return NamedDates(
+        spans=spans,
+        yearless_days=days,
+        yearless_months=list(dict.fromkeys(months)),
+        rest=re.sub(r"\s{2,}", " ", blanked).strip(),
+    )
+
+
+def _yearless_month(m: re.Match[str]) -> int:
+    """The month a match of ``_YEARLESS_MONTH`` names."""
+    if m["md_m"]:
+        return _EN_MONTHS[m["md_m"].lower()]
+    said = m["zh_m"]
+    return int(said) if said.isdigit() else _ZH_MONTH_NUMBERS[said]
 
 
 def _read_named_dates(

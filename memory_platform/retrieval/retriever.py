@@ -1001,8 +1001,9 @@ class HybridRetriever:
     @staticmethod
     def _favour_named_dates(query: str, candidates: list[_Candidate], now: datetime) -> None:
         """A question that names a day or month ("on October 13, 2023", "in July 2023"),
-        a range of them, or a day without its year ("on August 11": that day of any year)
-        asks about what happened or was said then: what falls in that span gains
+        a range of them, a day without its year ("on August 11": that day of any year) or
+        a month without it ("in June", 6月: that month of any year) asks about what
+        happened or was said then: what falls in that span gains
         ``_DATED_BONUS`` strength. A question that names none but says when relative to
         now ("yesterday", "last week", 昨晚, 上个月) asks about that span of days before
         the search's ``now``, and one that says a year or a season of one ("in 2022",
@@ -1013,10 +1014,10 @@ class HybridRetriever:
         said then. It orders the matches; relevance is unchanged."""
         tz = now.tzinfo or UTC
         named = named_dates(query, tz)
-        spans, days = named.spans, set(named.yearless_days)
+        spans, days, months = named.spans, set(named.yearless_days), set(named.yearless_months)
         if not spans and not days:
             spans = relative_spans(query, now) + year_spans(query, now)
-        if not spans and not days:
+        if not spans and not days and not months:
             return
         for cand in candidates:
             if cand.episode is not None:
@@ -1026,8 +1027,10 @@ class HybridRetriever:
             else:
                 continue
             local = when.astimezone(tz)
-            if any(start <= when < end for start, end in spans) or (
-                (local.month, local.day) in days
+            if (
+                any(start <= when < end for start, end in spans)
+                or (local.month, local.day) in days
+                or local.month in months
             ):
                 cand.strength += _DATED_BONUS
                 cand.asked_then = True

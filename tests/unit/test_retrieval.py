@@ -751,6 +751,12 @@ def test_a_question_naming_a_day_prefers_what_was_said_that_day(platform: Memory
     # a day without its year is that day of any year, and not asked of the text either
     yearless = platform.search(user, "What did Mel paint on October 13?", record_access=False)
     assert [r.id for r in yearless][:1] == [second]
+    # a month without its year is that month of any year; the other paintings still show
+    for question, month in [("What did Mel paint in October?", second),
+                            ("What did Mel paint in July?", first),
+                            ("Mel 7月画了什么?", first)]:  # fmt: skip
+        found = [r.id for r in platform.search(user, question, record_access=False)]
+        assert found[:1] == [month] and set(found) == {first, second}, question
 
 
 def test_a_question_saying_when_relative_to_now_prefers_what_was_said_then(

@@ -8,6 +8,7 @@ import pytest
 
 from memory_platform.timeparse import (
     dated_spans,
+    named_dates,
     normalize_time,
     relative_spans,
     without_dates,
@@ -333,6 +334,7 @@ def test_unknown_text_is_kept_verbatim_and_flagged(expression: str) -> None:
         ("How many times did she go in 2023?", []),  # a bare year pins nothing down
         ("May I ask what you did yesterday?", []),  # relative words are not named dates
         ("on 2023-02-30", []),  # not a date
+        ("What happened in mid-March, 2023?", [("2023-03-01", "2023-04-01")]),
         # days written in numbers: year first as in China, or last, where "5/7/2023" is
         # May 7 in the United States and 5 July elsewhere: both, unless a number is past 12
         ("What did I buy on 2023/5/7?", [("2023-05-07", "2023-05-08")]),
@@ -349,6 +351,26 @@ def test_named_days_and_months_are_found(question: str, spans: list[tuple[str, s
     found = dated_spans(question)
     assert [(a.date().isoformat(), b.date().isoformat()) for a, b in found] == spans
     assert all(a.tzinfo is not None for a, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("question", "months"),
+    [
+        ("When did Melanie go camping in June?", [6]),
+        ("Which country was Tim visiting in the second week of November?", [11]),
+        ("What did I do in early-August and late September?", [8, 9]),
+        ("since january I have been running", [1]),
+        ("Which spot did Joanna visit in May?", [5]),
+        ("我6月去了哪里?", [6]), ("我六月份做了什么", [6]), ("十二月我去了哪里", [12]),
+        ("May I ask what happened?", []),  # the verb
+        ("What did I do in June 2023?", []),  # a month of a year: a span
+        ("What did I do in March, 2023?", []),
+        ("What did I do on June 5?", []),  # a day
+        ("三个月前我在哪", []), ("上个月我在哪", []), ("六月初我在哪", []),  # no month named
+    ],
+)  # fmt: skip
+def test_months_named_without_their_year_are_found(question: str, months: list[int]) -> None:
+    assert named_dates(question).yearless_months == months
 
 
 @pytest.mark.parametrize(
