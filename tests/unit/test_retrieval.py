@@ -692,7 +692,10 @@ def test_search_memories_tool(platform: MemoryPlatform) -> None:
     assert bad["success"] is False and "'expand_depth'" in bad["error"]
     assert wrong_time["success"] is False and "time_range.start" in wrong_time["error"]
     # a year, or a season of one, is a range: from its start to its end
-    for span, count in [("2025年", 1), ("2024", 0), ("2025年秋天", 1), ("summer 2025", 0)]:
+    # and so is a month of a year ("November 2025" was once November 20 of this year)
+    for span, count in [("2025年", 1), ("2024", 0), ("2025年秋天", 1), ("summer 2025", 0),
+                        ("November 2025", 1), ("2025年11月", 1), ("Nov, 2025", 1),
+                        ("October 2025", 0)]:  # fmt: skip
         told = platform.execute_tool(
             USER, "search_memories", {"query": "跑步", "time_range": {"start": span, "end": span}}
         )
