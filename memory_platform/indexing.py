@@ -5,7 +5,9 @@ The store itself is the queue: whatever has no vector is pending, so a crash bet
 write and its embedding loses nothing; the next pass (at start-up or on the next write)
 embeds it. A pass that fails on an error that may pass (an embedding endpoint that does
 not answer) is tried again after a back-off, as jobs are, since no write may come to
-start another. One worker thread embeds in batches, grouped by user.
+start another. A batch that fails for good is halved down to the texts that fail alone
+(an endpoint refused one), which stay pending while the rest is embedded. One worker
+thread embeds in batches, grouped by user.
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ class EmbeddingIndexer:
                 pending = self._store.pending_embeddings(user_id, limit=self._batch_size)
                 if not pending:
                     break
-                stored_now = self.embed_batch(pending)
+                stored_now = self._embed_what_can_be(pending)
                 stored += stored_now
                 if stored_now == 0:
                     # Items vanished (deleted), cannot be stored, or were queued again
@@ -102,7 +104,7 @@ class EmbeddingIndexer:
         except Exception as exc:
             self.last_error = exc
             log.exception("embedding pass failed; the items stay pending for the next pass")
-            if isinstance(exc, MemoryPlatformError) and exc.is_retryable():
+            if _retryable(exc):
                 self._retry_later(user_id)
             raise
         with self._lock:
@@ -121,6 +123,48 @@ class EmbeddingIndexer:
             self._retry.daemon = True
             self._retry.start()
         log.warning("embedding pass to be tried again in %.0f s", delay)
+
+    def _embed_what_can_be(self, pending: list[PendingEmbedding]) -> int:
+        """:meth:`embed_batch`, and where a batch fails for good (an endpoint refused one
+        of its texts), its texts that can be embedded without the ones that cannot
+        (:meth:`_isolate`): one text must not keep the rest from being embedded."""
+        try:
+            return self.embed_batch(pending)
+        except Exception as exc:
+            if len(pending) == 1 or _retryable(exc):
+                raise
+            return self._isolate(pending)
+
+    def _isolate(self, pending: list[PendingEmbedding]) -> int:
+        """Embed each half of a batch that failed; a half that fails too is halved again,
+        down to the texts that fail alone, which stay pending (the error is logged and kept
+        in :attr:`last_error`). When both halves fail, the failure is the whole batch's (an
+        endpoint that refuses every text) and is raised: three calls, not one a text."""
+        middle = len(pending) // 2
+        stored = 0
+        failing: list[tuple[list[PendingEmbedding], Exception]] = []
+        for part in (pending[:middle], pending[middle:]):
+            try:
+                stored += self.embed_batch(part)
+            except Exception as exc:
+                if _retryable(exc):
+                    raise
+                failing.append((part, exc))
+        if len(failing) == 2:
+            raise failing[1][1]
+        for part, refused in failing:
+            error: Exception = refused
+            if len(part) > 1:
+                try:
+                    stored += self._isolate(part)
+                    continue
+                except Exception as again:
+                    if _retryable(again):
+                        raise
+                    error = again
+            self.last_error = error
+            log.warning("texts that could not be embedded stay pending: %s", error)
+        return stored
 
     def embed_batch(self, pending: list[PendingEmbedding]) -> int:
         """Embed and store one batch in the calling thread; returns how many were stored."""
@@ -148,6 +192,11 @@ class EmbeddingIndexer:
             if self._retry is not None:
                 self._retry.cancel()
         self._pool.shutdown(wait=wait, cancel_futures=not wait)
+
+
+def _retryable(error: BaseException) -> bool:
+    """Whether the same call may succeed later (an endpoint that did not answer)."""
+    return isinstance(error, MemoryPlatformError) and error.is_retryable()
 
 
 @dataclass(frozen=True)

@@ -1653,8 +1653,9 @@ class MemoryPlatform:
         workers it returns at once: poll :meth:`job_status` instead."""
         self._jobs.wait()
 
-    def wait_for_indexing(self, user_id: str | None = None, timeout: float = 60.0) -> bool:
-        """Embed whatever is pending now; True when nothing is left pending.
+    def wait_for_indexing(self, user_id: str | None = None, timeout: float | None = 60.0) -> bool:
+        """Embed whatever is pending now; True when nothing is left pending (``timeout``
+        None: however long the pass takes).
 
         Writes return before their embeddings exist; call this when a test, an import
         or a benchmark needs everything vector-searchable at once.

@@ -471,3 +471,43 @@ def test_the_indexer_waits_twice_as_long_after_each_failed_pass_up_to_its_limit(
         indexer.run_pass("u")
     assert not indexer._retry.is_alive()  # closed: nothing is tried again
     store.close()
+
+
+def test_a_text_an_endpoint_refuses_does_not_keep_the_others_from_being_embedded(
+    tmp_path, embedder: Embedder
+) -> None:
+    """An endpoint that refuses one text (past its context, or by its content filter)
+    failed the indexer's whole batch, pass after pass: nothing queued with it or after it
+    got a vector. The batch is halved down to the refused text, which stays pending; the
+    others are embedded and found by their meaning. An endpoint that refuses every text
+    costs a pass three requests, not one a text."""
+    refused = "x" * 300  # within what is sent (OPENAI_INPUT_BYTES), past what is taken
+    with OpenAIStub(embed=embedder.embed) as stub:
+        stub.max_input_bytes = 250
+        settings = Settings(
+            sqlite_path=tmp_path / "m.db",
+            embedding_provider="openai",
+            embedding_base_url=stub.base_url,
+            embedding_model="stub-embedder",
+            embedding_dim=embedder.dimension,
+            _env_file=None,
+        )
+        with MemoryPlatform(settings) as mp:
+            notes = ["the spare key is under the blue pot", "my sister lives in Lyon",
+                     "I take my coffee black", "the wifi password is on the fridge",
+                     "Max the dog is afraid of thunder", "I ran 10 km on Sunday"]  # fmt: skip
+            for i, text in enumerate([*notes[:3], refused, *notes[3:]]):
+                mp.add_episodes("u", [{"text": text, "session_id": f"s{i}"}])
+            assert mp.wait_for_indexing("u", timeout=None) is False  # the refused one stays
+            assert [p.text for p in mp.store.pending_embeddings("u", limit=10)] == [refused]
+            assert isinstance(mp._indexer.last_error, ConfigurationError)
+            found = mp.search("u", "where is the spare key?", record_access=False)
+            assert found[0].text == notes[0] and found[0].components.similarity > 0
+
+            stub.max_input_bytes = 1  # now every text is refused
+            mp.add_episodes("u", [{"text": "a seventh note", "session_id": "s9"}])
+            assert mp.wait_for_indexing("u", timeout=None) is False
+            before = len(stub.requests)  # the passes the write started are over
+            with pytest.raises(ConfigurationError):
+                mp._indexer.run_pass("u")
+            assert len(stub.requests) - before == 3  # the batch of two, and each half
