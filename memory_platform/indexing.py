@@ -223,7 +223,9 @@ def reembed(
     from, or how its parts are combined), where no new schema version queues them.
 
     The switch itself is one transaction (vectors dropped, items queued, the new model
-    recorded); the embedding then goes batch by batch. Interrupted, it loses nothing:
+    recorded); the embedding then goes batch by batch, past a text the embedder refuses
+    (it stays pending, and its error is raised once nothing else is left). Interrupted, it
+    loses nothing:
     texts are never touched, the store already accepts the new model, and a second run
     (or any platform opened on the store) embeds what is still queued.
     ``progress(done, total)`` is called after each batch.
@@ -248,7 +250,7 @@ def reembed(
                 pending = store.pending_embeddings(None, limit=settings.embedding_batch_size)
                 if not pending:
                     break
-                done += indexer.embed_batch(pending)
+                done += indexer._embed_what_can_be(pending)  # raises when only refused ones remain
                 progress(min(done, queued), queued)
         finally:
             indexer.close()

@@ -10,9 +10,11 @@ from typer.testing import CliRunner
 from memory_platform import EmbeddingMismatchError, MemoryPlatform
 from memory_platform.cli import app
 from memory_platform.config import ENSEMBLE_MODEL, Settings
-from memory_platform.embeddings import Embedder
+from memory_platform.embeddings import Embedder, OpenAIEmbedder
+from memory_platform.errors import ConfigurationError
 from memory_platform.indexing import reembed
 from memory_platform.store import open_store
+from tests.support.openai_stub import OpenAIStub
 
 TURNS = [
     {"text": "I adopted a dog named Rex", "speaker": "Ann"},
@@ -77,6 +79,32 @@ def test_an_interrupted_reembed_loses_nothing_and_the_next_run_finishes(
     with MemoryPlatform(settings, embedder=embedder) as mp:
         assert mp.store.pending_count() == 0
         assert mp.search("ann", "Where does Ann's sister live?", record_access=False)
+
+
+def test_a_text_the_new_embedder_refuses_stays_pending_and_the_rest_is_embedded(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Switching to an endpoint that refuses one text (past its context, or by its content
+    filter) stopped at the batch holding it: the text stays pending, everything else gets
+    its vector, and the refusal is raised at the end for the user to act on."""
+    settings = minilm_store(tmp_path / "m.db")
+    store = open_store(settings, check_signature=False)
+    try:
+        store.reset_embeddings()
+        longest = max(store.pending_embeddings(None, limit=10), key=lambda p: len(p.text.encode()))
+    finally:
+        store.close()
+    with OpenAIStub(embed=embedder.embed) as stub:
+        stub.max_input_bytes = len(longest.text.encode()) - 1  # that text alone is refused
+        endpoint = OpenAIEmbedder(stub.base_url, "stub-embedder", dimension=embedder.dimension)
+        with pytest.raises(ConfigurationError):
+            reembed(settings, embedder=endpoint)
+
+    store = open_store(settings)  # the store takes the new model, all but one text embedded
+    try:
+        assert [p.ref_id for p in store.pending_embeddings(None, limit=10)] == [longest.ref_id]
+    finally:
+        store.close()
 
 
 def test_reembed_all_embeds_a_store_on_the_same_model_again(
