@@ -225,9 +225,8 @@ def reembed(
     The switch itself is one transaction (vectors dropped, items queued, the new model
     recorded); the embedding then goes batch by batch, past a text the embedder refuses
     (it stays pending, and its error is raised once nothing else is left). Interrupted, it
-    loses nothing:
-    texts are never touched, the store already accepts the new model, and a second run
-    (or any platform opened on the store) embeds what is still queued.
+    loses nothing: texts are never touched, the store already accepts the new model, and a
+    second run (or any platform opened on the store) embeds what is still queued.
     ``progress(done, total)`` is called after each batch.
     """
     from .embeddings import make_embedder
