@@ -340,6 +340,13 @@ def _zh_relative(original: str, text: str, ref: datetime) -> ParsedTime | None:
             return _finish_day(
                 original, text, _day(ref, offset), _zh_period(text.replace(word, "")), True
             )
+    m = re.search(r"半(个月|年)(前|之前|以前|后|之后)", text)
+    if m:  # 半个月前: fifteen days back; 半年后: six months on
+        sign = -1 if "前" in m.group(2) else 1
+        if m.group(1) == "年":
+            start = _add_months(_day(ref), sign * 6)
+            return _result(original, start.strftime("%Y-%m"), start, _add_months(start, 1))
+        return _span_day(original, _day(ref, sign * 15), None, True)
     m = re.search(
         r"([\d一二两三四五六七八九十]+|几)\s*(天|日|个?星期|周|个?礼拜|个?月|年)(前|之前|以前|后|之后)",
         text,
@@ -598,7 +605,8 @@ _TIME_WORDS = re.compile(
     r"(?<![早晚])(?:上上?|这|本|下下?)个?(?:星期|周(?![围边到全期年岁])|礼拜)[一二三四五六日天末]?|"
     r"(?<![早晚])(?:上上?|这|本|下下?)个?月(?![亮球饼光色])|(?:前年|去年|今年|明年)(?:[春夏秋冬][天季])?|"
     r"(?:上上?|这|本|下下?)个?[春夏秋冬][天季]|"
-    r"[\d一二两三四五六七八九十几]+\s*(?:天|周|个?星期|个?礼拜|个?月|年)(?:之前|以前|前)|"
+    r"(?:[\d一二两三四五六七八九十几]+\s*(?:天|周|个?星期|个?礼拜|个?月|年)|半(?:个月|年))"
+    r"(?:之前|以前|前)|"
     r"\b(?:the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|tomorrow|"
     r"last night|this (?:morning|afternoon|evening|week|month|year)|"
     r"(?:last|this|next) (?:spring|summer|autumn|winter)|"
@@ -654,7 +662,7 @@ def relative_spans(text: str, reference: datetime) -> list[tuple[datetime, datet
 
 
 _ROUGHLY_AGO = re.compile(
-    r"(?:周|星期|礼拜|几天)[之以]?前|\b(?:weeks?|fortnights?|few days|couple of days) ago\b"
+    r"(?:周|星期|礼拜|几天|半个月)[之以]?前|\b(?:weeks?|fortnights?|few days|couple of days) ago\b"
 )
 """Counts back that name no exact day: "two weeks ago" and 两周前 are about that week, "a
 few days ago" and 几天前 about some days around the third day back."""

@@ -186,6 +186,9 @@ def test_every_weekday_name_names_its_day(said: str, day: str) -> None:
         # a fortnight is two weeks; "from today" counts on, as "from now" does
         ("a fortnight ago", "2025-10-22", "2025-10-23 00:00"),
         ("a week from today", "2025-11-12", "2025-11-13 00:00"),
+        # half a month is fifteen days, half a year six months
+        ("半个月前", "2025-10-21", "2025-10-22 00:00"), ("半年前", "2025-05", "2025-06-01 00:00"),
+        ("半个月之后", "2025-11-20", "2025-11-21 00:00"),
     ],
 )  # fmt: skip
 def test_what_a_day_week_or_year_spans(said: str, text: str, end: str) -> None:
@@ -434,6 +437,7 @@ def test_a_named_date_or_range_is_not_asked_of_the_text(question: str, rest: str
         ("我上周末去了哪里?", [("2025-11-01", "2025-11-03")]),
         ("Who did I see the week before last?", [("2025-10-20", "2025-10-27")]),
         ("What did I buy a fortnight ago?", [("2025-10-19", "2025-10-26")]),  # that week
+        ("我半个月前见了谁?", [("2025-10-18", "2025-10-25")]),  # that week too
         ("What did I buy two weeks ago?", [("2025-10-19", "2025-10-26")]),  # that week
         ("几天前我见了谁?", [("2025-10-30", "2025-11-05")]),  # some days back, not today
         ("What is planned for tomorrow?", [("2025-11-06", "2025-11-07")]),
