@@ -277,8 +277,10 @@ def test_a_resumed_session_shows_only_its_last_earlier_turns_as_context(
     stub.reply(json.dumps(GOOD, ensure_ascii=False))
     start = datetime(2025, 11, 5, 9, tzinfo=UTC)
     long_chat = [  # twelve turns of 700 characters, more than the context holds, in few
-        # tokens: the platform embeds each turn with its neighbours before it closes
-        {"text": f"第{n}轮:" + " chat" * 140, "session_id": "long", "timestamp": start.replace(minute=n)}
+        # tokens (a dash run is about one e5 token in 14 characters, " chat" one in 5: the
+        # platform embeds each turn with its neighbours before it closes: 23 s against 7)
+        {"text": f"第{n}轮:" + "-" * 695 + " chat", "session_id": "long",
+         "timestamp": start.replace(minute=n)}
         for n in range(12)
     ]  # fmt: skip
     mp.add_episodes(USER, long_chat)
