@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -368,6 +369,19 @@ def test_the_e5_engines_threads_sleep_between_parallel_regions_by_default(
     assert f"GOMP_SPINCOUNT = '{spin_count}'" in done.stderr
 
 
+def _endpoint_settings(tmp_path: Path, stub: OpenAIStub, embedder: Embedder) -> Settings:
+    """A store embedded through the stub's ``/embeddings``, which answers with the real
+    embedder's vectors."""
+    return Settings(
+        sqlite_path=tmp_path / "m.db",
+        embedding_provider="openai",
+        embedding_base_url=stub.base_url,
+        embedding_model="stub-embedder",
+        embedding_dim=embedder.dimension,
+        _env_file=None,
+    )
+
+
 def test_an_embedding_pass_that_met_an_outage_is_tried_again_without_another_write(
     tmp_path, embedder: Embedder
 ) -> None:
@@ -375,14 +389,7 @@ def test_an_embedding_pass_that_met_an_outage_is_tried_again_without_another_wri
     note stays stored, found by its words. No further write comes to start another pass;
     the indexer tries again after its back-off (2 s), and the note gets its vector."""
     with OpenAIStub(embed=embedder.embed) as stub:
-        settings = Settings(
-            sqlite_path=tmp_path / "m.db",
-            embedding_provider="openai",
-            embedding_base_url=stub.base_url,
-            embedding_model="stub-embedder",
-            embedding_dim=embedder.dimension,
-            _env_file=None,
-        )
+        settings = _endpoint_settings(tmp_path, stub, embedder)
         stub.embedding_failures = 3  # the first request and the openai client's two retries
         with MemoryPlatform(settings) as mp:
             [note] = mp.add_episodes("u", [{"text": "the spare key is under the blue pot"}])
@@ -484,14 +491,7 @@ def test_a_text_an_endpoint_refuses_does_not_keep_the_others_from_being_embedded
     refused = "x" * 300  # within what is sent (OPENAI_INPUT_BYTES), past what is taken
     with OpenAIStub(embed=embedder.embed) as stub:
         stub.max_input_bytes = 250
-        settings = Settings(
-            sqlite_path=tmp_path / "m.db",
-            embedding_provider="openai",
-            embedding_base_url=stub.base_url,
-            embedding_model="stub-embedder",
-            embedding_dim=embedder.dimension,
-            _env_file=None,
-        )
+        settings = _endpoint_settings(tmp_path, stub, embedder)
         with MemoryPlatform(settings) as mp:
             notes = ["the spare key is under the blue pot", "my sister lives in Lyon",
                      "I take my coffee black", "the wifi password is on the fridge",
