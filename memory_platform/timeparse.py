@@ -726,8 +726,6 @@ _YEARLESS_DAY = re.compile(
 """A day named without its year: "on August 11", "Aug 15th", "the 11th of August",
 "8月11日"."""
 
-_ZH_MONTH_NUMBERS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-                     "九": 9, "十": 10, "十一": 11, "十二": 12}  # fmt: skip
 _YEARLESS_MONTH = re.compile(
     r"\b(?:in|during|throughout|since|until|till|by|of|early|mid|late)[\s-]+(?:the\s+)?"
     rf"(?:month\s+of\s+)?(?P<md_m>{_YEARLESS_MONTHS})\b(?![\s,]*\d)"
@@ -912,8 +910,9 @@ def _yearless_month(m: re.Match[str]) -> int:
     """The month a match of ``_YEARLESS_MONTH`` names."""
     if m["md_m"]:
         return _EN_MONTHS[m["md_m"].lower()]
-    said = m["zh_m"]
-    return int(said) if said.isdigit() else _ZH_MONTH_NUMBERS[said]
+    month = _zh_number(m["zh_m"])
+    assert month is not None  # the pattern takes 1 to 12, in digits or characters
+    return month
 
 
 def _read_named_dates(
